@@ -1,0 +1,778 @@
+package claude
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/stead-dev/stead/adapters/internal/jsonl"
+	"github.com/stead-dev/stead/session"
+)
+
+// record is the union of the fields stead reads from any Claude Code
+// record. Unknown fields stay in the raw record kept on each entry.
+type record struct {
+	Type              string          `json:"type"`
+	Subtype           string          `json:"subtype"`
+	UUID              string          `json:"uuid"`
+	ParentUUID        string          `json:"parentUuid"`
+	LogicalParentUUID string          `json:"logicalParentUuid"`
+	SessionID         string          `json:"sessionId"`
+	AgentID           string          `json:"agentId"`
+	Timestamp         string          `json:"timestamp"`
+	Cwd               string          `json:"cwd"`
+	GitBranch         string          `json:"gitBranch"`
+	Version           string          `json:"version"`
+	IsSidechain       bool            `json:"isSidechain"`
+	IsMeta            bool            `json:"isMeta"`
+	IsCompactSummary  bool            `json:"isCompactSummary"`
+	IsAPIErrorMessage bool            `json:"isApiErrorMessage"`
+	RequestID         string          `json:"requestId"`
+	RequestSessionID  string          `json:"requestSessionId"`
+	Message           json.RawMessage `json:"message"`
+	ToolUseResult     json.RawMessage `json:"toolUseResult"`
+	ToolDenialKind    json.RawMessage `json:"toolDenialKind"`
+	Content           json.RawMessage `json:"content"`
+	Level             string          `json:"level"`
+	Error             json.RawMessage `json:"error"`
+	RetryAttempt      int             `json:"retryAttempt"`
+	MaxRetries        int             `json:"maxRetries"`
+	DurationMs        int64           `json:"durationMs"`
+	MessageCount      int             `json:"messageCount"`
+	CompactMetadata   json.RawMessage `json:"compactMetadata"`
+	Attachment        json.RawMessage `json:"attachment"`
+	Rendered          json.RawMessage `json:"rendered"`
+	Summary           string          `json:"summary"`
+	LeafUUID          string          `json:"leafUuid"`
+	CustomTitle       string          `json:"customTitle"`
+	AITitle           string          `json:"aiTitle"`
+
+	// Seed-era top-level tool records.
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	IsError   bool            `json:"is_error"`
+}
+
+type message struct {
+	ID         string          `json:"id"`
+	Role       string          `json:"role"`
+	Model      string          `json:"model"`
+	Content    json.RawMessage `json:"content"`
+	StopReason string          `json:"stop_reason"`
+	Usage      *usage          `json:"usage"`
+}
+
+type usage struct {
+	InputTokens              int64 `json:"input_tokens"`
+	OutputTokens             int64 `json:"output_tokens"`
+	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
+	OutputTokensDetails      struct {
+		ThinkingTokens int64 `json:"thinking_tokens"`
+	} `json:"output_tokens_details"`
+}
+
+func (u *usage) universal() session.Usage {
+	return session.Usage{
+		Input:      u.InputTokens,
+		Output:     u.OutputTokens,
+		CacheRead:  u.CacheReadInputTokens,
+		CacheWrite: u.CacheCreationInputTokens,
+		Reasoning:  u.OutputTokensDetails.ThinkingTokens,
+	}
+}
+
+type block struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	Thinking  string          `json:"thinking"`
+	Signature string          `json:"signature"`
+	Data      string          `json:"data"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+	Source    *source         `json:"source"`
+	Title     string          `json:"title"`
+}
+
+type source struct {
+	Type      string `json:"type"`
+	MediaType string `json:"media_type"`
+	Data      string `json:"data"`
+	URL       string `json:"url"`
+	FileID    string `json:"file_id"`
+}
+
+// bookkeeping lists record types that carry no conversation; they are kept
+// verbatim in Session.Records.
+var bookkeeping = map[string]bool{
+	"file-history-snapshot": true, "queue-operation": true, "last-prompt": true,
+	"api-request": true, "api-request-blob": true, "api-request-shape": true,
+	"tools-used": true, "atis-latch": true, "mode": true, "permission-mode": true,
+	"cost-state": true, "tag": true, "agent-name": true, "pr-link": true,
+	"custom-title": true, "ai-title": true,
+}
+
+// Decoder reads Claude Code session records from a stream and yields
+// universal events, one per record.
+type Decoder struct {
+	// Path names the file in warnings.
+	Path string
+
+	r         *jsonl.Reader
+	alias     map[string]string // record uuid -> id of the last entry it produced
+	usageSeen recent
+	sessionID string
+	started   bool
+	forked    bool
+	unknown   map[string]bool
+}
+
+// NewDecoder returns a decoder reading from r.
+func NewDecoder(r io.Reader) *Decoder {
+	return &Decoder{r: jsonl.NewReader(r), alias: make(map[string]string), unknown: make(map[string]bool)}
+}
+
+// Decode returns the event for the next record, or io.EOF at the end. A
+// record that cannot be parsed yields an event holding only a warning.
+func (d *Decoder) Decode() (session.Event, error) {
+	if !d.r.Next() {
+		if err := d.r.Err(); err != nil {
+			return session.Event{}, fmt.Errorf("claude: read %s: %w", d.name(), err)
+		}
+		return session.Event{}, io.EOF
+	}
+	line := d.r.LineNo()
+	raw := d.r.Line()
+	ev := session.Event{Line: line}
+	if raw[0] != '{' {
+		ev.Warning = d.warn(line, "not a JSON object; line skipped")
+		return ev, nil
+	}
+	var rec record
+	if err := json.Unmarshal(raw, &rec); err != nil {
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) {
+			ev.Warning = d.warn(line, "malformed JSON ("+err.Error()+"); line skipped")
+			return ev, nil
+		}
+		ev.Warning = d.warn(line, fmt.Sprintf("field %q has unexpected type %s; read what could be", te.Field, te.Value))
+	}
+	own := bytes.Clone(raw)
+	d.convert(&rec, own, &ev)
+	return ev, nil
+}
+
+func (d *Decoder) name() string {
+	if d.Path == "" {
+		return "input"
+	}
+	return d.Path
+}
+
+func (d *Decoder) warn(line int, msg string) *session.Warning {
+	return &session.Warning{Path: d.Path, Line: line, Message: msg}
+}
+
+func (d *Decoder) convert(rec *record, raw []byte, ev *session.Event) {
+	ts, _ := session.ParseTime(rec.Timestamp)
+	d.info(rec, ev)
+
+	var entries []session.Entry
+	switch rec.Type {
+	case "user":
+		entries = d.user(rec, ts, ev)
+	case "assistant":
+		entries = d.assistant(rec, ts, ev)
+	case "attachment":
+		entries = []session.Entry{attachmentEntry(rec)}
+	case "system":
+		entries = []session.Entry{d.system(rec)}
+	case "summary":
+		entries = []session.Entry{{Type: session.System, Kind: session.KindSummary, Content: rec.Summary}}
+	case "tool_use":
+		entries = []session.Entry{toolCall(rec.ToolUseID, rec.Name, rec.Input)}
+	case "tool_result":
+		text, atts := toolResultContent(rec.Content)
+		entries = []session.Entry{resultEntry(rec.ToolUseID, text, rec.IsError, atts)}
+	default:
+		if rec.Type == "custom-title" && rec.CustomTitle != "" {
+			addInfo(ev).Title = rec.CustomTitle
+		}
+		if rec.Type == "ai-title" && rec.AITitle != "" {
+			addInfo(ev).Title = rec.AITitle
+		}
+		if !bookkeeping[rec.Type] && !d.unknown[rec.Type] {
+			d.unknown[rec.Type] = true
+			if ev.Warning == nil {
+				ev.Warning = d.warn(ev.Line, fmt.Sprintf("unknown record type %q kept verbatim", rec.Type))
+			}
+		}
+		ev.Record = &session.Record{Line: ev.Line, Record: raw}
+		return
+	}
+	if len(entries) == 0 {
+		ev.Record = &session.Record{Line: ev.Line, Record: raw}
+		return
+	}
+	d.link(rec, ts, raw, ev.Line, entries)
+	ev.Entries = entries
+}
+
+// info reports session-wide facts the record reveals.
+func (d *Decoder) info(rec *record, ev *session.Event) {
+	if !d.started && rec.SessionID != "" {
+		d.started = true
+		d.sessionID = rec.SessionID
+		in := addInfo(ev)
+		in.ID = rec.SessionID
+		in.Provider = "anthropic"
+		in.Path = rec.Cwd
+		in.Version = rec.Version
+		in.Format = "claude-jsonl"
+		if rec.GitBranch != "" {
+			in.Git = &session.Git{Branch: rec.GitBranch}
+		}
+		if rec.AgentID != "" {
+			in.ID = "agent-" + rec.AgentID
+			in.Parent = &session.Link{Kind: session.LinkSubagent, CLI: session.Claude, ID: rec.SessionID, AgentID: rec.AgentID}
+			d.forked = true // a subagent is not also a fork
+		}
+	} else if d.started && rec.Cwd != "" && ev.Info == nil && rec.Type == "user" {
+		// Fill a missing project path from a later record.
+		addInfo(ev).Path = rec.Cwd
+	}
+	if !d.forked && rec.RequestSessionID != "" && rec.RequestSessionID != rec.SessionID {
+		d.forked = true
+		addInfo(ev).Parent = &session.Link{Kind: session.LinkFork, CLI: session.Claude, ID: rec.RequestSessionID}
+	}
+}
+
+func addInfo(ev *session.Event) *session.Info {
+	if ev.Info == nil {
+		ev.Info = &session.Info{}
+	}
+	return ev.Info
+}
+
+// link fills what every entry of a record shares: ids, tree links,
+// timestamps, sidechain flag and the native record.
+func (d *Decoder) link(rec *record, ts time.Time, raw []byte, line int, entries []session.Entry) {
+	base := rec.UUID
+	if base == "" {
+		base = "L" + strconv.Itoa(line)
+	}
+	parent := rec.ParentUUID
+	if parent == "" {
+		parent = rec.LogicalParentUUID
+	}
+	if a, ok := d.alias[parent]; ok {
+		parent = a
+	}
+	origin := ""
+	if rec.RequestSessionID != "" && rec.RequestSessionID != rec.SessionID {
+		origin = rec.RequestSessionID
+	}
+	n := 0
+	for i := range entries {
+		e := &entries[i]
+		if e.ID == "" {
+			if n == 0 {
+				e.ID = base
+			} else {
+				e.ID = base + "#" + strconv.Itoa(n+1)
+			}
+			n++
+		}
+		e.Timestamp = ts
+		e.Sidechain = rec.IsSidechain
+		e.Origin = origin
+		if i == 0 {
+			e.ParentID = parent
+			e.Native = &session.Native{Line: line, Record: raw}
+		} else {
+			e.ParentID = entries[i-1].ID
+			e.Native = &session.Native{Line: line, Part: i}
+		}
+	}
+	if rec.UUID != "" {
+		d.alias[rec.UUID] = entries[len(entries)-1].ID
+	}
+}
+
+func (d *Decoder) user(rec *record, ts time.Time, ev *session.Event) []session.Entry {
+	var msg message
+	if len(rec.Message) > 0 && rec.Message[0] == '"' {
+		_ = json.Unmarshal(rec.Message, &msg.Content) // plain-string message (seed form)
+		msg.Content = rec.Message
+	} else if err := json.Unmarshal(rec.Message, &msg); err != nil && len(rec.Message) > 0 {
+		ev.Warning = d.warn(ev.Line, "unreadable user message: "+err.Error())
+	}
+	kindOf := func(text string) string {
+		switch {
+		case rec.IsCompactSummary:
+			return session.KindSummary
+		case strings.HasPrefix(text, "[Request interrupted by user"):
+			return session.KindInterrupt
+		case strings.HasPrefix(text, "<command-name>") || strings.HasPrefix(text, "<command-message>"):
+			return session.KindCommand
+		case rec.IsMeta || strings.HasPrefix(text, "<local-command-") || strings.HasPrefix(text, "<bash-"):
+			return session.KindMeta
+		}
+		return ""
+	}
+	userEntry := func(text string, atts []session.Attachment) session.Entry {
+		e := session.Entry{Type: session.User, Content: text, Attachments: atts, Kind: kindOf(text)}
+		if e.Kind == session.KindSummary {
+			e.Type = session.System
+		}
+		return e
+	}
+
+	if s, ok := stringContent(msg.Content); ok {
+		return []session.Entry{userEntry(s, nil)}
+	}
+	blocks, err := blocksOf(msg.Content)
+	if err != nil {
+		ev.Warning = d.warn(ev.Line, "unreadable user content: "+err.Error())
+		return nil
+	}
+	var entries []session.Entry
+	var text []string
+	var atts []session.Attachment
+	flush := func() {
+		if len(text) > 0 || len(atts) > 0 {
+			entries = append(entries, userEntry(strings.Join(text, "\n\n"), atts))
+			text, atts = nil, nil
+		}
+	}
+	status, subagent := d.resultMeta(rec)
+	for _, b := range blocks {
+		switch b.Type {
+		case "text":
+			text = append(text, b.Text)
+		case "image", "document":
+			atts = append(atts, attachment(b))
+		case "tool_result":
+			flush()
+			out, ratts := toolResultContent(b.Content)
+			e := resultEntry(b.ToolUseID, out, b.IsError, ratts)
+			e.Status = resultStatus(out, b.IsError, status)
+			if subagent != nil {
+				l := *subagent
+				l.CallID = b.ToolUseID
+				e.Subagent = &l
+				ev.Updates = append(ev.Updates, session.Update{EntryID: b.ToolUseID, Subagent: &l})
+			}
+			entries = append(entries, e)
+		default:
+			d.unknownBlock(ev, "user", b.Type)
+		}
+	}
+	flush()
+	return entries
+}
+
+// resultMeta reads what a tool result record says beyond its content: a
+// denial or interruption, and the subagent a Task/Agent call ran.
+func (d *Decoder) resultMeta(rec *record) (session.ToolStatus, *session.Link) {
+	var status session.ToolStatus
+	if len(rec.ToolDenialKind) > 0 && string(rec.ToolDenialKind) != "null" {
+		status = session.StatusDenied
+	}
+	if len(rec.ToolUseResult) == 0 || rec.ToolUseResult[0] != '{' {
+		return status, nil
+	}
+	var tur struct {
+		Interrupted bool   `json:"interrupted"`
+		AgentID     string `json:"agentId"`
+	}
+	if json.Unmarshal(rec.ToolUseResult, &tur) != nil {
+		return status, nil
+	}
+	if tur.Interrupted && status == "" {
+		status = session.StatusInterrupted
+	}
+	if tur.AgentID == "" {
+		return status, nil
+	}
+	return status, &session.Link{Kind: session.LinkSubagent, CLI: session.Claude, ID: "agent-" + tur.AgentID, AgentID: tur.AgentID}
+}
+
+// resultStatus decides a tool result's status from what the record says and
+// the CLI's fixed texts for denials and interruptions.
+func resultStatus(out string, isError bool, meta session.ToolStatus) session.ToolStatus {
+	switch {
+	case meta != "":
+		return meta
+	case strings.HasPrefix(out, "[Request interrupted by user"):
+		return session.StatusInterrupted
+	case strings.Contains(out, "The user doesn't want to proceed with this tool use"),
+		strings.Contains(out, "doesn't want to take this action"),
+		strings.HasPrefix(out, "Permission to use ") && strings.Contains(out, "denied"),
+		strings.Contains(out, "needs approval"):
+		return session.StatusDenied
+	case isError:
+		return session.StatusError
+	}
+	return session.StatusOK
+}
+
+func (d *Decoder) assistant(rec *record, ts time.Time, ev *session.Event) []session.Entry {
+	var msg message
+	if len(rec.Message) > 0 && rec.Message[0] == '"' {
+		msg.Content = rec.Message // plain-string message (seed form)
+	} else if err := json.Unmarshal(rec.Message, &msg); err != nil && len(rec.Message) > 0 {
+		ev.Warning = d.warn(ev.Line, "unreadable assistant message: "+err.Error())
+		return nil
+	}
+	var entries []session.Entry
+	var cur *session.Entry
+	open := func() *session.Entry {
+		if cur == nil {
+			entries = append(entries, session.Entry{Type: session.Assistant})
+			cur = &entries[len(entries)-1]
+		}
+		return cur
+	}
+	if s, ok := stringContent(msg.Content); ok {
+		open().Content = s
+	} else {
+		blocks, err := blocksOf(msg.Content)
+		if err != nil {
+			ev.Warning = d.warn(ev.Line, "unreadable assistant content: "+err.Error())
+		}
+		for _, b := range blocks {
+			switch b.Type {
+			case "text":
+				e := open()
+				if e.Content != "" {
+					e.Content += "\n\n"
+				}
+				e.Content += b.Text
+			case "thinking":
+				e := open()
+				if e.Content != "" { // thinking after text starts a new entry
+					cur = nil
+					e = open()
+				}
+				if e.Thinking != "" {
+					e.Thinking += "\n\n"
+				}
+				e.Thinking += b.Thinking
+				e.Reasoning = append(e.Reasoning, session.Reasoning{Format: "anthropic", Text: b.Thinking, Signature: b.Signature})
+			case "redacted_thinking":
+				e := open()
+				e.Reasoning = append(e.Reasoning, session.Reasoning{Format: "anthropic-redacted", Encrypted: b.Data})
+			case "tool_use", "server_tool_use", "mcp_tool_use":
+				cur = nil
+				entries = append(entries, toolCall(b.ID, b.Name, b.Input))
+			case "image", "document":
+				e := open()
+				e.Attachments = append(e.Attachments, attachment(b))
+			default:
+				if strings.HasSuffix(b.Type, "_tool_result") {
+					cur = nil
+					entries = append(entries, resultEntry(b.ToolUseID, compactJSON(b.Content), b.IsError, nil))
+					continue
+				}
+				d.unknownBlock(ev, "assistant", b.Type)
+			}
+		}
+	}
+	if len(entries) == 0 {
+		// An empty response still happened: keep it as an empty reply
+		// so its usage and place in the tree survive.
+		open()
+	}
+	kind := ""
+	if rec.IsAPIErrorMessage {
+		kind = session.KindError
+	}
+	for i := range entries {
+		entries[i].Model = msg.Model
+		entries[i].MessageID = msg.ID
+		if entries[i].Type == session.Assistant {
+			entries[i].Kind = kind
+		}
+	}
+	if msg.Usage != nil && msg.Model != "<synthetic>" {
+		key := msg.ID + "\x00" + rec.RequestID
+		if msg.ID == "" || !d.usageSeen.seen(key) {
+			u := msg.Usage.universal()
+			entries[0].Usage = &u
+		}
+	}
+	return entries
+}
+
+func (d *Decoder) unknownBlock(ev *session.Event, role, typ string) {
+	k := role + "/" + typ
+	if d.unknown[k] {
+		return
+	}
+	d.unknown[k] = true
+	if ev.Warning == nil {
+		ev.Warning = d.warn(ev.Line, fmt.Sprintf("unknown %s content block %q kept in the native record", role, typ))
+	}
+}
+
+func (d *Decoder) system(rec *record) session.Entry {
+	e := session.Entry{Type: session.System}
+	text, _ := stringContent(rec.Content)
+	switch rec.Subtype {
+	case "compact_boundary":
+		e.Kind = session.KindCompaction
+		if text == "" {
+			text = "Conversation compacted"
+		}
+	case "turn_duration":
+		e.Kind = session.KindTurn
+		if text == "" {
+			text = fmt.Sprintf("Turn took %s (%d messages)", time.Duration(rec.DurationMs)*time.Millisecond, rec.MessageCount)
+		}
+	case "api_error":
+		e.Kind = session.KindError
+		if text == "" {
+			text = fmt.Sprintf("API error: %s (retry %d of %d)", errorText(rec.Error), rec.RetryAttempt, rec.MaxRetries)
+		}
+	default:
+		if rec.Level == "error" {
+			e.Kind = session.KindError
+		}
+		if text == "" {
+			text = rec.Subtype
+		}
+	}
+	e.Content = text
+	return e
+}
+
+func errorText(raw json.RawMessage) string {
+	if s, ok := stringContent(raw); ok {
+		return s
+	}
+	var v struct {
+		Message string `json:"message"`
+		Error   struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(raw, &v) == nil {
+		if v.Message != "" {
+			return v.Message
+		}
+		if v.Error.Message != "" {
+			return v.Error.Message
+		}
+	}
+	return compactJSON(raw)
+}
+
+// attachmentEntry turns an attachment record (context the CLI injected for
+// the model) into a system entry. A prompt snapshot is the system prompt.
+func attachmentEntry(rec *record) session.Entry {
+	var snap struct {
+		Type         string   `json:"type"`
+		SystemPrompt []string `json:"systemPrompt"`
+	}
+	if json.Unmarshal(rec.Attachment, &snap) == nil && snap.Type == "prompt_snapshot" && len(snap.SystemPrompt) > 0 {
+		return session.Entry{Type: session.System, Kind: session.KindInstructions, Content: strings.Join(snap.SystemPrompt, "\n")}
+	}
+	return session.Entry{Type: session.System, Kind: session.KindContext, Content: renderedText(rec)}
+}
+
+// renderedText is what an attachment record showed the model.
+func renderedText(rec *record) string {
+	var rendered []struct {
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(rec.Rendered, &rendered) == nil && len(rendered) > 0 {
+		parts := make([]string, 0, len(rendered))
+		for _, r := range rendered {
+			if s, ok := stringContent(r.Content); ok {
+				parts = append(parts, s)
+			} else if len(r.Content) > 0 {
+				parts = append(parts, compactJSON(r.Content))
+			}
+		}
+		return strings.Join(parts, "\n")
+	}
+	var att struct {
+		Type    string          `json:"type"`
+		Text    string          `json:"text"`
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(rec.Attachment, &att) == nil {
+		if att.Text != "" {
+			return att.Text
+		}
+		if s, ok := stringContent(att.Content); ok {
+			return s
+		}
+		return att.Type
+	}
+	return ""
+}
+
+func toolCall(id, name string, input json.RawMessage) session.Entry {
+	if len(input) == 0 || string(input) == "null" {
+		input = json.RawMessage(`{}`)
+	}
+	return session.Entry{
+		ID:           id,
+		Type:         session.ToolCall,
+		Tool:         UniversalTool(name),
+		Input:        input,
+		OriginalTool: name,
+	}
+}
+
+func resultEntry(callID, text string, isError bool, atts []session.Attachment) session.Entry {
+	e := session.Entry{Type: session.ToolResult, CallID: callID, Success: !isError, Attachments: atts}
+	if isError {
+		e.Error = text
+	} else {
+		e.Output = text
+	}
+	return e
+}
+
+// toolResultContent flattens a tool_result's content (a string or a list of
+// text and image blocks) to text and attachments.
+func toolResultContent(raw json.RawMessage) (string, []session.Attachment) {
+	if s, ok := stringContent(raw); ok {
+		return s, nil
+	}
+	blocks, err := blocksOf(raw)
+	if err != nil {
+		return compactJSON(raw), nil
+	}
+	var parts []string
+	var atts []session.Attachment
+	for _, b := range blocks {
+		switch b.Type {
+		case "text":
+			parts = append(parts, b.Text)
+		case "image", "document":
+			atts = append(atts, attachment(b))
+		}
+	}
+	return strings.Join(parts, "\n"), atts
+}
+
+func attachment(b block) session.Attachment {
+	a := session.Attachment{Type: b.Type, Name: b.Title}
+	if s := b.Source; s != nil {
+		a.MediaType = s.MediaType
+		switch s.Type {
+		case "base64":
+			a.Data = s.Data
+		case "url":
+			a.URL = s.URL
+		case "text":
+			a.Data = s.Data
+		case "file":
+			a.Name = s.FileID
+		}
+	}
+	return a
+}
+
+// stringContent returns raw as a string when it is a JSON string.
+func stringContent(raw json.RawMessage) (string, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '"' {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+func blocksOf(raw json.RawMessage) ([]block, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var blocks []block
+	if err := json.Unmarshal(raw, &blocks); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && blocks != nil {
+			return blocks, nil
+		}
+		return nil, err
+	}
+	return blocks, nil
+}
+
+func compactJSON(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+// recent remembers the last few keys it was shown: an API response's
+// blocks are written close together, so this finds repeats without memory
+// that grows with the session.
+type recent struct {
+	keys [16]string
+	next int
+}
+
+func (r *recent) seen(k string) bool {
+	for _, x := range r.keys {
+		if x == k {
+			return true
+		}
+	}
+	r.keys[r.next] = k
+	r.next = (r.next + 1) % len(r.keys)
+	return false
+}
+
+// Read decodes a whole Claude Code session from r.
+func Read(r io.Reader) (*session.Session, error) {
+	return read(NewDecoder(r))
+}
+
+func read(dec *Decoder) (*session.Session, error) {
+	b := session.NewBuilder(session.Claude, dec.Path)
+	for {
+		ev, err := dec.Decode()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		b.Add(ev)
+	}
+	return b.Session(), nil
+}
+
+// ReadFile decodes the session stored in the file at path.
+func ReadFile(path string) (*session.Session, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("claude: %w", err)
+	}
+	defer f.Close()
+	dec := NewDecoder(f)
+	dec.Path = path
+	return read(dec)
+}

@@ -1,0 +1,431 @@
+package claude
+
+import (
+	"bytes"
+	"hash/maphash"
+	"io"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/stead-dev/stead/adapters/internal/jsonl"
+	"github.com/stead-dev/stead/session"
+)
+
+// TitleMax is the most bytes of a first prompt a summary keeps as title.
+const TitleMax = 200
+
+// Summarize scans a Claude Code session file for listing and statistics.
+// It walks each record's structure but copies only the few small values it
+// needs, and stops reading a record as soon as the rest cannot matter, so
+// its memory does not depend on record or file size. Lines it cannot parse
+// are counted in Summary.Skipped.
+func Summarize(r io.Reader) (session.Summary, error) {
+	s := jsonl.GetScanner(r)
+	defer jsonl.PutScanner(s)
+	var z summarizer
+	z.sum.CLI = session.Claude
+	for s.NextLine() {
+		z.l.reset()
+		z.parseLine(s)
+		if s.Failed() {
+			z.sum.Skipped++
+			continue
+		}
+		z.commit()
+	}
+	return z.sum, s.Err()
+}
+
+type summarizer struct {
+	sum        session.Summary
+	l          line
+	sessionID  string
+	titleFrom  int // 0 none, 1 first prompt, 2 ai-title, 3 custom-title
+	usageSeen  recentHashes
+	lastModel  string
+	agent      bool
+	forkLinked bool
+}
+
+// line holds what one record said. Byte slices are reused between lines.
+type line struct {
+	typ, role, msgID, model, requestID, reqSession, sessionID, agentID, cwd, title, customTitle []byte
+	ts                                                                                          time.Time
+	usage                                                                                       session.Usage
+	hasUsage, contentString, isMeta, isCompactSummary, isAPIError                               bool
+	textRuns, toolResults, toolErrors                                                           int
+	// seed-era top-level tool records
+	name    []byte
+	isError bool
+}
+
+func (l *line) reset() {
+	*l = line{
+		typ: l.typ[:0], role: l.role[:0], msgID: l.msgID[:0], model: l.model[:0],
+		requestID: l.requestID[:0], reqSession: l.reqSession[:0], sessionID: l.sessionID[:0],
+		agentID: l.agentID[:0], cwd: l.cwd[:0], title: l.title[:0], customTitle: l.customTitle[:0],
+		name: l.name[:0],
+	}
+}
+
+// relevant reports whether a record type can affect a summary.
+func relevant(typ []byte) bool {
+	switch string(typ) {
+	case "user", "assistant", "system", "summary", "tool_use", "tool_result", "custom-title", "ai-title":
+		return true
+	}
+	return false
+}
+
+func (z *summarizer) parseLine(s *jsonl.Scanner) {
+	l := &z.l
+	if !s.BeginObject() {
+		return
+	}
+	for s.NextKey() {
+		switch string(s.Key()) {
+		case "type":
+			l.typ = append(l.typ, s.String(64)...)
+			if !relevant(l.typ) {
+				return
+			}
+		case "message":
+			z.parseMessage(s)
+		case "timestamp":
+			l.ts = parseTime(s.String(64))
+		case "sessionId":
+			l.sessionID = append(l.sessionID, s.String(256)...)
+		case "agentId":
+			l.agentID = append(l.agentID, s.String(256)...)
+		case "cwd":
+			if z.sum.Project == "" {
+				l.cwd = append(l.cwd, s.String(4096)...)
+			} else {
+				s.Skip()
+			}
+		case "requestId":
+			l.requestID = append(l.requestID, s.String(256)...)
+		case "requestSessionId":
+			l.reqSession = append(l.reqSession, s.String(256)...)
+		case "isMeta":
+			l.isMeta = s.Bool()
+		case "isCompactSummary":
+			l.isCompactSummary = s.Bool()
+		case "isApiErrorMessage":
+			l.isAPIError = s.Bool()
+		case "customTitle", "aiTitle":
+			l.customTitle = append(l.customTitle, s.String(TitleMax)...)
+		case "name":
+			l.name = append(l.name, s.String(256)...)
+		case "is_error":
+			l.isError = s.Bool()
+		case "attachment":
+			return // injected context: nothing here counts
+		case "toolUseResult":
+			// The CLI's own copy of a tool's output, often large and
+			// always after what a summary needs, once the file's id and
+			// project are known.
+			if len(l.typ) > 0 && z.sessionID != "" && z.sum.Project != "" {
+				return
+			}
+			s.Skip()
+		default:
+			s.Skip()
+		}
+	}
+}
+
+func (z *summarizer) parseMessage(s *jsonl.Scanner) {
+	l := &z.l
+	if s.Kind() == '"' { // seed-era plain-string message
+		z.text(s.String(TitleMax))
+		l.contentString = true
+		return
+	}
+	if !s.BeginObject() {
+		return
+	}
+	for s.NextKey() {
+		switch string(s.Key()) {
+		case "id":
+			l.msgID = append(l.msgID, s.String(256)...)
+		case "role":
+			l.role = append(l.role, s.String(32)...)
+		case "model":
+			l.model = append(l.model, s.String(256)...)
+		case "usage":
+			z.parseUsage(s)
+		case "content":
+			z.parseContent(s)
+		default:
+			s.Skip()
+		}
+	}
+}
+
+func (z *summarizer) parseUsage(s *jsonl.Scanner) {
+	l := &z.l
+	if !s.BeginObject() {
+		return
+	}
+	l.hasUsage = true
+	for s.NextKey() {
+		switch string(s.Key()) {
+		case "input_tokens":
+			l.usage.Input = s.Int()
+		case "output_tokens":
+			l.usage.Output = s.Int()
+		case "cache_read_input_tokens":
+			l.usage.CacheRead = s.Int()
+		case "cache_creation_input_tokens":
+			l.usage.CacheWrite = s.Int()
+		case "output_tokens_details":
+			if !s.BeginObject() {
+				return
+			}
+			for s.NextKey() {
+				if string(s.Key()) == "thinking_tokens" {
+					l.usage.Reasoning = s.Int()
+				} else {
+					s.Skip()
+				}
+			}
+		default:
+			s.Skip()
+		}
+	}
+}
+
+// text notes a text block: the first one of a user record may become the
+// session's title.
+func (z *summarizer) text(b []byte) {
+	if len(z.l.title) == 0 && len(b) > 0 {
+		z.l.title = append(z.l.title, b...)
+	}
+}
+
+func (z *summarizer) parseContent(s *jsonl.Scanner) {
+	l := &z.l
+	switch s.Kind() {
+	case '"':
+		l.contentString = true
+		z.text(s.String(TitleMax))
+		return
+	case '[':
+	default:
+		s.Skip()
+		return
+	}
+	s.BeginArray()
+	inText := false
+	var typ, name, path []byte
+	for s.NextElem() {
+		if !s.BeginObject() {
+			return
+		}
+		typ, name, path = typ[:0], name[:0], path[:0]
+		isErr, hasText := false, false
+		for s.NextKey() {
+			switch string(s.Key()) {
+			case "type":
+				typ = append(typ, s.String(64)...)
+			case "text":
+				t := s.String(TitleMax)
+				hasText = len(t) > 0
+				if string(l.role) != "assistant" {
+					z.text(t)
+				}
+			case "name":
+				name = append(name, s.String(256)...)
+			case "is_error":
+				isErr = s.Bool()
+			case "input":
+				path = readInputPath(s, path)
+			default:
+				s.Skip()
+			}
+		}
+		switch string(typ) {
+		case "text":
+			if hasText && !inText {
+				l.textRuns++
+			}
+			inText = inText || hasText
+		case "thinking", "redacted_thinking":
+			// Thinking after text starts a new reply in the timeline.
+			if inText {
+				inText = false
+			}
+		case "tool_use", "server_tool_use", "mcp_tool_use":
+			inText = false
+			n := string(name)
+			z.sum.AddTool(UniversalTool(n))
+			if modifiesFiles(n) != "" && len(path) > 0 {
+				z.sum.AddFile(string(path))
+			}
+		case "tool_result":
+			inText = false
+			l.toolResults++
+			if isErr {
+				l.toolErrors++
+			}
+		}
+	}
+}
+
+// readInputPath returns the file a tool input names (file_path or
+// notebook_path), appended to dst.
+func readInputPath(s *jsonl.Scanner, dst []byte) []byte {
+	if s.Kind() != '{' {
+		s.Skip()
+		return dst
+	}
+	s.BeginObject()
+	for s.NextKey() {
+		switch string(s.Key()) {
+		case "file_path", "notebook_path":
+			if len(dst) == 0 {
+				dst = append(dst, s.String(4096)...)
+			} else {
+				s.Skip()
+			}
+		default:
+			s.Skip()
+		}
+	}
+	return dst
+}
+
+func (z *summarizer) commit() {
+	l, sum := &z.l, &z.sum
+	if z.sessionID == "" && len(l.sessionID) > 0 {
+		z.sessionID = string(l.sessionID)
+		sum.ID = z.sessionID
+		if len(l.agentID) > 0 {
+			z.agent = true
+			sum.ID = "agent-" + string(l.agentID)
+			sum.Parent = &session.Link{Kind: session.LinkSubagent, CLI: session.Claude, ID: z.sessionID, AgentID: string(l.agentID)}
+		}
+	}
+	if sum.Project == "" && len(l.cwd) > 0 {
+		sum.Project = string(l.cwd)
+	}
+	switch string(l.typ) {
+	case "user":
+		sum.See(l.ts)
+		sum.ToolErrors += l.toolErrors
+		if l.toolResults > 0 || l.isMeta || l.isCompactSummary || len(l.title) == 0 {
+			return
+		}
+		if isCommandText(l.title) {
+			return
+		}
+		sum.Turns++
+		sum.Messages++
+		if z.titleFrom == 0 {
+			sum.Title = titleOf(l.title)
+			z.titleFrom = 1
+		}
+	case "assistant":
+		sum.See(l.ts)
+		if l.contentString {
+			sum.Messages++
+		} else {
+			sum.Messages += l.textRuns
+		}
+		z.usage()
+	case "system", "summary":
+		sum.See(l.ts)
+	case "tool_use":
+		sum.See(l.ts)
+		sum.AddTool(UniversalTool(string(l.name)))
+	case "tool_result":
+		sum.See(l.ts)
+		if l.isError {
+			sum.ToolErrors++
+		}
+	case "ai-title":
+		if z.titleFrom < 2 && len(l.customTitle) > 0 {
+			sum.Title, z.titleFrom = titleOf(l.customTitle), 2
+		}
+	case "custom-title":
+		if len(l.customTitle) > 0 {
+			sum.Title, z.titleFrom = titleOf(l.customTitle), 3
+		}
+	}
+}
+
+func (z *summarizer) usage() {
+	l, sum := &z.l, &z.sum
+	if !l.hasUsage || string(l.model) == "<synthetic>" {
+		return
+	}
+	if len(l.msgID) > 0 && z.usageSeen.seen(l.msgID, l.requestID) {
+		return
+	}
+	if z.lastModel != string(l.model) {
+		z.lastModel = string(l.model)
+	}
+	if len(l.reqSession) > 0 && !bytes.Equal(l.reqSession, l.sessionID) {
+		origin := string(l.reqSession)
+		sum.AddBorrowed(origin, z.lastModel, l.usage)
+		if !z.agent && !z.forkLinked {
+			z.forkLinked = true
+			sum.Parent = &session.Link{Kind: session.LinkFork, CLI: session.Claude, ID: origin}
+		}
+		return
+	}
+	sum.AddUsage(z.lastModel, l.usage)
+}
+
+func isCommandText(b []byte) bool {
+	for _, p := range []string{"<command-name>", "<command-message>", "<local-command-", "<bash-", "[Request interrupted by user"} {
+		if bytes.HasPrefix(b, []byte(p)) {
+			return true
+		}
+	}
+	return false
+}
+
+// titleOf turns the start of a prompt into a one-line title.
+func titleOf(b []byte) string {
+	for len(b) > 0 && !utf8.Valid(b) {
+		b = b[:len(b)-1] // drop a rune cut at the limit
+	}
+	return strings.Join(strings.Fields(string(b)), " ")
+}
+
+func parseTime(b []byte) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, string(b))
+	if err != nil {
+		t, _ = session.ParseTime(string(b))
+	}
+	return t.UTC()
+}
+
+var hashSeed = maphash.MakeSeed()
+
+// recentHashes is recent for hashed keys, so a scan allocates nothing per
+// record.
+type recentHashes struct {
+	keys [16]uint64
+	next int
+}
+
+func (r *recentHashes) seen(a, b []byte) bool {
+	var h maphash.Hash
+	h.SetSeed(hashSeed)
+	h.Write(a)
+	h.WriteByte(0)
+	h.Write(b)
+	k := h.Sum64()
+	for _, x := range r.keys {
+		if x == k {
+			return true
+		}
+	}
+	r.keys[r.next] = k
+	r.next = (r.next + 1) % len(r.keys)
+	return false
+}

@@ -1,0 +1,769 @@
+package codex
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/stead-dev/stead/adapters/internal/jsonl"
+	"github.com/stead-dev/stead/session"
+)
+
+type envelope struct {
+	Timestamp string          `json:"timestamp"`
+	Type      string          `json:"type"`
+	Payload   json.RawMessage `json:"payload"`
+	// The oldest rollouts have no envelope: the first line is the
+	// session's meta and the others are bare response items.
+	ID         string `json:"id"`
+	RecordType string `json:"record_type"`
+}
+
+type meta struct {
+	ID               string          `json:"id"`
+	Timestamp        string          `json:"timestamp"`
+	Cwd              string          `json:"cwd"`
+	Originator       string          `json:"originator"`
+	CLIVersion       string          `json:"cli_version"`
+	Source           json.RawMessage `json:"source"`
+	ModelProvider    string          `json:"model_provider"`
+	Model            string          `json:"model"`
+	HistoryMode      string          `json:"history_mode"`
+	ForkedFromID     string          `json:"forked_from_id"`
+	HistoryBase      *historyBase    `json:"history_base"`
+	Instructions     string          `json:"instructions"`
+	BaseInstructions *struct {
+		Text string `json:"text"`
+	} `json:"base_instructions"`
+	Git *struct {
+		CommitHash    string `json:"commit_hash"`
+		Branch        string `json:"branch"`
+		RepositoryURL string `json:"repository_url"`
+	} `json:"git"`
+}
+
+// subagentParent reads the parent thread of a subagent from a meta's
+// source ({"subagent":{"thread_spawn":{"parent_thread_id":...}}}).
+func (m *meta) subagentParent() string {
+	if len(m.Source) == 0 || m.Source[0] != '{' {
+		return ""
+	}
+	var src struct {
+		Subagent struct {
+			ThreadSpawn struct {
+				ParentThreadID string `json:"parent_thread_id"`
+			} `json:"thread_spawn"`
+		} `json:"subagent"`
+	}
+	_ = json.Unmarshal(m.Source, &src)
+	return src.Subagent.ThreadSpawn.ParentThreadID
+}
+
+// historyBase is where a fork of a paginated thread takes its history
+// from: the parent's rollout up to a byte offset.
+type historyBase struct {
+	ThreadID            string `json:"thread_id"`
+	EndOrdinalExclusive int64  `json:"end_ordinal_exclusive"`
+	EndByteOffset       int64  `json:"end_byte_offset"`
+}
+
+type item struct {
+	Type             string          `json:"type"`
+	ID               string          `json:"id"`
+	Role             string          `json:"role"`
+	Content          json.RawMessage `json:"content"`
+	Name             string          `json:"name"`
+	Arguments        json.RawMessage `json:"arguments"`
+	Input            json.RawMessage `json:"input"`
+	CallID           string          `json:"call_id"`
+	Output           json.RawMessage `json:"output"`
+	Status           string          `json:"status"`
+	Summary          json.RawMessage `json:"summary"`
+	EncryptedContent string          `json:"encrypted_content"`
+	Action           json.RawMessage `json:"action"`
+	Message          string          `json:"message"`
+}
+
+type part struct {
+	Type     string `json:"type"`
+	Text     string `json:"text"`
+	ImageURL string `json:"image_url"`
+	FileID   string `json:"file_id"`
+	Filename string `json:"filename"`
+	FileData string `json:"file_data"`
+}
+
+type event struct {
+	Type       string          `json:"type"`
+	ThreadID   string          `json:"thread_id"`
+	TurnID     string          `json:"turn_id"`
+	Info       *tokenInfo      `json:"info"`
+	Message    string          `json:"message"`
+	ThreadName string          `json:"thread_name"`
+	CallID     string          `json:"call_id"`
+	ExitCode   *int            `json:"exit_code"`
+	DurationMs int64           `json:"duration_ms"`
+	Reason     string          `json:"reason"`
+	Item       json.RawMessage `json:"item"`
+}
+
+type tokenInfo struct {
+	Total *tokenUsage `json:"total_token_usage"`
+	Last  *tokenUsage `json:"last_token_usage"`
+}
+
+type tokenUsage struct {
+	InputTokens           int64 `json:"input_tokens"`
+	CachedInputTokens     int64 `json:"cached_input_tokens"`
+	CacheWriteInputTokens int64 `json:"cache_write_input_tokens"`
+	OutputTokens          int64 `json:"output_tokens"`
+	ReasoningOutputTokens int64 `json:"reasoning_output_tokens"`
+	TotalTokens           int64 `json:"total_tokens"`
+}
+
+func (t tokenUsage) universal() session.Usage {
+	in := t.InputTokens - t.CachedInputTokens
+	if in < 0 {
+		in = 0
+	}
+	return session.Usage{
+		Input:      in,
+		Output:     t.OutputTokens,
+		CacheRead:  t.CachedInputTokens,
+		CacheWrite: t.CacheWriteInputTokens,
+		Reasoning:  t.ReasoningOutputTokens,
+	}
+}
+
+func (t tokenUsage) minus(o tokenUsage) tokenUsage {
+	return tokenUsage{
+		InputTokens:           t.InputTokens - o.InputTokens,
+		CachedInputTokens:     t.CachedInputTokens - o.CachedInputTokens,
+		CacheWriteInputTokens: t.CacheWriteInputTokens - o.CacheWriteInputTokens,
+		OutputTokens:          t.OutputTokens - o.OutputTokens,
+		ReasoningOutputTokens: t.ReasoningOutputTokens - o.ReasoningOutputTokens,
+		TotalTokens:           t.TotalTokens - o.TotalTokens,
+	}
+}
+
+// usageCounter applies ccusage's rule to token_count events: an event whose
+// running total did not change adds nothing; otherwise it adds its
+// last_token_usage, or the change in the total when that is missing.
+type usageCounter struct {
+	prev tokenUsage
+	seen bool
+}
+
+func (c *usageCounter) add(total, last *tokenUsage) (tokenUsage, bool) {
+	if total == nil && last == nil {
+		return tokenUsage{}, false
+	}
+	if total != nil {
+		if c.seen && *total == c.prev {
+			return tokenUsage{}, false
+		}
+		delta := total.minus(c.prev)
+		c.prev, c.seen = *total, true
+		if last == nil {
+			return delta, true
+		}
+	}
+	return *last, true
+}
+
+// Decoder reads Codex rollout records from a stream and yields universal
+// events, one per record.
+type Decoder struct {
+	// Path names the file in warnings.
+	Path string
+
+	r        *jsonl.Reader
+	id       string // the thread's id, from the first session_meta
+	started  bool
+	origin   string // id of the thread whose copied lines are being read
+	last     string // id of the last entry, for linear parent links
+	model    string // current model, from turn_context
+	ids      map[string]bool
+	tokens   usageCounter
+	modelOut string // last entry produced by the model, awaiting usage
+	usageOn  string // entry that received the last usage
+	usageAcc session.Usage
+	pending  []string // tool calls of the current turn without output yet
+	unknown  map[string]bool
+	base     *historyBase
+}
+
+// NewDecoder returns a decoder reading from r.
+func NewDecoder(r io.Reader) *Decoder {
+	return &Decoder{r: jsonl.NewReader(r), ids: make(map[string]bool), unknown: make(map[string]bool)}
+}
+
+// Decode returns the event for the next record, or io.EOF at the end. A
+// record that cannot be parsed yields an event holding only a warning.
+func (d *Decoder) Decode() (session.Event, error) {
+	if !d.r.Next() {
+		if err := d.r.Err(); err != nil {
+			return session.Event{}, fmt.Errorf("codex: read %s: %w", d.name(), err)
+		}
+		return session.Event{}, io.EOF
+	}
+	line := d.r.LineNo()
+	raw := d.r.Line()
+	ev := session.Event{Line: line}
+	if raw[0] != '{' {
+		ev.Warning = d.warn(line, "not a JSON object; line skipped")
+		return ev, nil
+	}
+	var env envelope
+	if err := json.Unmarshal(raw, &env); err != nil {
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) {
+			ev.Warning = d.warn(line, "malformed JSON ("+err.Error()+"); line skipped")
+			return ev, nil
+		}
+		ev.Warning = d.warn(line, fmt.Sprintf("field %q has unexpected type %s; read what could be", te.Field, te.Value))
+	}
+	d.convert(&env, bytes.Clone(raw), &ev)
+	return ev, nil
+}
+
+func (d *Decoder) name() string {
+	if d.Path == "" {
+		return "input"
+	}
+	return d.Path
+}
+
+func (d *Decoder) warn(line int, msg string) *session.Warning {
+	return &session.Warning{Path: d.Path, Line: line, Message: msg}
+}
+
+func (d *Decoder) keep(ev *session.Event, raw []byte) {
+	ev.Record = &session.Record{Line: ev.Line, Record: raw}
+}
+
+func (d *Decoder) convert(env *envelope, raw []byte, ev *session.Event) {
+	ts, _ := session.ParseTime(env.Timestamp)
+	typ, payload := env.Type, env.Payload
+	// The oldest format: a bare meta line, bare items and state lines.
+	if len(payload) == 0 {
+		switch {
+		case env.RecordType != "":
+			d.keep(ev, raw)
+			return
+		case env.Type == "" && env.ID != "" && !d.started:
+			typ, payload = "session_meta", raw
+		case isItemType(env.Type):
+			typ, payload = "response_item", raw
+		}
+	}
+	var entries []session.Entry
+	switch typ {
+	case "session_meta":
+		entries = d.sessionMeta(payload, ts, ev)
+	case "response_item":
+		entries = d.responseItem(payload, ev)
+	case "event_msg":
+		entries = d.eventMsg(payload, ev)
+	case "turn_context":
+		var tc struct {
+			Model string `json:"model"`
+		}
+		if json.Unmarshal(payload, &tc) == nil && tc.Model != "" {
+			d.model = tc.Model
+			addInfo(ev).Model = tc.Model
+		}
+	case "token_usage_record":
+		var r struct {
+			ThreadID string `json:"thread_id"`
+		}
+		if json.Unmarshal(payload, &r) == nil && r.ThreadID == d.id {
+			d.origin = ""
+		}
+	case "compacted":
+		var c struct {
+			Message string `json:"message"`
+		}
+		_ = json.Unmarshal(payload, &c)
+		entries = []session.Entry{{Type: session.System, Kind: session.KindCompaction, Content: c.Message}}
+	case "world_state":
+	default:
+		if !d.unknown[typ] {
+			d.unknown[typ] = true
+			if ev.Warning == nil {
+				ev.Warning = d.warn(ev.Line, fmt.Sprintf("unknown record type %q kept verbatim", typ))
+			}
+		}
+	}
+	if len(entries) == 0 {
+		d.keep(ev, raw)
+		return
+	}
+	for i := range entries {
+		e := &entries[i]
+		e.ID = d.unique(e.ID, ev.Line, i)
+		e.Timestamp = ts
+		e.ParentID = d.last
+		e.Origin = d.origin
+		if e.Type == session.Assistant || e.Type == session.ToolCall {
+			if e.Model == "" {
+				e.Model = d.model
+			}
+			d.modelOut = e.ID
+		}
+		if e.Type == session.ToolCall && e.Status == "" {
+			d.pending = append(d.pending, e.ID)
+		}
+		if i == 0 {
+			e.Native = &session.Native{Line: ev.Line, Record: raw}
+		} else {
+			e.Native = &session.Native{Line: ev.Line, Part: i}
+		}
+		d.last = e.ID
+	}
+	ev.Entries = entries
+}
+
+func (d *Decoder) unique(id string, line, part int) string {
+	if id == "" {
+		id = "L" + strconv.Itoa(line)
+		if part > 0 {
+			id += "." + strconv.Itoa(part)
+		}
+	}
+	if d.ids[id] {
+		for n := 2; ; n++ {
+			if c := id + "#" + strconv.Itoa(n); !d.ids[c] {
+				id = c
+				break
+			}
+		}
+	}
+	d.ids[id] = true
+	return id
+}
+
+func addInfo(ev *session.Event) *session.Info {
+	if ev.Info == nil {
+		ev.Info = &session.Info{}
+	}
+	return ev.Info
+}
+
+func (d *Decoder) sessionMeta(payload json.RawMessage, ts time.Time, ev *session.Event) []session.Entry {
+	var m meta
+	if err := json.Unmarshal(payload, &m); err != nil {
+		ev.Warning = d.warn(ev.Line, "unreadable session_meta: "+err.Error())
+		return nil
+	}
+	if d.started {
+		// A legacy fork copies its parent's lines, starting with the
+		// parent's meta: what follows until the fork's own records came
+		// from that thread.
+		if m.ID != "" && m.ID != d.id {
+			d.origin = m.ID
+		}
+		return nil
+	}
+	d.started = true
+	d.id = m.ID
+	d.base = m.HistoryBase
+	in := addInfo(ev)
+	in.ID = m.ID
+	in.Path = m.Cwd
+	in.Version = m.CLIVersion
+	in.Provider = m.ModelProvider
+	in.Model = m.Model
+	if m.Model != "" {
+		d.model = m.Model
+	}
+	in.Created, _ = session.ParseTime(m.Timestamp)
+	if in.Created.IsZero() {
+		in.Created = ts
+	}
+	in.Format = "codex-legacy"
+	if m.HistoryMode == "paginated" {
+		in.Format = "codex-paginated"
+	}
+	if m.Git != nil && (m.Git.Branch != "" || m.Git.CommitHash != "") {
+		in.Git = &session.Git{Branch: m.Git.Branch, Commit: m.Git.CommitHash, Remote: m.Git.RepositoryURL}
+	}
+	if p := m.subagentParent(); p != "" {
+		in.Parent = &session.Link{Kind: session.LinkSubagent, CLI: session.Codex, ID: p}
+	} else if m.ForkedFromID != "" {
+		in.Parent = &session.Link{Kind: session.LinkFork, CLI: session.Codex, ID: m.ForkedFromID}
+	}
+	text := m.Instructions
+	if m.BaseInstructions != nil && m.BaseInstructions.Text != "" {
+		text = m.BaseInstructions.Text
+	}
+	if text == "" {
+		return nil
+	}
+	return []session.Entry{{Type: session.System, Kind: session.KindInstructions, Content: text}}
+}
+
+func isItemType(t string) bool {
+	switch t {
+	case "message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
+		"custom_tool_call_output", "local_shell_call", "web_search_call", "compaction":
+		return true
+	}
+	return false
+}
+
+// contextPrefixes start user messages that Codex injects for the model.
+var contextPrefixes = []string{
+	"<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<INSTRUCTIONS>",
+	"<turn_aborted>", "<user_shell_command>", "<skills_instructions>", "<permissions instructions>",
+}
+
+// IsContext reports whether a user message is context Codex injected rather
+// than a prompt the user wrote.
+func IsContext(text string) bool {
+	t := strings.TrimLeft(text, " \n\t")
+	for _, p := range contextPrefixes {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *Decoder) responseItem(payload json.RawMessage, ev *session.Event) []session.Entry {
+	var it item
+	if err := json.Unmarshal(payload, &it); err != nil {
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) {
+			ev.Warning = d.warn(ev.Line, "unreadable response_item: "+err.Error())
+			return nil
+		}
+	}
+	switch it.Type {
+	case "message":
+		text, atts := contentText(it.Content)
+		e := session.Entry{ID: it.ID, Content: text, Attachments: atts}
+		switch it.Role {
+		case "assistant":
+			e.Type = session.Assistant
+		case "developer", "system":
+			e.Type, e.Kind = session.System, session.KindInstructions
+		default:
+			e.Type = session.User
+			if IsContext(text) {
+				e.Type, e.Kind = session.System, session.KindContext
+			}
+		}
+		return []session.Entry{e}
+	case "reasoning":
+		var sum []part
+		_ = json.Unmarshal(it.Summary, &sum)
+		var texts []string
+		for _, p := range sum {
+			if p.Text != "" {
+				texts = append(texts, p.Text)
+			}
+		}
+		if raw, _ := contentText(it.Content); raw != "" {
+			texts = append(texts, raw)
+		}
+		thinking := strings.Join(texts, "\n\n")
+		return []session.Entry{{
+			ID: it.ID, Type: session.Assistant, Thinking: thinking,
+			Reasoning: []session.Reasoning{{Format: "openai", ID: it.ID, Text: thinking, Encrypted: it.EncryptedContent}},
+		}}
+	case "function_call":
+		args := jsonString(it.Arguments)
+		return []session.Entry{toolCall(it.CallID, it.ID, it.Name, objectInput(args, "arguments"))}
+	case "custom_tool_call":
+		input := jsonString(it.Input)
+		b, _ := json.Marshal(map[string]string{"input": input})
+		return []session.Entry{toolCall(it.CallID, it.ID, it.Name, b)}
+	case "local_shell_call":
+		return []session.Entry{toolCall(it.CallID, it.ID, "local_shell", objectInput(string(it.Action), "action"))}
+	case "web_search_call":
+		e := toolCall(it.CallID, it.ID, "web_search", objectInput(string(it.Action), "action"))
+		switch it.Status {
+		case "completed":
+			e.Status = session.StatusOK
+		case "failed":
+			e.Status = session.StatusError
+		}
+		return []session.Entry{e}
+	case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
+		out, atts := outputText(it.Output)
+		status := outputStatus(out)
+		e := session.Entry{
+			Type: session.ToolResult, CallID: it.CallID, Success: status == session.StatusOK,
+			Status: status, Attachments: atts,
+		}
+		if it.ID != "" {
+			e.ID = it.ID
+		} else if it.CallID != "" {
+			e.ID = it.CallID + ":output"
+		}
+		if e.Success {
+			e.Output = out
+		} else {
+			e.Error = out
+		}
+		d.resolve(it.CallID)
+		return []session.Entry{e}
+	case "compaction", "compaction_summary":
+		return []session.Entry{{
+			ID: it.ID, Type: session.System, Kind: session.KindCompaction, Content: it.Message,
+			Reasoning: []session.Reasoning{{Format: "openai-compaction", Encrypted: it.EncryptedContent}},
+		}}
+	case "ghost_snapshot":
+		return nil
+	}
+	k := "item/" + it.Type
+	if !d.unknown[k] {
+		d.unknown[k] = true
+		if ev.Warning == nil {
+			ev.Warning = d.warn(ev.Line, fmt.Sprintf("unknown response item %q kept verbatim", it.Type))
+		}
+	}
+	return nil
+}
+
+func (d *Decoder) resolve(callID string) {
+	for i, id := range d.pending {
+		if id == callID {
+			d.pending = append(d.pending[:i], d.pending[i+1:]...)
+			return
+		}
+	}
+}
+
+func (d *Decoder) eventMsg(payload json.RawMessage, ev *session.Event) []session.Entry {
+	var e event
+	if err := json.Unmarshal(payload, &e); err != nil {
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) {
+			ev.Warning = d.warn(ev.Line, "unreadable event_msg: "+err.Error())
+			return nil
+		}
+	}
+	if e.ThreadID != "" && e.ThreadID == d.id {
+		d.origin = ""
+	}
+	switch e.Type {
+	case "token_count":
+		if e.Info == nil {
+			return nil
+		}
+		if u, ok := d.tokens.add(e.Info.Total, e.Info.Last); ok {
+			d.attachUsage(ev, u.universal())
+		}
+	case "thread_name_updated":
+		if e.ThreadName != "" {
+			addInfo(ev).Title = e.ThreadName
+		}
+	case "task_complete":
+		msg := "Turn complete"
+		if e.DurationMs > 0 {
+			msg = fmt.Sprintf("Turn took %s", time.Duration(e.DurationMs)*time.Millisecond)
+		}
+		d.pending = d.pending[:0]
+		return []session.Entry{{Type: session.System, Kind: session.KindTurn, Content: msg}}
+	case "turn_aborted":
+		for _, id := range d.pending {
+			ev.Updates = append(ev.Updates, session.Update{EntryID: id, Status: session.StatusInterrupted})
+		}
+		d.pending = d.pending[:0]
+		reason := e.Reason
+		if reason == "" {
+			reason = "interrupted"
+		}
+		return []session.Entry{{Type: session.System, Kind: session.KindInterrupt, Content: "Turn aborted: " + reason}}
+	case "error":
+		return []session.Entry{{Type: session.System, Kind: session.KindError, Content: e.Message}}
+	case "exec_command_end":
+		if e.CallID != "" && e.ExitCode != nil && *e.ExitCode != 0 {
+			ev.Updates = append(ev.Updates, session.Update{EntryID: e.CallID, Status: session.StatusError})
+		}
+	case "item_completed":
+		var it struct {
+			Type     string `json:"type"`
+			ID       string `json:"id"`
+			Status   string `json:"status"`
+			ExitCode *int   `json:"exit_code"`
+		}
+		if json.Unmarshal(e.Item, &it) == nil && it.Type == "CommandExecution" && it.ID != "" {
+			switch {
+			case it.Status == "declined":
+				ev.Updates = append(ev.Updates, session.Update{EntryID: it.ID, Status: session.StatusDenied})
+			case it.Status == "failed" || (it.ExitCode != nil && *it.ExitCode != 0):
+				ev.Updates = append(ev.Updates, session.Update{EntryID: it.ID, Status: session.StatusError})
+			}
+		}
+	}
+	return nil
+}
+
+// attachUsage puts a response's usage on the last entry the model produced.
+// When no new entry arrived since the last usage, the usage adds to that
+// entry.
+func (d *Decoder) attachUsage(ev *session.Event, u session.Usage) {
+	if d.modelOut != "" && d.modelOut != d.usageOn {
+		d.usageOn, d.usageAcc = d.modelOut, u
+	} else if d.usageOn != "" {
+		d.usageAcc.Add(u)
+	} else {
+		// Usage before any model output (a copied history, say): keep it
+		// with the last entry of any kind.
+		if d.last == "" {
+			return
+		}
+		d.usageOn, d.usageAcc = d.last, u
+	}
+	acc := d.usageAcc
+	ev.Updates = append(ev.Updates, session.Update{EntryID: d.usageOn, Usage: &acc})
+}
+
+func toolCall(callID, itemID, name string, input json.RawMessage) session.Entry {
+	id := callID
+	if id == "" {
+		id = itemID
+	}
+	return session.Entry{ID: id, Type: session.ToolCall, Tool: UniversalTool(name), Input: input, OriginalTool: name}
+}
+
+// jsonString returns raw as a string: decoded when it is a JSON string,
+// verbatim otherwise.
+func jsonString(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) > 0 && raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return s
+		}
+	}
+	return string(raw)
+}
+
+// objectInput returns s as a tool input: as is when it is a JSON object,
+// else wrapped as {key: s}.
+func objectInput(s, key string) json.RawMessage {
+	t := strings.TrimSpace(s)
+	if strings.HasPrefix(t, "{") && json.Valid([]byte(t)) {
+		return json.RawMessage(t)
+	}
+	if t == "" || t == "null" {
+		return json.RawMessage(`{}`)
+	}
+	var v any = s
+	if json.Valid([]byte(t)) {
+		v = json.RawMessage(t)
+	}
+	b, _ := json.Marshal(map[string]any{key: v})
+	return b
+}
+
+// contentText flattens message content parts to text and attachments.
+func contentText(raw json.RawMessage) (string, []session.Attachment) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	if raw[0] == '"' {
+		return jsonString(raw), nil
+	}
+	var parts []part
+	if json.Unmarshal(raw, &parts) != nil {
+		return string(raw), nil
+	}
+	var texts []string
+	var atts []session.Attachment
+	for _, p := range parts {
+		switch p.Type {
+		case "input_text", "output_text", "text", "reasoning_text", "summary_text":
+			texts = append(texts, p.Text)
+		case "input_image":
+			atts = append(atts, imageAttachment(p.ImageURL))
+		case "input_file":
+			a := session.Attachment{Type: "file", Name: p.Filename}
+			if strings.HasPrefix(p.FileData, "data:") {
+				a.MediaType, a.Data = splitDataURL(p.FileData)
+			} else if p.FileID != "" {
+				a.Name = p.FileID
+			}
+			atts = append(atts, a)
+		}
+	}
+	return strings.Join(texts, "\n"), atts
+}
+
+func imageAttachment(url string) session.Attachment {
+	a := session.Attachment{Type: "image"}
+	if strings.HasPrefix(url, "data:") {
+		a.MediaType, a.Data = splitDataURL(url)
+	} else {
+		a.URL = url
+	}
+	return a
+}
+
+// splitDataURL splits data:<type>;base64,<data>.
+func splitDataURL(u string) (mediaType, data string) {
+	rest := strings.TrimPrefix(u, "data:")
+	head, data, ok := strings.Cut(rest, ",")
+	if !ok {
+		return "", rest
+	}
+	return strings.TrimSuffix(head, ";base64"), data
+}
+
+// outputText flattens a tool output: a string, a legacy {"output": ...}
+// object, or a list of content parts.
+func outputText(raw json.RawMessage) (string, []session.Attachment) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "", nil
+	}
+	switch raw[0] {
+	case '"':
+		s := jsonString(raw)
+		// Older Codex wrapped command output as a JSON string of
+		// {"output": ..., "metadata": {...}}.
+		return s, nil
+	case '[':
+		return contentText(raw)
+	case '{':
+		var o struct {
+			Output  string `json:"output"`
+			Content json.RawMessage
+		}
+		if json.Unmarshal(raw, &o) == nil && o.Output != "" {
+			return o.Output, nil
+		}
+	}
+	return string(raw), nil
+}
+
+// Read decodes a whole Codex rollout from r. A fork's parent history is not
+// included (see ReadFile).
+func Read(r io.Reader) (*session.Session, error) {
+	return read(NewDecoder(r))
+}
+
+func read(dec *Decoder) (*session.Session, error) {
+	b := session.NewBuilder(session.Codex, dec.Path)
+	for {
+		ev, err := dec.Decode()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		b.Add(ev)
+	}
+	return b.Session(), nil
+}

@@ -1,0 +1,24 @@
+// Package codex reads OpenAI Codex CLI's native session store.
+//
+// Codex (measured on 0.169.0) writes one "rollout" per thread at
+// $CODEX_HOME/sessions/YYYY/MM/DD/rollout-<local time>-<thread id>.jsonl,
+// CODEX_HOME defaulting to ~/.codex. Each line is an envelope
+// {"timestamp","type","payload"} (paginated rollouts add "ordinal"): a
+// session_meta first, then response_item records (the model-visible
+// history: messages, reasoning, function calls and outputs), turn_context,
+// world_state, token usage records and event_msg UI events. Legacy rollouts
+// have no ordinals and use user_message/agent_message events; the oldest
+// ones have no envelope at all. A fork of a paginated thread refers to its
+// parent's file by thread id and byte offset (history_base); a fork of a
+// legacy thread copies the parent's lines after a second session_meta.
+//
+// Decoder turns records into universal timeline entries (keeping each
+// native record), Read builds a whole session, ReadFile also resolves a
+// fork's parent history, and Summarize scans a file for listing and
+// statistics in memory independent of its size. Token usage follows the
+// rules of ccusage: each token_count event whose running total changed adds
+// its last_token_usage (or the change in the total when that is missing),
+// and input tokens exclude cached ones.
+//
+// All knowledge of Codex's formats lives in this package.
+package codex

@@ -1,0 +1,91 @@
+package codex
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/stead-dev/stead/session"
+)
+
+// maxForkDepth bounds how many ancestors Open follows.
+const maxForkDepth = 16
+
+// ReadFile decodes the rollout at path, without a fork's parent history.
+func ReadFile(path string) (*session.Session, error) {
+	s, _, err := readFile(path, -1)
+	return s, err
+}
+
+// Open decodes the rollout at path and, when it is a fork of a paginated
+// thread (which stores no copy of its history), prepends the part of the
+// parent's rollout the fork builds on, found in env's store. Entries taken
+// from an ancestor have Origin set to its thread id. A missing ancestor is
+// a warning, not an error: the fork's own records are still returned.
+func Open(env session.Env, path string) (*session.Session, error) {
+	return open(env, path, -1, 0, map[string]bool{})
+}
+
+func open(env session.Env, path string, limit int64, depth int, visiting map[string]bool) (*session.Session, error) {
+	s, base, err := readFile(path, limit)
+	if err != nil || base == nil || base.ThreadID == "" {
+		return s, err
+	}
+	warn := func(msg string) {
+		s.Warnings = append(s.Warnings, session.Warning{Path: path, Message: msg})
+	}
+	switch {
+	case depth >= maxForkDepth:
+		warn(fmt.Sprintf("fork history deeper than %d threads; older history not read", maxForkDepth))
+		return s, nil
+	case visiting[base.ThreadID] || base.ThreadID == s.ID:
+		warn("fork history refers back to itself; not followed")
+		return s, nil
+	}
+	visiting[s.ID] = true
+	ppath, err := Locate(env, base.ThreadID)
+	if err != nil {
+		warn(fmt.Sprintf("history of parent thread %s not found; showing only this fork's records", base.ThreadID))
+		return s, nil
+	}
+	parent, err := open(env, ppath, base.EndByteOffset, depth+1, visiting)
+	if err != nil {
+		warn(fmt.Sprintf("history of parent thread %s unreadable: %v", base.ThreadID, err))
+		return s, nil
+	}
+	prefix := make([]session.Entry, 0, len(parent.Timeline)+len(s.Timeline))
+	for _, e := range parent.Timeline {
+		if e.Origin == "" {
+			e.Origin = parent.ID
+		}
+		prefix = append(prefix, e)
+	}
+	if n := len(prefix); n > 0 && len(s.Timeline) > 0 && s.Timeline[0].ParentID == "" {
+		s.Timeline[0].ParentID = prefix[n-1].ID
+	}
+	s.Timeline = append(prefix, s.Timeline...)
+	s.Warnings = append(parent.Warnings, s.Warnings...)
+	if s.Metadata.Created.IsZero() || (!parent.Metadata.Created.IsZero() && parent.Metadata.Created.Before(s.Metadata.Created)) {
+		// The conversation began in the parent.
+		s.Metadata.Created = parent.Metadata.Created
+	}
+	return s, nil
+}
+
+// readFile decodes the rollout at path, reading at most limit bytes when
+// limit >= 0, and returns the fork history base it names, if any.
+func readFile(path string, limit int64) (*session.Session, *historyBase, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("codex: %w", err)
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if limit >= 0 {
+		r = io.LimitReader(f, limit)
+	}
+	dec := NewDecoder(r)
+	dec.Path = path
+	s, err := read(dec)
+	return s, dec.base, err
+}

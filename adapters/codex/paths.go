@@ -1,0 +1,185 @@
+package codex
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/stead-dev/stead/session"
+)
+
+// Root returns Codex's home: $CODEX_HOME, or ~/.codex.
+func Root(env session.Env) string {
+	if d := env.Get("CODEX_HOME"); d != "" {
+		return d
+	}
+	if env.Home == "" {
+		return ""
+	}
+	return filepath.Join(env.Home, ".codex")
+}
+
+// storeDirs are the folders under the home that hold rollouts.
+var storeDirs = []string{"sessions", "archived_sessions"}
+
+// IDFromName returns the thread id in a rollout file name
+// (rollout-<time>-<uuid>.jsonl), or "" when the name is not a rollout's.
+func IDFromName(name string) string {
+	if !strings.HasPrefix(name, "rollout-") || !strings.HasSuffix(name, ".jsonl") {
+		return ""
+	}
+	stem := strings.TrimSuffix(name, ".jsonl")
+	if len(stem) >= len("rollout-")+36 {
+		if id := stem[len(stem)-36:]; isUUID(id) {
+			return id
+		}
+	}
+	return strings.TrimPrefix(stem, "rollout-")
+}
+
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i, c := range s {
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Discover lists Codex rollouts under sessions/ and archived_sessions/, with
+// the thread names the TUI recorded in session_index.jsonl as titles.
+// Folders it cannot read are reported as warnings; a missing home is not an
+// error.
+func Discover(env session.Env) ([]session.Ref, []session.Warning) {
+	root := Root(env)
+	if root == "" {
+		return nil, nil
+	}
+	var refs []session.Ref
+	var warns []session.Warning
+	for _, dir := range storeDirs {
+		base := filepath.Join(root, dir)
+		err := filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if p == base && os.IsNotExist(err) {
+					return fs.SkipDir
+				}
+				warns = append(warns, session.Warning{Path: p, Message: "cannot read: " + err.Error()})
+				if d != nil && d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if d.IsDir() {
+				return nil
+			}
+			id := IDFromName(d.Name())
+			if id == "" || !d.Type().IsRegular() {
+				return nil
+			}
+			info, err := d.Info()
+			if err != nil {
+				warns = append(warns, session.Warning{Path: p, Message: "cannot stat: " + err.Error()})
+				return nil
+			}
+			refs = append(refs, session.Ref{CLI: session.Codex, ID: id, Path: p, Size: info.Size(), ModTime: info.ModTime()})
+			return nil
+		})
+		if err != nil {
+			warns = append(warns, session.Warning{Path: base, Message: err.Error()})
+		}
+	}
+	if titles := readIndex(filepath.Join(root, "session_index.jsonl")); len(titles) > 0 {
+		for i := range refs {
+			refs[i].Title = titles[refs[i].ID]
+		}
+	}
+	return refs, warns
+}
+
+// readIndex reads session_index.jsonl: {"id","thread_name","updated_at"}
+// per line, the last name for an id winning.
+func readIndex(path string) map[string]string {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	titles := make(map[string]string)
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		var e struct {
+			ID         string `json:"id"`
+			ThreadName string `json:"thread_name"`
+		}
+		if json.Unmarshal(sc.Bytes(), &e) == nil && e.ID != "" && e.ThreadName != "" {
+			titles[e.ID] = e.ThreadName
+		}
+	}
+	return titles
+}
+
+// ValidID reports whether id can name a thread: only the characters of a
+// UUID and of plain names, so an id from input cannot reach outside the
+// store or act as a glob pattern.
+func ValidID(id string) bool {
+	if id == "" || len(id) > 128 {
+		return false
+	}
+	for _, c := range id {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// Locate finds the rollout of the thread with the given id, as Codex does
+// for resume: any rollout-*<id>*.jsonl under sessions/ (or
+// archived_sessions/).
+func Locate(env session.Env, id string) (string, error) {
+	if !ValidID(id) {
+		return "", fmt.Errorf("codex: invalid thread id %q: %w", id, session.ErrNotFound)
+	}
+	root := Root(env)
+	if root == "" {
+		return "", fmt.Errorf("codex: no home directory (set CODEX_HOME or HOME): %w", session.ErrNotFound)
+	}
+	var found []string
+	for _, dir := range storeDirs {
+		_ = filepath.WalkDir(filepath.Join(root, dir), func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if d != nil && d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if !d.IsDir() && IDFromName(d.Name()) == id {
+				found = append(found, p)
+			}
+			return nil
+		})
+	}
+	switch len(found) {
+	case 0:
+		return "", fmt.Errorf("codex: thread %s in %s: %w", id, root, session.ErrNotFound)
+	case 1:
+		return found[0], nil
+	}
+	return "", fmt.Errorf("codex: thread %s matches %d files (%s): %w", id, len(found), strings.Join(found, ", "), session.ErrAmbiguous)
+}

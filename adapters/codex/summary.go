@@ -1,0 +1,454 @@
+package codex
+
+import (
+	"encoding/json"
+	"io"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/stead-dev/stead/adapters/internal/jsonl"
+	"github.com/stead-dev/stead/session"
+)
+
+// TitleMax is the most bytes of a first prompt a summary keeps as title.
+const TitleMax = 200
+
+// patchMax is the most bytes of an apply_patch input read to find the files
+// it touches.
+const patchMax = 256 << 10
+
+// Summarize scans a Codex rollout for listing and statistics. It walks each
+// record's structure but copies only the few small values it needs and
+// skips record types that cannot matter after reading their type, so its
+// memory does not depend on record or file size. Lines it cannot parse are
+// counted in Summary.Skipped. A paginated fork's parent history is not
+// read: its usage belongs to the parent.
+func Summarize(r io.Reader) (session.Summary, error) {
+	s := jsonl.GetScanner(r)
+	defer jsonl.PutScanner(s)
+	z := summarizer{}
+	z.sum.CLI = session.Codex
+	for s.NextLine() {
+		z.l.reset()
+		z.parseLine(s)
+		if s.Failed() {
+			z.sum.Skipped++
+			continue
+		}
+		z.commit()
+	}
+	return z.sum, s.Err()
+}
+
+type summarizer struct {
+	sum     session.Summary
+	l       line
+	id      string
+	started bool
+	origin  string // thread whose copied lines are being read (legacy fork)
+	model   string
+	tokens  usageCounter
+	titled  bool
+}
+
+type line struct {
+	ts                                       time.Time
+	typ, ptype, role, id, cwd, model, thread []byte
+	forkedFrom, parent, name, text, title    []byte
+	args                                     []byte
+	hasTotal, hasLast, hasInfo               bool
+	total, last                              tokenUsage
+	bare                                     bool // oldest format: no envelope
+}
+
+func (l *line) reset() {
+	*l = line{
+		typ: l.typ[:0], ptype: l.ptype[:0], role: l.role[:0], id: l.id[:0], cwd: l.cwd[:0],
+		model: l.model[:0], thread: l.thread[:0], forkedFrom: l.forkedFrom[:0], parent: l.parent[:0],
+		name: l.name[:0], text: l.text[:0], title: l.title[:0], args: l.args[:0],
+	}
+}
+
+func (z *summarizer) parseLine(s *jsonl.Scanner) {
+	l := &z.l
+	if !s.BeginObject() {
+		return
+	}
+	for s.NextKey() {
+		switch string(s.Key()) {
+		case "timestamp":
+			l.ts = parseTime(s.String(64))
+		case "type":
+			l.typ = append(l.typ, s.String(64)...)
+			switch string(l.typ) {
+			case "session_meta", "response_item", "event_msg", "turn_context", "token_usage_record", "compacted":
+			default:
+				if isItemType(string(l.typ)) {
+					// The oldest format: this line is a bare item.
+					l.bare = true
+					l.ptype = append(l.ptype, l.typ...)
+					z.parseItemFields(s)
+				}
+				return
+			}
+		case "payload":
+			z.parsePayload(s)
+		case "id":
+			// The oldest format's first line is a bare meta.
+			l.id = append(l.id, s.String(256)...)
+		default:
+			s.Skip()
+		}
+	}
+}
+
+func (z *summarizer) parsePayload(s *jsonl.Scanner) {
+	l := &z.l
+	if !s.BeginObject() {
+		return
+	}
+	typ := string(l.typ)
+	for s.NextKey() {
+		k := string(s.Key())
+		switch typ {
+		case "session_meta":
+			switch k {
+			case "id":
+				l.id = append(l.id, s.String(256)...)
+			case "cwd":
+				l.cwd = append(l.cwd, s.String(4096)...)
+			case "forked_from_id":
+				l.forkedFrom = append(l.forkedFrom, s.String(256)...)
+			case "model":
+				l.model = append(l.model, s.String(256)...)
+			case "source":
+				l.parent = readSubagentParent(s, l.parent)
+			default:
+				s.Skip()
+			}
+			continue
+		case "turn_context":
+			if k == "model" {
+				l.model = append(l.model, s.String(256)...)
+			} else {
+				s.Skip()
+			}
+			continue
+		case "token_usage_record":
+			if k == "thread_id" {
+				l.thread = append(l.thread, s.String(256)...)
+			} else {
+				s.Skip()
+			}
+			continue
+		case "event_msg":
+			switch k {
+			case "type":
+				l.ptype = append(l.ptype, s.String(64)...)
+				switch string(l.ptype) {
+				case "token_count", "thread_name_updated", "item_completed", "thread_settings_applied":
+				default:
+					return // nothing else in events matters here
+				}
+			case "thread_id":
+				l.thread = append(l.thread, s.String(256)...)
+			case "info":
+				z.parseInfo(s)
+			case "thread_name":
+				l.title = append(l.title, s.String(TitleMax)...)
+			default:
+				s.Skip()
+			}
+			continue
+		case "response_item":
+			z.itemField(s, k)
+			continue
+		}
+		s.Skip()
+	}
+}
+
+// parseItemFields walks the rest of a bare item (oldest format) whose type
+// was already read.
+func (z *summarizer) parseItemFields(s *jsonl.Scanner) {
+	for s.NextKey() {
+		z.itemField(s, string(s.Key()))
+	}
+}
+
+func (z *summarizer) itemField(s *jsonl.Scanner, k string) {
+	l := &z.l
+	switch k {
+	case "type":
+		l.ptype = append(l.ptype, s.String(64)...)
+	case "role":
+		l.role = append(l.role, s.String(32)...)
+	case "name":
+		l.name = append(l.name, s.String(256)...)
+	case "content":
+		z.parseContent(s)
+	case "arguments", "input":
+		// apply_patch names the files it changes in its input.
+		l.args = append(l.args, s.String(patchMax)...)
+	case "output":
+		if s.Kind() == '"' {
+			l.text = append(l.text, s.String(4096)...)
+		} else {
+			s.Skip()
+		}
+	default:
+		s.Skip()
+	}
+}
+
+// parseContent reads the first text part of a message.
+func (z *summarizer) parseContent(s *jsonl.Scanner) {
+	l := &z.l
+	switch s.Kind() {
+	case '"':
+		l.text = append(l.text, s.String(TitleMax)...)
+		return
+	case '[':
+	default:
+		s.Skip()
+		return
+	}
+	s.BeginArray()
+	for s.NextElem() {
+		if !s.BeginObject() {
+			return
+		}
+		for s.NextKey() {
+			if string(s.Key()) == "text" && len(l.text) == 0 {
+				l.text = append(l.text, s.String(TitleMax)...)
+			} else {
+				s.Skip()
+			}
+		}
+	}
+}
+
+func (z *summarizer) parseInfo(s *jsonl.Scanner) {
+	l := &z.l
+	if s.IsNull() {
+		return
+	}
+	if !s.BeginObject() {
+		return
+	}
+	l.hasInfo = true
+	for s.NextKey() {
+		switch string(s.Key()) {
+		case "total_token_usage":
+			l.hasTotal = readTokenUsage(s, &l.total)
+		case "last_token_usage":
+			l.hasLast = readTokenUsage(s, &l.last)
+		default:
+			s.Skip()
+		}
+	}
+}
+
+func readTokenUsage(s *jsonl.Scanner, t *tokenUsage) bool {
+	if s.IsNull() || !s.BeginObject() {
+		return false
+	}
+	for s.NextKey() {
+		switch string(s.Key()) {
+		case "input_tokens":
+			t.InputTokens = s.Int()
+		case "cached_input_tokens":
+			t.CachedInputTokens = s.Int()
+		case "cache_write_input_tokens":
+			t.CacheWriteInputTokens = s.Int()
+		case "output_tokens":
+			t.OutputTokens = s.Int()
+		case "reasoning_output_tokens":
+			t.ReasoningOutputTokens = s.Int()
+		case "total_tokens":
+			t.TotalTokens = s.Int()
+		default:
+			s.Skip()
+		}
+	}
+	return true
+}
+
+func readSubagentParent(s *jsonl.Scanner, dst []byte) []byte {
+	if s.Kind() != '{' {
+		s.Skip()
+		return dst
+	}
+	s.BeginObject()
+	for s.NextKey() {
+		if string(s.Key()) != "subagent" || s.Kind() != '{' {
+			s.Skip()
+			continue
+		}
+		s.BeginObject()
+		for s.NextKey() {
+			if string(s.Key()) != "thread_spawn" || s.Kind() != '{' {
+				s.Skip()
+				continue
+			}
+			s.BeginObject()
+			for s.NextKey() {
+				if string(s.Key()) == "parent_thread_id" {
+					dst = append(dst, s.String(256)...)
+				} else {
+					s.Skip()
+				}
+			}
+		}
+	}
+	return dst
+}
+
+func (z *summarizer) commit() {
+	l, sum := &z.l, &z.sum
+	typ := string(l.typ)
+	if l.bare {
+		typ = "response_item"
+	} else if typ == "" && len(l.id) > 0 {
+		typ = "session_meta" // oldest format's meta line
+	}
+	switch typ {
+	case "session_meta":
+		sum.See(l.ts)
+		if z.started {
+			if id := string(l.id); id != "" && id != z.id {
+				z.origin = id
+			}
+			return
+		}
+		z.started = true
+		z.id = string(l.id)
+		sum.ID = z.id
+		sum.Project = string(l.cwd)
+		if len(l.model) > 0 {
+			z.model = string(l.model)
+		}
+		switch {
+		case len(l.parent) > 0:
+			sum.Parent = &session.Link{Kind: session.LinkSubagent, CLI: session.Codex, ID: string(l.parent)}
+		case len(l.forkedFrom) > 0:
+			sum.Parent = &session.Link{Kind: session.LinkFork, CLI: session.Codex, ID: string(l.forkedFrom)}
+		}
+	case "turn_context":
+		if len(l.model) > 0 && string(l.model) != z.model {
+			z.model = string(l.model)
+		}
+	case "token_usage_record":
+		if z.origin != "" && string(l.thread) == z.id {
+			z.origin = ""
+		}
+	case "event_msg":
+		if z.origin != "" && len(l.thread) > 0 && string(l.thread) == z.id {
+			z.origin = ""
+		}
+		switch string(l.ptype) {
+		case "token_count":
+			if !l.hasInfo {
+				return
+			}
+			var total, last *tokenUsage
+			if l.hasTotal {
+				total = &l.total
+			}
+			if l.hasLast {
+				last = &l.last
+			}
+			if u, ok := z.tokens.add(total, last); ok {
+				if z.origin != "" {
+					sum.AddBorrowed(z.origin, z.model, u.universal())
+				} else {
+					sum.AddUsage(z.model, u.universal())
+				}
+			}
+		case "thread_name_updated":
+			if len(l.title) > 0 {
+				sum.Title, z.titled = titleOf(l.title), true
+			}
+		}
+	case "response_item":
+		sum.See(l.ts)
+		z.item()
+	case "compacted":
+		sum.See(l.ts)
+	}
+}
+
+func (z *summarizer) item() {
+	l, sum := &z.l, &z.sum
+	switch string(l.ptype) {
+	case "message":
+		switch string(l.role) {
+		case "user":
+			text := string(l.text)
+			if text == "" || IsContext(text) {
+				return
+			}
+			sum.Turns++
+			sum.Messages++
+			if !z.titled {
+				sum.Title, z.titled = titleOf(l.text), true
+			}
+		case "assistant":
+			if len(l.text) > 0 {
+				sum.Messages++
+			}
+		}
+	case "function_call", "custom_tool_call":
+		name := string(l.name)
+		sum.AddTool(UniversalTool(name))
+		if name == "apply_patch" {
+			for _, f := range PatchFiles(patchText(l.args)) {
+				sum.AddFile(f)
+			}
+		}
+	case "local_shell_call":
+		sum.AddTool(session.ToolBash)
+	case "web_search_call":
+		sum.AddTool(session.ToolWebSearch)
+	case "function_call_output", "custom_tool_call_output":
+		if outputStatus(string(l.text)) != session.StatusOK {
+			sum.ToolErrors++
+		}
+	}
+}
+
+// patchText returns the patch in apply_patch arguments: the JSON
+// {"input": patch} of a function call, or the raw input of a custom call.
+func patchText(args []byte) string {
+	s := string(args)
+	if strings.HasPrefix(strings.TrimSpace(s), "{") {
+		var a struct {
+			Input string `json:"input"`
+			Patch string `json:"patch"`
+		}
+		if json.Unmarshal(args, &a) == nil {
+			if a.Input != "" {
+				return a.Input
+			}
+			return a.Patch
+		}
+	}
+	return s
+}
+
+// titleOf turns the start of a prompt into a one-line title.
+func titleOf(b []byte) string {
+	for len(b) > 0 && !utf8.Valid(b) {
+		b = b[:len(b)-1]
+	}
+	return strings.Join(strings.Fields(string(b)), " ")
+}
+
+func parseTime(b []byte) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, string(b))
+	if err != nil {
+		t, _ = session.ParseTime(string(b))
+	}
+	return t.UTC()
+}

@@ -1,0 +1,115 @@
+package jsonl
+
+import (
+	"bytes"
+	"errors"
+	"io"
+)
+
+// Reader reads lines of any length.
+type Reader struct {
+	r      io.Reader
+	buf    []byte
+	start  int // start of unread data in buf
+	end    int // end of data in buf
+	line   []byte
+	lineNo int
+	off    int64 // stream offset of buf[0]
+	lineAt int64 // stream offset of the current line
+	eof    bool
+	err    error
+}
+
+// NewReader returns a Reader over r.
+func NewReader(r io.Reader) *Reader {
+	return &Reader{r: r, buf: make([]byte, 64<<10)}
+}
+
+// Next advances to the next non-blank line and reports whether there is
+// one. Line endings (\n or \r\n) are not part of the line. A last line
+// without a newline is returned too.
+func (r *Reader) Next() bool {
+	for {
+		if !r.next() {
+			return false
+		}
+		if !IsBlank(r.line) {
+			return true
+		}
+	}
+}
+
+func (r *Reader) next() bool {
+	scanFrom := r.start
+	for {
+		if i := bytes.IndexByte(r.buf[scanFrom:r.end], '\n'); i >= 0 {
+			nl := scanFrom + i
+			r.set(r.start, nl)
+			r.start = nl + 1
+			return true
+		}
+		scanFrom = r.end
+		if r.eof {
+			if r.start < r.end {
+				r.set(r.start, r.end)
+				r.start = r.end
+				return true
+			}
+			r.line = nil
+			return false
+		}
+		// Make room: slide unread data to the front, or grow.
+		if r.start > 0 {
+			n := copy(r.buf, r.buf[r.start:r.end])
+			r.off += int64(r.start)
+			scanFrom -= r.start
+			r.start, r.end = 0, n
+		}
+		if r.end == len(r.buf) {
+			nb := make([]byte, 2*len(r.buf))
+			copy(nb, r.buf[:r.end])
+			r.buf = nb
+		}
+		n, err := r.r.Read(r.buf[r.end:])
+		r.end += n
+		if err != nil {
+			r.eof = true
+			if !errors.Is(err, io.EOF) {
+				r.err = err
+			}
+		}
+	}
+}
+
+func (r *Reader) set(from, nl int) {
+	r.lineNo++
+	r.lineAt = r.off + int64(from)
+	l := r.buf[from:nl]
+	if n := len(l); n > 0 && l[n-1] == '\r' {
+		l = l[:n-1]
+	}
+	r.line = l
+}
+
+// Line returns the current line. It is valid until the next call to Next.
+func (r *Reader) Line() []byte { return r.line }
+
+// LineNo returns the 1-based number of the current line, counting blank
+// lines.
+func (r *Reader) LineNo() int { return r.lineNo }
+
+// Offset returns the byte offset of the current line in the stream.
+func (r *Reader) Offset() int64 { return r.lineAt }
+
+// Err returns the first read error other than io.EOF.
+func (r *Reader) Err() error { return r.err }
+
+// IsBlank reports whether b holds only JSON whitespace.
+func IsBlank(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return false
+		}
+	}
+	return true
+}

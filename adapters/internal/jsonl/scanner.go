@@ -1,0 +1,644 @@
+package jsonl
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strconv"
+	"sync"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Scanner is a pull parser for JSON Lines over a fixed-size window. A caller
+// moves from record to record with NextLine and walks each record with
+// BeginObject/NextKey, BeginArray/NextElem and the value readers, skipping
+// what it does not need with Skip. It can stop walking a record at any
+// point; NextLine then skips the rest of the line without parsing it.
+//
+// Errors within a record are sticky: after one, every reader returns a zero
+// value and NextKey/NextElem return false, and LineErr reports what went
+// wrong. The next NextLine starts cleanly on the following line.
+type Scanner struct {
+	r    io.Reader
+	buf  []byte
+	pos  int
+	end  int
+	eof  bool
+	rerr error
+
+	line    int   // number of the current line
+	off     int64 // stream offset of buf[0]
+	lineOff int64 // stream offset of the current line
+	started bool
+
+	lerr  error  // syntax error in the current line
+	key   []byte // scratch for keys
+	str   []byte // scratch for string values
+	trunc bool
+}
+
+// DefaultWindow is the window size NewScanner uses when given 0.
+const DefaultWindow = 256 << 10
+
+// NewScanner returns a Scanner reading r through a window of size bytes.
+func NewScanner(r io.Reader, size int) *Scanner {
+	if size <= 0 {
+		size = DefaultWindow
+	}
+	if size < 64 {
+		size = 64
+	}
+	return &Scanner{r: r, buf: make([]byte, size), key: make([]byte, 0, 64), str: make([]byte, 0, 256)}
+}
+
+// Reset makes the scanner read r from the start, keeping its buffers.
+func (s *Scanner) Reset(r io.Reader) {
+	*s = Scanner{r: r, buf: s.buf, key: s.key[:0], str: s.str[:0]}
+}
+
+// SyntaxError describes a malformed record.
+type SyntaxError struct {
+	Msg    string
+	Offset int64 // stream offset where the problem was found
+}
+
+func (e *SyntaxError) Error() string { return e.Msg }
+
+// NextLine skips what is left of the current line and moves to the start of
+// the next line that is not blank. It returns false at the end of input or
+// on a read error (see Err).
+func (s *Scanner) NextLine() bool {
+	if s.started {
+		if !s.skipToEOL() {
+			return false
+		}
+	}
+	s.started = true
+	s.lerr = nil
+	for {
+		s.line++
+		s.lineOff = s.off + int64(s.pos)
+		// Skip leading blanks; a blank line is skipped entirely.
+		for {
+			if s.pos >= s.end && !s.more() {
+				return false
+			}
+			c := s.buf[s.pos]
+			if c == ' ' || c == '\t' || c == '\r' {
+				s.pos++
+				continue
+			}
+			if c == '\n' {
+				s.pos++
+				break // blank line: count it and look at the next
+			}
+			return true
+		}
+	}
+}
+
+// skipToEOL moves past the next newline. It returns false at end of input.
+func (s *Scanner) skipToEOL() bool {
+	for {
+		if i := bytes.IndexByte(s.buf[s.pos:s.end], '\n'); i >= 0 {
+			s.pos += i + 1
+			return true
+		}
+		s.pos = s.end
+		if !s.more() {
+			return false
+		}
+	}
+}
+
+// more reads more input, keeping buf[pos:end]. It returns false when no
+// more input is available.
+func (s *Scanner) more() bool {
+	if s.eof {
+		return false
+	}
+	if s.pos > 0 {
+		n := copy(s.buf, s.buf[s.pos:s.end])
+		s.off += int64(s.pos)
+		s.pos, s.end = 0, n
+	}
+	if s.end == len(s.buf) {
+		nb := make([]byte, 2*len(s.buf))
+		copy(nb, s.buf[:s.end])
+		s.buf = nb
+	}
+	for {
+		n, err := s.r.Read(s.buf[s.end:])
+		s.end += n
+		if err != nil {
+			s.eof = true
+			if !errors.Is(err, io.EOF) {
+				s.rerr = err
+			}
+			return n > 0
+		}
+		if n > 0 {
+			return true
+		}
+	}
+}
+
+// LineNo returns the 1-based number of the current line.
+func (s *Scanner) LineNo() int { return s.line }
+
+// LineOffset returns the stream offset of the current line.
+func (s *Scanner) LineOffset() int64 { return s.lineOff }
+
+// Err returns the first read error other than io.EOF.
+func (s *Scanner) Err() error { return s.rerr }
+
+// LineErr returns the syntax error found in the current line, if any.
+func (s *Scanner) LineErr() error { return s.lerr }
+
+// Failed reports whether the current line has a syntax error.
+func (s *Scanner) Failed() bool { return s.lerr != nil }
+
+func (s *Scanner) fail(msg string) {
+	if s.lerr == nil {
+		s.lerr = &SyntaxError{Msg: msg, Offset: s.off + int64(s.pos)}
+	}
+}
+
+// peek skips whitespace and returns the next byte without consuming it, or
+// 0 at the end of the line (which is then a syntax error for the caller to
+// report).
+func (s *Scanner) peek() byte {
+	for {
+		if s.pos >= s.end && !s.more() {
+			return 0
+		}
+		switch c := s.buf[s.pos]; c {
+		case ' ', '\t', '\r':
+			s.pos++
+		case '\n':
+			return 0
+		default:
+			return c
+		}
+	}
+}
+
+// Kind returns the first byte of the next value: '{', '[', '"', 't', 'f',
+// 'n', '-' or a digit; or 0 when the line has ended or failed.
+func (s *Scanner) Kind() byte {
+	if s.lerr != nil {
+		return 0
+	}
+	return s.peek()
+}
+
+func (s *Scanner) expect(c byte) bool {
+	if s.lerr != nil {
+		return false
+	}
+	got := s.peek()
+	if got != c {
+		if got == 0 {
+			s.fail("record ends early")
+		} else {
+			s.fail("expected '" + string(c) + "', found '" + string(got) + "'")
+		}
+		return false
+	}
+	s.pos++
+	return true
+}
+
+// BeginObject consumes '{'. It fails the line if the next value is not an
+// object.
+func (s *Scanner) BeginObject() bool { return s.expect('{') }
+
+// BeginArray consumes '['. It fails the line if the next value is not an
+// array.
+func (s *Scanner) BeginArray() bool { return s.expect('[') }
+
+// NextKey moves to the next member of the object being walked and reports
+// whether there is one; it consumes the closing '}' when there is not. The
+// key is available from Key until the next call on the scanner; the value
+// must then be consumed (read or skipped) before calling NextKey again.
+func (s *Scanner) NextKey() bool {
+	if s.lerr != nil {
+		return false
+	}
+	c := s.peek()
+	if c == ',' {
+		s.pos++
+		c = s.peek()
+	}
+	switch c {
+	case '}':
+		s.pos++
+		return false
+	case '"':
+		s.pos++
+		s.key = s.readString(s.key[:0], 1<<20)
+		if s.lerr != nil {
+			return false
+		}
+		return s.expect(':')
+	case 0:
+		s.fail("record ends early")
+	default:
+		s.fail("expected object key, found '" + string(c) + "'")
+	}
+	return false
+}
+
+// Key returns the key NextKey moved to.
+func (s *Scanner) Key() []byte { return s.key }
+
+// NextElem moves to the next element of the array being walked and reports
+// whether there is one; it consumes the closing ']' when there is not.
+func (s *Scanner) NextElem() bool {
+	if s.lerr != nil {
+		return false
+	}
+	c := s.peek()
+	if c == ',' {
+		s.pos++
+		c = s.peek()
+	}
+	switch c {
+	case ']':
+		s.pos++
+		return false
+	case 0:
+		s.fail("record ends early")
+		return false
+	}
+	return true
+}
+
+// String reads a string value, unescaped, keeping at most max bytes (the
+// rest is skipped; Truncated reports it). A null reads as "". Any other
+// value is skipped and reads as "". The result is valid until the next call
+// on the scanner.
+func (s *Scanner) String(max int) []byte {
+	s.trunc = false
+	switch s.Kind() {
+	case '"':
+		s.pos++
+		s.str = s.readString(s.str[:0], max)
+		return s.str
+	case 0:
+		s.fail("record ends early")
+		return nil
+	default:
+		s.Skip()
+		return nil
+	}
+}
+
+// Truncated reports whether the last String result was cut at its limit.
+func (s *Scanner) Truncated() bool { return s.trunc }
+
+// Int reads a number value as an integer (a fraction is dropped). Any other
+// value is skipped and reads as 0.
+func (s *Scanner) Int() int64 {
+	c := s.Kind()
+	if c != '-' && (c < '0' || c > '9') {
+		if c == 0 {
+			s.fail("record ends early")
+			return 0
+		}
+		s.Skip()
+		return 0
+	}
+	var n int64
+	neg := false
+	if c == '-' {
+		neg = true
+		s.pos++
+	}
+	frac := false
+	for {
+		if s.pos >= s.end && !s.more() {
+			break
+		}
+		c := s.buf[s.pos]
+		switch {
+		case c >= '0' && c <= '9':
+			if !frac {
+				n = n*10 + int64(c-'0')
+			}
+		case c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-':
+			frac = true
+		default:
+			if neg {
+				return -n
+			}
+			return n
+		}
+		s.pos++
+	}
+	if neg {
+		return -n
+	}
+	return n
+}
+
+// Bool reads a boolean value. Any other value is skipped and reads as false.
+func (s *Scanner) Bool() bool {
+	switch s.Kind() {
+	case 't':
+		s.literal("true")
+		return true
+	case 'f':
+		s.literal("false")
+	case 0:
+		s.fail("record ends early")
+	default:
+		s.Skip()
+	}
+	return false
+}
+
+// IsNull consumes a null value and reports whether there was one.
+func (s *Scanner) IsNull() bool {
+	if s.Kind() == 'n' {
+		s.literal("null")
+		return true
+	}
+	return false
+}
+
+func (s *Scanner) literal(lit string) {
+	for i := 0; i < len(lit); i++ {
+		if s.pos >= s.end && !s.more() {
+			s.fail("record ends early")
+			return
+		}
+		if s.buf[s.pos] != lit[i] {
+			s.fail("invalid literal")
+			return
+		}
+		s.pos++
+	}
+}
+
+// Skip consumes the next value, whatever it is, without keeping it.
+func (s *Scanner) Skip() {
+	c := s.Kind()
+	switch {
+	case c == 0:
+		if s.lerr == nil {
+			s.fail("record ends early")
+		}
+	case c == '"':
+		s.pos++
+		s.skipString()
+	case c == '{' || c == '[':
+		s.pos++
+		s.skipNested()
+	case c == 't':
+		s.literal("true")
+	case c == 'f':
+		s.literal("false")
+	case c == 'n':
+		s.literal("null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		s.skipNumber()
+	default:
+		s.fail("unexpected '" + string(c) + "'")
+	}
+}
+
+func (s *Scanner) skipNumber() {
+	for {
+		if s.pos >= s.end && !s.more() {
+			return
+		}
+		switch c := s.buf[s.pos]; {
+		case c >= '0' && c <= '9', c == '-', c == '+', c == '.', c == 'e', c == 'E':
+			s.pos++
+		default:
+			return
+		}
+	}
+}
+
+// skipNested skips the rest of an object or array whose opening bracket
+// was consumed. It tracks depth only; strings are skipped whole.
+func (s *Scanner) skipNested() {
+	depth := 1
+outer:
+	for {
+		if s.pos >= s.end && !s.more() {
+			s.fail("record ends early")
+			return
+		}
+		buf := s.buf[s.pos:s.end]
+		for i, c := range buf {
+			switch c {
+			case '"':
+				s.pos += i + 1
+				s.skipString()
+				if s.lerr != nil {
+					return
+				}
+				continue outer
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					s.pos += i + 1
+					return
+				}
+			case '\n':
+				s.pos += i
+				s.fail("record ends early")
+				return
+			}
+		}
+		s.pos += len(buf)
+	}
+}
+
+// skipString skips the rest of a string whose opening quote was consumed.
+func (s *Scanner) skipString() {
+	carry := 0 // backslashes ending the previous window
+	for {
+		seg := s.buf[s.pos:s.end]
+		i := bytes.IndexByte(seg, '"')
+		if i < 0 {
+			if j := bytes.IndexByte(seg, '\n'); j >= 0 {
+				s.pos += j
+				s.fail("unterminated string")
+				return
+			}
+			carry = trailingBackslashes(seg, carry)
+			s.pos = s.end
+			if !s.more() {
+				s.fail("unterminated string")
+				return
+			}
+			continue
+		}
+		if j := bytes.IndexByte(seg[:i], '\n'); j >= 0 {
+			s.pos += j
+			s.fail("unterminated string")
+			return
+		}
+		k := trailingBackslashes(seg[:i], carry)
+		carry = 0
+		s.pos += i + 1
+		if k%2 == 0 {
+			return
+		}
+	}
+}
+
+// trailingBackslashes counts the backslashes ending b, adding carry when b
+// is all backslashes.
+func trailingBackslashes(b []byte, carry int) int {
+	k := 0
+	for k < len(b) && b[len(b)-1-k] == '\\' {
+		k++
+	}
+	if k == len(b) {
+		k += carry
+	}
+	return k
+}
+
+// readString reads the rest of a string whose opening quote was consumed,
+// appending at most max unescaped bytes to dst.
+func (s *Scanner) readString(dst []byte, max int) []byte {
+	s.trunc = false
+	for {
+		if s.pos >= s.end && !s.more() {
+			s.fail("unterminated string")
+			return dst
+		}
+		seg := s.buf[s.pos:s.end]
+		// Copy the run up to the next quote, backslash or newline.
+		i := 0
+		for i < len(seg) {
+			c := seg[i]
+			if c == '"' || c == '\\' || c == '\n' {
+				break
+			}
+			i++
+		}
+		if i > 0 {
+			dst = appendCapped(dst, seg[:i], max, &s.trunc)
+			s.pos += i
+			if s.trunc {
+				s.skipString()
+				return dst
+			}
+			if i == len(seg) {
+				continue
+			}
+		}
+		switch seg[i] {
+		case '"':
+			s.pos++
+			return dst
+		case '\n':
+			s.fail("unterminated string")
+			return dst
+		}
+		// Escape sequence: make sure it is in the window.
+		if s.end-s.pos < 12 {
+			s.more()
+		}
+		rest := s.buf[s.pos:s.end]
+		if len(rest) < 2 {
+			s.fail("unterminated string")
+			return dst
+		}
+		var r rune = -1
+		n := 2
+		switch rest[1] {
+		case '"', '\\', '/':
+			r = rune(rest[1])
+		case 'b':
+			r = '\b'
+		case 'f':
+			r = '\f'
+		case 'n':
+			r = '\n'
+		case 'r':
+			r = '\r'
+		case 't':
+			r = '\t'
+		case 'u':
+			r, n = decodeU(rest)
+		}
+		if r < 0 {
+			s.fail("invalid escape in string")
+			return dst
+		}
+		var tmp [utf8.UTFMax]byte
+		w := utf8.EncodeRune(tmp[:], r)
+		dst = appendCapped(dst, tmp[:w], max, &s.trunc)
+		s.pos += n
+		if s.trunc {
+			s.skipString()
+			return dst
+		}
+	}
+}
+
+// decodeU decodes a \uXXXX escape (and a following low surrogate) at the
+// start of b. It returns the rune and the bytes used, or -1.
+func decodeU(b []byte) (rune, int) {
+	if len(b) < 6 {
+		return -1, 0
+	}
+	v, err := strconv.ParseUint(string(b[2:6]), 16, 16)
+	if err != nil {
+		return -1, 0
+	}
+	r := rune(v)
+	if utf16.IsSurrogate(r) {
+		if len(b) >= 12 && b[6] == '\\' && b[7] == 'u' {
+			if v2, err := strconv.ParseUint(string(b[8:12]), 16, 16); err == nil {
+				if d := utf16.DecodeRune(r, rune(v2)); d != utf8.RuneError {
+					return d, 12
+				}
+			}
+		}
+		return utf8.RuneError, 6
+	}
+	return r, 6
+}
+
+func appendCapped(dst, src []byte, max int, trunc *bool) []byte {
+	if room := max - len(dst); room < len(src) {
+		if room > 0 {
+			dst = append(dst, src[:room]...)
+		}
+		*trunc = true
+		return dst
+	}
+	return append(dst, src...)
+}
+
+var scanners = sync.Pool{New: func() any { return NewScanner(nil, DefaultWindow) }}
+
+// GetScanner returns a pooled Scanner with the default window reading r.
+// Return it with PutScanner when done.
+func GetScanner(r io.Reader) *Scanner {
+	s := scanners.Get().(*Scanner)
+	s.Reset(r)
+	return s
+}
+
+// PutScanner returns a Scanner to the pool. A scanner whose window grew
+// beyond the default is dropped.
+func PutScanner(s *Scanner) {
+	if len(s.buf) != DefaultWindow {
+		return
+	}
+	s.r = nil
+	scanners.Put(s)
+}

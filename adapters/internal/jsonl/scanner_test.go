@@ -1,0 +1,270 @@
+package jsonl
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// walk turns the next value into the Go value encoding/json would produce,
+// with numbers replaced by "num" (see normalize).
+func walk(s *Scanner) any {
+	switch s.Kind() {
+	case '{':
+		s.BeginObject()
+		m := map[string]any{}
+		for s.NextKey() {
+			k := fixUTF8(s.Key())
+			m[k] = walk(s)
+		}
+		return m
+	case '[':
+		s.BeginArray()
+		a := []any{}
+		for s.NextElem() {
+			a = append(a, walk(s))
+		}
+		return a
+	case '"':
+		return fixUTF8(s.String(1 << 30))
+	case 't', 'f':
+		return s.Bool()
+	case 'n':
+		s.IsNull()
+		return nil
+	default:
+		// Number values are checked by TestScannerMatchesEncodingJSON;
+		// fuzzed ones can overflow, so only their presence is compared.
+		s.Int()
+		return "num"
+	}
+}
+
+func scanAll(t *testing.T, input string, window int) (vals []any, lines []int, errs []int) {
+	t.Helper()
+	s := NewScanner(strings.NewReader(input), window)
+	for s.NextLine() {
+		v := walk(s)
+		if s.Failed() {
+			errs = append(errs, s.LineNo())
+			continue
+		}
+		vals = append(vals, v)
+		lines = append(lines, s.LineNo())
+	}
+	if err := s.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return vals, lines, errs
+}
+
+func TestScannerMatchesEncodingJSON(t *testing.T) {
+	long := strings.Repeat(`ab\"c\\`, 5000)
+	input := strings.Join([]string{
+		`{"type":"user","t":true,"x":false,"z":null}`,
+		``,
+		`   `,
+		`{"nested":{"a":[1,2,{"b":"c"}],"s":"q\"uo\\te\n\t\u00e9\ud83d\ude00"},"after":"yes"}`,
+		`{"long":"` + long + `","k":"v"}`,
+		`[1,"two",[3]]`,
+		`{"esc\"key":1}`,
+	}, "\n")
+	for _, window := range []int{64, 65, 100, 4096, 1 << 20} {
+		t.Run(fmt.Sprint(window), func(t *testing.T) {
+			vals, lines, errs := scanAll(t, input, window)
+			if len(errs) != 0 {
+				t.Fatalf("unexpected errors on lines %v", errs)
+			}
+			if want := []int{1, 4, 5, 6, 7}; !reflect.DeepEqual(lines, want) {
+				t.Errorf("lines = %v, want %v", lines, want)
+			}
+			var want []any
+			for _, l := range strings.Split(input, "\n") {
+				if strings.TrimSpace(l) == "" {
+					continue
+				}
+				var v any
+				if err := json.Unmarshal([]byte(l), &v); err != nil {
+					t.Fatal(err)
+				}
+				want = append(want, normalize(v))
+			}
+			if !reflect.DeepEqual(vals, want) {
+				t.Errorf("values differ\n got %v\nwant %v", trunc(vals), trunc(want))
+			}
+		})
+	}
+}
+
+// fixUTF8 replaces each invalid byte with U+FFFD, as encoding/json does.
+func fixUTF8(b []byte) string {
+	var sb strings.Builder
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		sb.WriteRune(r)
+		b = b[n:]
+	}
+	return sb.String()
+}
+
+func normalize(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			v[k] = normalize(x)
+		}
+	case []any:
+		for i, x := range v {
+			v[i] = normalize(x)
+		}
+	case float64:
+		return "num"
+	}
+	return v
+}
+
+func trunc(v any) string {
+	s := fmt.Sprint(v)
+	if len(s) > 300 {
+		return s[:300] + "..."
+	}
+	return s
+}
+
+func TestScannerRecoversFromBadLines(t *testing.T) {
+	input := strings.Join([]string{
+		`{"ok":1}`,
+		`{"truncated":"abc`, // string cut by the newline
+		`{"ok":2}`,
+		`not json at all`,
+		`{"ok":3,"arr":[1,2`, // array cut
+		`{"ok":4}`,
+		`{"ok":5}`, // no trailing newline
+	}, "\n")
+	for _, window := range []int{64, 4096} {
+		vals, lines, errs := scanAll(t, input, window)
+		if want := []int{2, 4, 5}; !reflect.DeepEqual(errs, want) {
+			t.Errorf("window %d: error lines = %v, want %v", window, errs, want)
+		}
+		if want := []int{1, 3, 6, 7}; !reflect.DeepEqual(lines, want) {
+			t.Errorf("window %d: good lines = %v, want %v", window, lines, want)
+		}
+		if len(vals) != 4 {
+			t.Errorf("window %d: got %d values", window, len(vals))
+		}
+	}
+}
+
+func TestScannerEarlyExitSkipsRestOfLine(t *testing.T) {
+	big := strings.Repeat("x", 10000)
+	input := `{"type":"a","big":"` + big + `"}` + "\n" + `{"type":"b"}` + "\n"
+	s := NewScanner(strings.NewReader(input), 64)
+	var types []string
+	for s.NextLine() {
+		s.BeginObject()
+		for s.NextKey() {
+			if string(s.Key()) == "type" {
+				types = append(types, string(s.String(10)))
+				break // stop walking this record
+			}
+			s.Skip()
+		}
+	}
+	if !reflect.DeepEqual(types, []string{"a", "b"}) {
+		t.Fatalf("types = %v", types)
+	}
+}
+
+func TestStringCap(t *testing.T) {
+	s := NewScanner(strings.NewReader(`{"a":"hello world","b":"z"}`), 64)
+	s.NextLine()
+	s.BeginObject()
+	s.NextKey()
+	if got := string(s.String(5)); got != "hello" || !s.Truncated() {
+		t.Fatalf("got %q truncated=%v", got, s.Truncated())
+	}
+	s.NextKey()
+	if got := string(s.String(5)); got != "z" || s.Truncated() {
+		t.Fatalf("got %q truncated=%v", got, s.Truncated())
+	}
+}
+
+func TestReaderLongLinesAndNumbers(t *testing.T) {
+	long := strings.Repeat("y", 300000)
+	input := "a\r\n\n" + long + "\n  \nlast"
+	r := NewReader(strings.NewReader(input))
+	var got []string
+	var nums []int
+	for r.Next() {
+		got = append(got, string(r.Line()))
+		nums = append(nums, r.LineNo())
+	}
+	if len(got) != 3 || got[0] != "a" || got[1] != long || got[2] != "last" {
+		t.Fatalf("lines: %d %q", len(got), got[0])
+	}
+	if !reflect.DeepEqual(nums, []int{1, 3, 5}) {
+		t.Fatalf("line numbers %v", nums)
+	}
+}
+
+func FuzzScanner(f *testing.F) {
+	f.Add([]byte(`{"a":"b"}`+"\n"+`{"c":[1,{"d":"e\"f"}]}`), 64)
+	f.Add([]byte(`{"x":"\ud83d\ude00\\"}`+"\n\n"+`[`), 70)
+	f.Add([]byte(`{"trunc":"abc`+"\n"+`{"ok":1}`), 64)
+	f.Fuzz(func(t *testing.T, data []byte, window int) {
+		if window < 0 {
+			window = -window
+		}
+		window = window%4096 + 64
+		// Lines that encoding/json accepts must walk to the same value; any
+		// line must cost at most itself.
+		var wantGood []any
+		nonBlank := 0
+		for _, l := range bytes.Split(data, []byte("\n")) {
+			if IsBlank(l) {
+				continue
+			}
+			nonBlank++
+			var v any
+			if json.Unmarshal(l, &v) == nil {
+				wantGood = append(wantGood, normalize(v))
+			}
+		}
+		s := NewScanner(bytes.NewReader(data), window)
+		seen := 0
+		var good []any
+		for s.NextLine() {
+			seen++
+			v := walk(s)
+			if !s.Failed() {
+				good = append(good, v)
+			}
+		}
+		if seen != nonBlank {
+			t.Fatalf("saw %d records, want %d", seen, nonBlank)
+		}
+		// The scanner is more lenient than encoding/json (it does not
+		// validate numbers or trailing bytes), so compare only when every
+		// line was valid JSON.
+		if len(wantGood) == nonBlank && !reflect.DeepEqual(good, wantGood) {
+			t.Fatalf("values differ:\n got %v\nwant %v", trunc(good), trunc(wantGood))
+		}
+	})
+}
+
+func TestInt(t *testing.T) {
+	s := NewScanner(strings.NewReader(`[42,-7,1.5,3e2,0]`), 64)
+	s.NextLine()
+	s.BeginArray()
+	var got []int64
+	for s.NextElem() {
+		got = append(got, s.Int())
+	}
+	if want := []int64{42, -7, 1, 3, 0}; !reflect.DeepEqual(got, want) || s.Failed() {
+		t.Fatalf("got %v (err %v), want %v", got, s.LineErr(), want)
+	}
+}

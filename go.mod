@@ -1,0 +1,3 @@
+module github.com/stead-dev/stead
+
+go 1.26

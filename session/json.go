@@ -1,0 +1,153 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// Marshal returns the canonical JSON encoding of s: compact, fields in a
+// fixed order, and HTML characters left as they are.
+func Marshal(s *Session) ([]byte, error) {
+	return marshalNoEscape(s)
+}
+
+// Encode writes s to w as canonical JSON followed by a newline, indented
+// with two spaces when indent is true.
+func Encode(w io.Writer, s *Session, indent bool) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	if indent {
+		enc.SetIndent("", "  ")
+	}
+	return enc.Encode(s)
+}
+
+// Unmarshal decodes a universal session document.
+func Unmarshal(b []byte) (*Session, error) {
+	var s Session
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// Decode reads one universal session document from r.
+func Decode(r io.Reader) (*Session, error) {
+	var s Session
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&s); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+type sessionJSON Session
+
+// MarshalJSON writes the session with an empty timeline as [] rather than
+// null, as seed 001 requires an array.
+func (s Session) MarshalJSON() ([]byte, error) {
+	if s.Timeline == nil {
+		s.Timeline = []Entry{}
+	}
+	if s.Version == "" {
+		s.Version = Version
+	}
+	return marshalNoEscape(sessionJSON(s))
+}
+
+type metadataJSON struct {
+	Created      string   `json:"created"`
+	LastModified string   `json:"lastModified"`
+	Tokens       *Usage   `json:"tokens,omitempty"`
+	Cost         *float64 `json:"cost,omitempty"`
+}
+
+// MarshalJSON writes times as ISO 8601 strings in UTC.
+func (m Metadata) MarshalJSON() ([]byte, error) {
+	return marshalNoEscape(metadataJSON{
+		Created:      FormatTime(m.Created),
+		LastModified: FormatTime(m.LastModified),
+		Tokens:       m.Tokens,
+		Cost:         m.Cost,
+	})
+}
+
+// UnmarshalJSON reads times written by MarshalJSON.
+func (m *Metadata) UnmarshalJSON(b []byte) error {
+	var w metadataJSON
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	created, err := ParseTime(w.Created)
+	if err != nil {
+		return fmt.Errorf("session: metadata.created: %w", err)
+	}
+	last, err := ParseTime(w.LastModified)
+	if err != nil {
+		return fmt.Errorf("session: metadata.lastModified: %w", err)
+	}
+	*m = Metadata{Created: created, LastModified: last, Tokens: w.Tokens, Cost: w.Cost}
+	return nil
+}
+
+func marshalNoEscape(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
+}
+
+// FormatTime formats t as an ISO 8601 UTC timestamp with millisecond
+// precision (more when t has it), or "" for the zero time: a source that
+// recorded no time gets none invented.
+func FormatTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	t = t.UTC()
+	if t.Nanosecond()%int(time.Millisecond) == 0 {
+		return t.Format("2006-01-02T15:04:05.000Z07:00")
+	}
+	return t.Format(time.RFC3339Nano)
+}
+
+// ParseTime parses the timestamps found in native stores: RFC 3339 with or
+// without fractional seconds, with a zone or (taken as UTC) without one. The
+// empty string is the zero time.
+func ParseTime(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t.UTC(), nil
+	}
+	for _, layout := range []string{"2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("bad timestamp %q", truncate(s, 40))
+}
+
+// UnixMilli converts a count of milliseconds since the epoch, the form some
+// stores use, to a time.
+func UnixMilli(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms).UTC()
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
+}

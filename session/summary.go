@@ -1,0 +1,167 @@
+package session
+
+import (
+	"sort"
+	"time"
+)
+
+// MaxSummaryFiles caps Summary.Files so a summary's size never depends on
+// how long a session is.
+const MaxSummaryFiles = 1000
+
+// Summary is what a fast scan of one native session file yields: enough to
+// list sessions and total their usage without building a timeline. Its size
+// does not grow with the session (Files is capped at MaxSummaryFiles).
+type Summary struct {
+	CLI  string `json:"cli"`
+	ID   string `json:"id"`
+	Path string `json:"path"`
+	// Size is the file's size in bytes.
+	Size int64 `json:"size"`
+	// Project is the working directory.
+	Project string `json:"project"`
+	// Title is the session's title, or the start of its first prompt.
+	Title string    `json:"title,omitempty"`
+	Start time.Time `json:"start,omitzero"`
+	End   time.Time `json:"end,omitzero"`
+	// Messages counts user prompts and assistant text replies (tool
+	// calls, results, thinking and injected context are not messages).
+	Messages int `json:"messages"`
+	// Turns counts user prompts.
+	Turns int `json:"turns"`
+	// Parent links a fork or subagent to its parent session.
+	Parent *Link `json:"parent,omitempty"`
+
+	// Usage totals tokens of model responses recorded in this file,
+	// each response counted once, excluding those copied from another
+	// session (see Borrowed).
+	Usage Usage `json:"usage"`
+	// Models splits Usage by model.
+	Models map[string]Usage `json:"models,omitempty"`
+	// Borrowed holds usage of responses this file copied from other
+	// sessions (forks), keyed by the id of the session that made them.
+	// A caller that also scans that session should drop it; otherwise it
+	// belongs to this file.
+	Borrowed map[string]BorrowedUsage `json:"borrowed,omitempty"`
+	// LastUsage is the usage of the last model response: its context
+	// size is the session's current context.
+	LastUsage Usage `json:"lastUsage"`
+	// Tools counts tool calls by universal tool name.
+	Tools map[Tool]int `json:"tools,omitempty"`
+	// ToolErrors counts tool results that reported an error.
+	ToolErrors int `json:"toolErrors"`
+	// Files lists files the session wrote or edited, as named in tool
+	// calls, in first-seen order.
+	Files []string `json:"files,omitempty"`
+	// Skipped counts lines that could not be parsed.
+	Skipped int `json:"skipped"`
+}
+
+// BorrowedUsage is usage copied from another session, split by model.
+type BorrowedUsage struct {
+	Usage  Usage            `json:"usage"`
+	Models map[string]Usage `json:"models,omitempty"`
+}
+
+// AddUsage counts a model response's usage under model.
+func (s *Summary) AddUsage(model string, u Usage) {
+	s.Usage.Add(u)
+	addModel(&s.Models, model, u)
+	s.LastUsage = u
+}
+
+// AddBorrowed counts usage copied from session origin.
+func (s *Summary) AddBorrowed(origin, model string, u Usage) {
+	if s.Borrowed == nil {
+		s.Borrowed = make(map[string]BorrowedUsage)
+	}
+	b := s.Borrowed[origin]
+	b.Usage.Add(u)
+	addModel(&b.Models, model, u)
+	s.Borrowed[origin] = b
+}
+
+// Adopt moves usage borrowed from origin into the summary's own usage, for
+// when the session it came from is not known.
+func (s *Summary) Adopt(origin string) {
+	b, ok := s.Borrowed[origin]
+	if !ok {
+		return
+	}
+	s.Usage.Add(b.Usage)
+	for m, u := range b.Models {
+		addModel(&s.Models, m, u)
+	}
+	delete(s.Borrowed, origin)
+}
+
+func addModel(m *map[string]Usage, model string, u Usage) {
+	if *m == nil {
+		*m = make(map[string]Usage)
+	}
+	cur := (*m)[model]
+	cur.Add(u)
+	(*m)[model] = cur
+}
+
+// AddTool counts a tool call.
+func (s *Summary) AddTool(t Tool) {
+	if s.Tools == nil {
+		s.Tools = make(map[Tool]int)
+	}
+	s.Tools[t]++
+}
+
+// AddFile records a file the session modified.
+func (s *Summary) AddFile(p string) {
+	if p == "" || len(s.Files) >= MaxSummaryFiles {
+		return
+	}
+	for _, f := range s.Files {
+		if f == p {
+			return
+		}
+	}
+	s.Files = append(s.Files, p)
+}
+
+// See records a timestamp.
+func (s *Summary) See(t time.Time) {
+	if t.IsZero() {
+		return
+	}
+	if s.Start.IsZero() || t.Before(s.Start) {
+		s.Start = t
+	}
+	if t.After(s.End) {
+		s.End = t
+	}
+}
+
+// Duration is the time from the first to the last record.
+func (s *Summary) Duration() time.Duration {
+	if s.Start.IsZero() || s.End.IsZero() {
+		return 0
+	}
+	return s.End.Sub(s.Start)
+}
+
+// CacheHitRate is cache reads over cache reads plus cache writes, as seed
+// 002 defines it, or 0 when there were neither.
+func (u Usage) CacheHitRate() float64 {
+	d := u.CacheRead + u.CacheWrite
+	if d == 0 {
+		return 0
+	}
+	return float64(u.CacheRead) / float64(d)
+}
+
+// ModelNames returns the models in m, sorted.
+func ModelNames(m map[string]Usage) []string {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
