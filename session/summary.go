@@ -5,9 +5,13 @@ import (
 	"time"
 )
 
-// MaxSummaryFiles caps Summary.Files so a summary's size never depends on
-// how long a session is.
-const MaxSummaryFiles = 1000
+// MaxSummaryFiles and MaxSummaryWarnings cap Summary.Files and
+// Summary.Warnings so a summary's size never depends on how long a session
+// is.
+const (
+	MaxSummaryFiles    = 1000
+	MaxSummaryWarnings = 10
+)
 
 // Summary is what a fast scan of one native session file yields: enough to
 // list sessions and total their usage without building a timeline. Its size
@@ -55,6 +59,16 @@ type Summary struct {
 	Files []string `json:"files,omitempty"`
 	// Skipped counts lines that could not be parsed.
 	Skipped int `json:"skipped"`
+	// Warnings describes the first skipped lines.
+	Warnings []Warning `json:"warnings,omitempty"`
+}
+
+// Skip counts a line that could not be parsed.
+func (s *Summary) Skip(line int, msg string) {
+	s.Skipped++
+	if len(s.Warnings) < MaxSummaryWarnings {
+		s.Warnings = append(s.Warnings, Warning{Line: line, Message: msg})
+	}
 }
 
 // BorrowedUsage is usage copied from another session, split by model.

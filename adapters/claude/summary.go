@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"hash/maphash"
 	"io"
+	"os"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -29,7 +30,7 @@ func Summarize(r io.Reader) (session.Summary, error) {
 		z.l.reset()
 		z.parseLine(s)
 		if s.Failed() {
-			z.sum.Skipped++
+			z.sum.Skip(s.LineNo(), "malformed record skipped: "+s.LineErr().Error())
 			continue
 		}
 		z.commit()
@@ -428,4 +429,27 @@ func (r *recentHashes) seen(a, b []byte) bool {
 	r.keys[r.next] = k
 	r.next = (r.next + 1) % len(r.keys)
 	return false
+}
+
+// SummarizeFile summarises the session file ref names. Claude Code names a
+// session by its file, so the file name is the id even when the records say
+// otherwise; a subagent's file is named after its agent.
+func SummarizeFile(ref session.Ref) (session.Summary, error) {
+	f, err := os.Open(ref.Path)
+	if err != nil {
+		return session.Summary{}, err
+	}
+	defer f.Close()
+	sum, err := Summarize(f)
+	if err != nil {
+		return sum, err
+	}
+	sum.CLI, sum.Path, sum.Size = session.Claude, ref.Path, ref.Size
+	if ref.ID != "" && (sum.Parent == nil || sum.Parent.Kind != session.LinkSubagent) {
+		sum.ID = ref.ID
+	}
+	if sum.Parent == nil && ref.Parent != "" {
+		sum.Parent = &session.Link{Kind: session.LinkSubagent, CLI: session.Claude, ID: ref.Parent}
+	}
+	return sum, nil
 }

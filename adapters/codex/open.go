@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -88,4 +89,20 @@ func readFile(path string, limit int64) (*session.Session, *historyBase, error) 
 	dec.Path = path
 	s, err := read(dec)
 	return s, dec.base, err
+}
+
+// Sniff reports whether a line looks like a Codex rollout record.
+func Sniff(line []byte) bool {
+	if !bytes.HasPrefix(bytes.TrimSpace(line), []byte("{")) {
+		return false
+	}
+	if bytes.Contains(line, []byte(`"payload"`)) {
+		for _, t := range []string{`"session_meta"`, `"response_item"`, `"event_msg"`, `"turn_context"`} {
+			if bytes.Contains(line, []byte(t)) {
+				return true
+			}
+		}
+	}
+	// The oldest rollouts start with a bare meta carrying instructions.
+	return bytes.Contains(line, []byte(`"instructions"`)) && bytes.Contains(line, []byte(`"id"`))
 }

@@ -3,6 +3,7 @@ package codex
 import (
 	"encoding/json"
 	"io"
+	"os"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -33,7 +34,7 @@ func Summarize(r io.Reader) (session.Summary, error) {
 		z.l.reset()
 		z.parseLine(s)
 		if s.Failed() {
-			z.sum.Skipped++
+			z.sum.Skip(s.LineNo(), "malformed record skipped: "+s.LineErr().Error())
 			continue
 		}
 		z.commit()
@@ -451,4 +452,27 @@ func parseTime(b []byte) time.Time {
 		t, _ = session.ParseTime(string(b))
 	}
 	return t.UTC()
+}
+
+// SummarizeFile summarises the rollout ref names. Codex names a thread by
+// its session_meta id; the file name's id is used when the meta has none.
+// A thread name from session_index.jsonl is the title.
+func SummarizeFile(ref session.Ref) (session.Summary, error) {
+	f, err := os.Open(ref.Path)
+	if err != nil {
+		return session.Summary{}, err
+	}
+	defer f.Close()
+	sum, err := Summarize(f)
+	if err != nil {
+		return sum, err
+	}
+	sum.CLI, sum.Path, sum.Size = session.Codex, ref.Path, ref.Size
+	if sum.ID == "" {
+		sum.ID = ref.ID
+	}
+	if ref.Title != "" {
+		sum.Title = ref.Title
+	}
+	return sum, nil
 }

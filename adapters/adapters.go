@@ -1,0 +1,105 @@
+package adapters
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+
+	"github.com/stead-dev/stead/adapters/claude"
+	"github.com/stead-dev/stead/adapters/codex"
+	"github.com/stead-dev/stead/session"
+)
+
+// Adapter is what stead can do with one CLI's native store. Every field is
+// a function of the CLI's package.
+type Adapter struct {
+	// Name is the CLI's name, one of the session package's CLI constants.
+	Name string
+	// Discover lists the session files in the store env points at.
+	Discover func(env session.Env) ([]session.Ref, []session.Warning)
+	// Locate finds the file of a session by id.
+	Locate func(env session.Env, id string) (string, error)
+	// Open decodes a session file, following links the CLI keeps outside
+	// it (subagents, a fork's parent history).
+	Open func(env session.Env, path string) (*session.Session, error)
+	// Read decodes a session from a stream.
+	Read func(r io.Reader) (*session.Session, error)
+	// NewDecoder decodes a stream record by record.
+	NewDecoder func(r io.Reader) Decoder
+	// Summarize scans a session stream for listing and statistics, in
+	// memory independent of its size.
+	Summarize func(r io.Reader) (session.Summary, error)
+	// SummarizeFile summarises the file a Ref names, settling which id and
+	// title name it the way the CLI does.
+	SummarizeFile func(ref session.Ref) (session.Summary, error)
+	// Sniff reports whether a line looks like one of this CLI's records.
+	Sniff func(line []byte) bool
+}
+
+// Decoder yields the events of a native session, one record at a time, and
+// io.EOF at the end.
+type Decoder interface {
+	Decode() (session.Event, error)
+}
+
+// All lists every supported CLI.
+var All = []Adapter{
+	{
+		Name:          session.Claude,
+		Discover:      claude.Discover,
+		Locate:        claude.Locate,
+		Open:          claude.Open,
+		Read:          claude.Read,
+		NewDecoder:    func(r io.Reader) Decoder { return claude.NewDecoder(r) },
+		Summarize:     claude.Summarize,
+		SummarizeFile: claude.SummarizeFile,
+		Sniff:         claude.Sniff,
+	},
+	{
+		Name:          session.Codex,
+		Discover:      codex.Discover,
+		Locate:        codex.Locate,
+		Open:          codex.Open,
+		Read:          codex.Read,
+		NewDecoder:    func(r io.Reader) Decoder { return codex.NewDecoder(r) },
+		Summarize:     codex.Summarize,
+		SummarizeFile: codex.SummarizeFile,
+		Sniff:         codex.Sniff,
+	},
+}
+
+var (
+	indexOnce sync.Once
+	index     map[string]int
+)
+
+func buildIndex() {
+	index = make(map[string]int, len(All))
+	for i, a := range All {
+		if _, dup := index[a.Name]; dup {
+			panic(fmt.Sprintf("adapters: %q registered twice", a.Name))
+		}
+		index[a.Name] = i
+	}
+}
+
+// Lookup returns the adapter for the CLI named name.
+func Lookup(name string) (Adapter, bool) {
+	indexOnce.Do(buildIndex)
+	i, ok := index[name]
+	if !ok {
+		return Adapter{}, false
+	}
+	return All[i], true
+}
+
+// Names lists the supported CLIs, sorted.
+func Names() []string {
+	names := make([]string, len(All))
+	for i, a := range All {
+		names[i] = a.Name
+	}
+	sort.Strings(names)
+	return names
+}

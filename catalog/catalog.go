@@ -1,0 +1,247 @@
+package catalog
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/stead-dev/stead/adapters"
+	"github.com/stead-dev/stead/session"
+)
+
+// Options selects what Scan reads. The zero value scans every CLI's store
+// found from the process environment given in Env.
+type Options struct {
+	Env session.Env
+	// CLIs limits the scan to these CLIs; empty means all.
+	CLIs []string
+	// Workers is how many files are scanned at once; 0 means GOMAXPROCS.
+	Workers int
+	// Progress, when set, is called after each file with the files and
+	// bytes done so far and the totals. It may be called concurrently.
+	Progress func(done, total int, doneBytes, totalBytes int64)
+	// Logger receives debug logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// Result is what a scan found.
+type Result struct {
+	// Summaries has one entry per session file, newest first.
+	Summaries []session.Summary
+	// Warnings lists files or lines that could not be read.
+	Warnings []session.Warning
+	// Files and Bytes count what was scanned.
+	Files int
+	Bytes int64
+}
+
+// Discover lists the session files of the selected CLIs.
+func Discover(opts Options) ([]session.Ref, []session.Warning, error) {
+	var refs []session.Ref
+	var warns []session.Warning
+	for _, name := range opts.CLIs {
+		if _, ok := adapters.Lookup(name); !ok {
+			return nil, nil, fmt.Errorf("unknown CLI %q (known: %s)", name, strings.Join(adapters.Names(), ", "))
+		}
+	}
+	for _, a := range adapters.All {
+		if !selected(opts.CLIs, a.Name) {
+			continue
+		}
+		r, w := a.Discover(opts.Env)
+		refs = append(refs, r...)
+		warns = append(warns, w...)
+	}
+	return refs, warns, nil
+}
+
+func selected(clis []string, name string) bool {
+	if len(clis) == 0 {
+		return true
+	}
+	for _, c := range clis {
+		if c == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Scan discovers and summarises every session file of the selected CLIs.
+func Scan(ctx context.Context, opts Options) (*Result, error) {
+	refs, warns, err := Discover(opts)
+	if err != nil {
+		return nil, err
+	}
+	res, err := Summarize(ctx, opts, refs)
+	if err != nil {
+		return nil, err
+	}
+	res.Warnings = append(warns, res.Warnings...)
+	return res, nil
+}
+
+// Summarize summarises the given files in parallel.
+func Summarize(ctx context.Context, opts Options, refs []session.Ref) (*Result, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var totalBytes int64
+	for _, r := range refs {
+		totalBytes += r.Size
+	}
+	// Hand out the largest files first so workers finish together.
+	order := make([]int, len(refs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return refs[order[a]].Size > refs[order[b]].Size })
+
+	sums := make([]session.Summary, len(refs))
+	ok := make([]bool, len(refs))
+	fileWarns := make([][]session.Warning, len(refs))
+	var next, done atomic.Int64
+	var doneBytes atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				n := int(next.Add(1) - 1)
+				if n >= len(order) || ctx.Err() != nil {
+					return
+				}
+				i := order[n]
+				sums[i], ok[i], fileWarns[i] = summarizeOne(refs[i])
+				d := done.Add(1)
+				b := doneBytes.Add(refs[i].Size)
+				if opts.Progress != nil {
+					opts.Progress(int(d), len(refs), b, totalBytes)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	res := &Result{Files: len(refs), Bytes: totalBytes}
+	for i := range refs {
+		res.Warnings = append(res.Warnings, fileWarns[i]...)
+		if ok[i] {
+			res.Summaries = append(res.Summaries, sums[i])
+		}
+	}
+	settleBorrowed(res.Summaries)
+	sort.SliceStable(res.Summaries, func(a, b int) bool {
+		x, y := res.Summaries[a], res.Summaries[b]
+		if !x.Start.Equal(y.Start) {
+			return x.Start.After(y.Start)
+		}
+		return x.Path < y.Path
+	})
+	log.Debug("scan done", "files", len(refs), "bytes", totalBytes, "took", time.Since(start))
+	return res, nil
+}
+
+func summarizeOne(ref session.Ref) (session.Summary, bool, []session.Warning) {
+	a, found := adapters.Lookup(ref.CLI)
+	if !found {
+		return session.Summary{}, false, []session.Warning{{Path: ref.Path, Message: "no adapter for " + ref.CLI}}
+	}
+	sum, err := a.SummarizeFile(ref)
+	if err != nil {
+		return session.Summary{}, false, []session.Warning{{Path: ref.Path, Message: "cannot read: " + unwrap(err)}}
+	}
+	if sum.Start.IsZero() && !ref.ModTime.IsZero() {
+		// A file with no timestamps at all: its modification time is
+		// the best guess at when it was last used.
+		sum.Start, sum.End = ref.ModTime.UTC(), ref.ModTime.UTC()
+	}
+	var warns []session.Warning
+	for _, w := range sum.Warnings {
+		w.Path = ref.Path
+		warns = append(warns, w)
+	}
+	if sum.Skipped > len(sum.Warnings) {
+		warns = append(warns, session.Warning{Path: ref.Path, Message: fmt.Sprintf("%d more malformed lines skipped", sum.Skipped-len(sum.Warnings))})
+	}
+	sum.Warnings = nil
+	return sum, true, warns
+}
+
+func unwrap(err error) string {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// settleBorrowed drops usage a fork copied from a session that is also in
+// the list (it is counted there), and keeps it with the fork otherwise.
+func settleBorrowed(sums []session.Summary) {
+	have := make(map[string]bool, len(sums))
+	for _, s := range sums {
+		have[s.CLI+"\x00"+s.ID] = true
+	}
+	for i := range sums {
+		s := &sums[i]
+		for origin := range s.Borrowed {
+			if !have[s.CLI+"\x00"+origin] {
+				s.Adopt(origin)
+			}
+		}
+		s.Borrowed = nil
+	}
+}
+
+// Filter selects summaries.
+type Filter struct {
+	// Project keeps sessions whose project is this path or under it (an
+	// absolute path), or whose project path contains it (anything else).
+	Project string
+	// Since and Until keep sessions active in that period.
+	Since, Until time.Time
+	// Subagents keeps subagent sessions too.
+	Subagents bool
+}
+
+// Keep reports whether s passes the filter.
+func (f Filter) Keep(s *session.Summary) bool {
+	if !f.Subagents && s.Parent != nil && s.Parent.Kind == session.LinkSubagent {
+		return false
+	}
+	if f.Project != "" && !matchProject(s.Project, f.Project) {
+		return false
+	}
+	if !f.Since.IsZero() && s.End.Before(f.Since) {
+		return false
+	}
+	if !f.Until.IsZero() && s.Start.After(f.Until) {
+		return false
+	}
+	return true
+}
+
+func matchProject(project, want string) bool {
+	if filepath.IsAbs(want) {
+		want = filepath.Clean(want)
+		return project == want || strings.HasPrefix(project, want+string(filepath.Separator))
+	}
+	return strings.Contains(project, want)
+}

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stead-dev/stead/session"
+)
+
+// ListOptions are the inputs of `stead session list`.
+type ListOptions struct {
+	Factory *Factory
+	Scan    scanFlags
+	Limit   int
+	JSON    bool
+}
+
+func newListCmd(f *Factory, runF func(*ListOptions) error) *cobra.Command {
+	opts := &ListOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the sessions of every CLI, newest first",
+		Long: `List the sessions found in every CLI's store ($CLAUDE_CONFIG_DIR or ~/.claude,
+$CODEX_HOME or ~/.codex), newest first, with their project, start time,
+duration and message count (user prompts plus assistant replies).`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if opts.Limit < 0 {
+				return flagErrorf("--limit must not be negative")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return listRun(cmd, opts)
+		},
+	}
+	opts.Scan.register(cmd)
+	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", 0, "show at most this many sessions (0: all)")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "write JSON (see README: JSON output)")
+	return cmd
+}
+
+// listJSON is one session in `list --json`.
+type listJSON struct {
+	CLI      string        `json:"cli"`
+	ID       string        `json:"id"`
+	Project  string        `json:"project"`
+	Title    string        `json:"title"`
+	Start    *string       `json:"start"`
+	End      *string       `json:"end"`
+	Messages int           `json:"messages"`
+	Turns    int           `json:"turns"`
+	Path     string        `json:"path"`
+	Size     int64         `json:"size"`
+	Parent   *session.Link `json:"parent,omitempty"`
+}
+
+func listRun(cmd *cobra.Command, opts *ListOptions) error {
+	f := opts.Factory
+	filter, err := opts.Scan.filter(time.Now())
+	if err != nil {
+		return err
+	}
+	res, err := scan(cmd, f, &opts.Scan)
+	if err != nil {
+		return err
+	}
+	var sums []session.Summary
+	for i := range res.Summaries {
+		if filter.Keep(&res.Summaries[i]) {
+			sums = append(sums, res.Summaries[i])
+		}
+	}
+	if opts.Limit > 0 && len(sums) > opts.Limit {
+		sums = sums[:opts.Limit]
+	}
+	if opts.JSON {
+		out := struct {
+			Sessions []listJSON        `json:"sessions"`
+			Warnings []session.Warning `json:"warnings"`
+		}{Sessions: []listJSON{}, Warnings: res.Warnings}
+		if out.Warnings == nil {
+			out.Warnings = []session.Warning{}
+		}
+		for _, s := range sums {
+			out.Sessions = append(out.Sessions, listJSON{
+				CLI: s.CLI, ID: s.ID, Project: s.Project, Title: s.Title,
+				Start: jsonTime(s.Start), End: jsonTime(s.End),
+				Messages: s.Messages, Turns: s.Turns, Path: s.Path, Size: s.Size, Parent: s.Parent,
+			})
+		}
+		enc := json.NewEncoder(f.IO.Out)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	printWarnings(f.IO, res.Warnings)
+	if len(sums) == 0 {
+		fmt.Fprintln(f.IO.ErrOut, "no sessions found")
+		return nil
+	}
+	tw := tabwriter.NewWriter(f.IO.Out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "CLI\tID\tSTARTED\tDURATION\tMSGS\tPROJECT\tTITLE")
+	for _, s := range sums {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", s.CLI, s.ID, formatTime(s.Start), formatDuration(s.Duration()),
+			s.Messages, clip(shortPath(s.Project, f.Env.Home), 40), clip(s.Title, 60))
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,8 @@
+// Command stead reads, converts and supervises AI coding CLI sessions.
+//
+// See the README for the commands; `stead help` lists them.
+package main
+
+import "os"
+
+func main() { os.Exit(int(Main(os.Args[1:], systemIO()))) }

@@ -1,0 +1,275 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/stead-dev/stead/session"
+)
+
+type mdOptions struct {
+	All  bool   // show injected context and instructions
+	Full bool   // do not shorten long tool input and output
+	Home string // abbreviated as ~
+}
+
+// mdMaxLines is how many lines of a tool's input or output a transcript
+// shows without --full.
+const mdMaxLines = 40
+
+// writeMarkdown renders a session as a readable transcript.
+func writeMarkdown(w io.Writer, s *session.Session, o mdOptions) {
+	title := s.Title
+	if title == "" {
+		for _, e := range s.Timeline {
+			if e.Type == session.User && e.Kind == "" && strings.TrimSpace(e.Content) != "" {
+				title = clip(strings.Join(strings.Fields(e.Content), " "), 80)
+				break
+			}
+		}
+	}
+	if title == "" {
+		title = "Session " + s.ID
+	}
+	fmt.Fprintf(w, "# %s\n\n", title)
+	fmt.Fprintf(w, "- **Session:** %s:%s\n", s.Source.CLI, s.ID)
+	if s.Project.Path != "" {
+		p := shortPath(s.Project.Path, o.Home)
+		if g := s.Project.Git; g != nil && g.Branch != "" {
+			p += " (" + g.Branch + ")"
+		}
+		fmt.Fprintf(w, "- **Project:** %s\n", p)
+	}
+	if s.Model.Model != "" {
+		m := s.Model.Model
+		if s.Model.Provider != "" {
+			m = s.Model.Provider + " / " + m
+		}
+		fmt.Fprintf(w, "- **Model:** %s\n", m)
+	}
+	if !s.Metadata.Created.IsZero() {
+		fmt.Fprintf(w, "- **Started:** %s · **last activity:** %s (%s)\n", formatTime(s.Metadata.Created),
+			formatTime(s.Metadata.LastModified), formatDuration(s.Metadata.LastModified.Sub(s.Metadata.Created)))
+	}
+	if t := s.Metadata.Tokens; t != nil {
+		fmt.Fprintf(w, "- **Tokens:** %d in · %d out · %d cache read · %d cache write\n", t.Input, t.Output, t.CacheRead, t.CacheWrite)
+	}
+	if p := s.Parent; p != nil {
+		fmt.Fprintf(w, "- **%s of:** %s:%s\n", strings.ToUpper(p.Kind[:1])+p.Kind[1:], cliOr(p.CLI, s.Source.CLI), p.ID)
+	}
+	for _, l := range s.Subagents {
+		fmt.Fprintf(w, "- **Subagent:** %s:%s\n", cliOr(l.CLI, s.Source.CLI), l.ID)
+	}
+	if n := len(s.Warnings); n > 0 {
+		fmt.Fprintf(w, "- **Warnings:** %d (shown on stderr)\n", n)
+	}
+	fmt.Fprintln(w)
+
+	origin := ""
+	for i := range s.Timeline {
+		e := &s.Timeline[i]
+		if e.Origin != origin {
+			if e.Origin != "" {
+				fmt.Fprintf(w, "---\n\n_History copied from session %s:_\n\n", e.Origin)
+			} else {
+				fmt.Fprintf(w, "---\n\n_This session's own history:_\n\n")
+			}
+			origin = e.Origin
+		}
+		writeEntry(w, e, o)
+	}
+}
+
+func cliOr(cli, def string) string {
+	if cli == "" {
+		return def
+	}
+	return cli
+}
+
+func writeEntry(w io.Writer, e *session.Entry, o mdOptions) {
+	when := ""
+	if !e.Timestamp.IsZero() {
+		when = " · " + e.Timestamp.Local().Format("15:04:05")
+	}
+	side := ""
+	if e.Sidechain {
+		side = " (sidechain)"
+	}
+	switch e.Type {
+	case session.User:
+		label := "User"
+		if e.Kind != "" {
+			label += " (" + e.Kind + ")"
+		}
+		fmt.Fprintf(w, "## %s%s%s\n\n", label, side, when)
+		writeText(w, e.Content)
+		writeAttachments(w, e.Attachments)
+	case session.Assistant:
+		label := "Assistant"
+		if e.Kind == session.KindError {
+			label += " (error)"
+		}
+		model := ""
+		if e.Model != "" {
+			model = " · " + e.Model
+		}
+		if e.Thinking == "" && e.Content == "" && len(e.Reasoning) == 0 && len(e.Attachments) == 0 {
+			return
+		}
+		fmt.Fprintf(w, "## %s%s%s%s\n\n", label, side, when, model)
+		if e.Thinking != "" {
+			fmt.Fprintf(w, "<details><summary>Thinking</summary>\n\n%s\n\n</details>\n\n", strings.TrimSpace(e.Thinking))
+		} else if len(e.Reasoning) > 0 {
+			fmt.Fprintf(w, "_(reasoning kept encrypted)_\n\n")
+		}
+		writeText(w, e.Content)
+		writeAttachments(w, e.Attachments)
+	case session.ToolCall:
+		name := string(e.Tool)
+		if e.OriginalTool != "" && e.OriginalTool != name {
+			name += " (" + e.OriginalTool + ")"
+		}
+		status := ""
+		if e.Status != "" && e.Status != session.StatusOK {
+			status = " · " + string(e.Status)
+		}
+		fmt.Fprintf(w, "**Tool call** `%s`%s%s\n\n", name, side, status)
+		if cmd := shellCommand(e.Input); cmd != "" {
+			fence(w, "sh", "$ "+cmd, o.Full)
+		} else {
+			fence(w, "json", indentJSON(e.Input), o.Full)
+		}
+	case session.ToolResult:
+		status := string(e.Status)
+		if status == "" {
+			status = "ok"
+		}
+		fmt.Fprintf(w, "**Result** (%s)%s\n\n", status, side)
+		out := e.Output
+		if e.Error != "" {
+			if out != "" {
+				out += "\n"
+			}
+			out += e.Error
+		}
+		if strings.TrimSpace(out) != "" {
+			fence(w, "", out, o.Full)
+		}
+		writeAttachments(w, e.Attachments)
+	case session.System:
+		switch e.Kind {
+		case session.KindContext, session.KindInstructions, session.KindTurn:
+			if !o.All {
+				return
+			}
+			fmt.Fprintf(w, "<details><summary>%s%s</summary>\n\n", e.Kind, when)
+			fence(w, "", e.Content, o.Full)
+			fmt.Fprintf(w, "</details>\n\n")
+		case session.KindCompaction:
+			fmt.Fprintf(w, "> **Compacted**%s: %s\n\n", when, oneLine(e.Content))
+		case session.KindSummary:
+			fmt.Fprintf(w, "> **Summary**%s\n>\n", when)
+			for _, l := range strings.Split(strings.TrimSpace(e.Content), "\n") {
+				fmt.Fprintf(w, "> %s\n", l)
+			}
+			fmt.Fprintln(w)
+		case session.KindError:
+			fmt.Fprintf(w, "> **Error**%s: %s\n\n", when, oneLine(e.Content))
+		case session.KindInterrupt:
+			fmt.Fprintf(w, "> _Interrupted_%s: %s\n\n", when, oneLine(e.Content))
+		default:
+			fmt.Fprintf(w, "> **System**%s: %s\n\n", when, oneLine(e.Content))
+		}
+	}
+}
+
+func writeText(w io.Writer, s string) {
+	if s = strings.TrimSpace(s); s != "" {
+		fmt.Fprintf(w, "%s\n\n", s)
+	}
+}
+
+func writeAttachments(w io.Writer, atts []session.Attachment) {
+	for _, a := range atts {
+		desc := a.Type
+		if a.MediaType != "" {
+			desc += ", " + a.MediaType
+		}
+		if a.Data != "" {
+			desc += ", " + humanBytes(int64(len(a.Data)*3/4)) + " embedded"
+		}
+		for _, s := range []string{a.Name, a.Path, a.URL} {
+			if s != "" {
+				desc += ", " + s
+			}
+		}
+		fmt.Fprintf(w, "📎 %s\n\n", desc)
+	}
+}
+
+func oneLine(s string) string { return clip(strings.Join(strings.Fields(s), " "), 200) }
+
+// shellCommand returns the command of a shell tool input, if it has one.
+func shellCommand(input json.RawMessage) string {
+	var in struct {
+		Command json.RawMessage `json:"command"`
+		Cmd     json.RawMessage `json:"cmd"`
+	}
+	if json.Unmarshal(input, &in) != nil {
+		return ""
+	}
+	for _, raw := range []json.RawMessage{in.Command, in.Cmd} {
+		var s string
+		if json.Unmarshal(raw, &s) == nil && s != "" {
+			return s
+		}
+		var argv []string
+		if json.Unmarshal(raw, &argv) == nil && len(argv) > 0 {
+			return strings.Join(argv, " ")
+		}
+	}
+	return ""
+}
+
+func indentJSON(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Indent(&b, raw, "", "  ") != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+// fence writes text in a code fence longer than any backtick run inside
+// it, shortened to mdMaxLines lines unless full.
+func fence(w io.Writer, lang, text string, full bool) {
+	text = strings.TrimRight(text, "\n")
+	lines := strings.Split(text, "\n")
+	more := 0
+	if !full && len(lines) > mdMaxLines {
+		more = len(lines) - mdMaxLines
+		lines = lines[:mdMaxLines]
+	}
+	text = strings.Join(lines, "\n")
+	ticks := 3
+	run := 0
+	for _, c := range text {
+		if c == '`' {
+			run++
+			if run >= ticks {
+				ticks = run + 1
+			}
+		} else {
+			run = 0
+		}
+	}
+	f := strings.Repeat("`", ticks)
+	fmt.Fprintf(w, "%s%s\n%s\n%s\n", f, lang, text, f)
+	if more > 0 {
+		fmt.Fprintf(w, "_… %d more lines (--full shows all)_\n", more)
+	}
+	fmt.Fprintln(w)
+}

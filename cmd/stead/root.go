@@ -1,0 +1,228 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stead-dev/stead/pricing"
+	"github.com/stead-dev/stead/session"
+)
+
+// ExitCode is what stead exits with.
+type ExitCode int
+
+// Exit codes. Errors map to them in one place: exitCodeFor.
+const (
+	ExitOK          ExitCode = 0
+	ExitError       ExitCode = 1 // anything else that went wrong
+	ExitUsage       ExitCode = 2 // bad command line
+	ExitNotFound    ExitCode = 3 // no session matched a reference
+	ExitInterrupted ExitCode = 130
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// IOStreams are the process's standard streams, replaceable in tests.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+	// OutTTY and ErrTTY tell whether Out and ErrOut are terminals.
+	OutTTY, ErrTTY bool
+}
+
+func systemIO() *IOStreams {
+	return &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, OutTTY: isTerminal(os.Stdout), ErrTTY: isTerminal(os.Stderr)}
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// Factory carries what commands need, built lazily.
+type Factory struct {
+	IO  *IOStreams
+	Env session.Env
+	// ConfigPath is the config file named by --config or the
+	// environment; explicit is true when the user named it.
+	ConfigPath string
+	explicit   bool
+	Logger     *slog.Logger
+}
+
+// processEnv is the environment adapters see.
+func processEnv() session.Env {
+	home, _ := os.UserHomeDir()
+	vars := make(map[string]string)
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			vars[k] = v
+		}
+	}
+	return session.Env{Home: home, Vars: vars}
+}
+
+// Prices returns the built-in price table merged with the config file's.
+func (f *Factory) Prices() (*pricing.Table, error) {
+	t := pricing.Default()
+	path := f.ConfigPath
+	if path == "" {
+		return t, nil
+	}
+	file, err := os.Open(path)
+	if err != nil {
+		if os.IsNotExist(err) && !f.explicit {
+			return t, nil
+		}
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	defer file.Close()
+	prices, err := pricing.LoadConfig(file)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	t.Merge(prices)
+	return t, nil
+}
+
+func defaultConfigPath(env session.Env) (string, bool) {
+	if p := env.Get("STEAD_CONFIG"); p != "" {
+		return p, true
+	}
+	if d := env.Get("XDG_CONFIG_HOME"); d != "" {
+		return filepath.Join(d, "stead", "config.json"), false
+	}
+	if env.Home != "" {
+		return filepath.Join(env.Home, ".config", "stead", "config.json"), false
+	}
+	return "", false
+}
+
+// FlagError is a bad command line. It is its own type (not struct{error})
+// so only it maps to ExitUsage.
+type FlagError struct{ err error }
+
+func (e *FlagError) Error() string { return e.err.Error() }
+func (e *FlagError) Unwrap() error { return e.err }
+
+func flagErrorf(format string, a ...any) error {
+	return &FlagError{err: fmt.Errorf(format, a...)}
+}
+
+// Main runs stead with args and returns the exit code.
+func Main(args []string, ios *IOStreams) ExitCode {
+	return MainEnv(args, ios, processEnv())
+}
+
+// MainEnv is Main with a given environment.
+func MainEnv(args []string, ios *IOStreams, env session.Env) ExitCode {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	f := &Factory{IO: ios, Env: env}
+	f.ConfigPath, f.explicit = defaultConfigPath(env)
+	root := newRootCmd(f)
+	root.SetArgs(args)
+	root.SetIn(ios.In)
+	root.SetOut(ios.Out)
+	root.SetErr(ios.ErrOut)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	code := exitCodeFor(err)
+	if code == ExitInterrupted {
+		fmt.Fprintln(ios.ErrOut, "stead: interrupted")
+	} else {
+		fmt.Fprintf(ios.ErrOut, "stead: %v\n", err)
+		if code == ExitUsage {
+			fmt.Fprintln(ios.ErrOut, "Run 'stead help' for usage.")
+		}
+	}
+	return code
+}
+
+// exitCodeFor is the one place errors become exit codes.
+func exitCodeFor(err error) ExitCode {
+	var fe *FlagError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &fe):
+		return ExitUsage
+	case errors.Is(err, context.Canceled):
+		return ExitInterrupted
+	case errors.Is(err, session.ErrNotFound), errors.Is(err, session.ErrAmbiguous):
+		return ExitNotFound
+	}
+	return ExitError
+}
+
+func newRootCmd(f *Factory) *cobra.Command {
+	var verbose bool
+	root := &cobra.Command{
+		Use:   "stead",
+		Short: "Read, convert and supervise AI coding CLI sessions",
+		Long: `stead reads the sessions of AI coding CLIs (Claude Code, Codex, ...) from their
+native stores into one universal format, and lists, shows and totals them.`,
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
+			level := slog.LevelWarn
+			if verbose || f.Env.Get("STEAD_DEBUG") != "" {
+				level = slog.LevelDebug
+			}
+			f.Logger = slog.New(slog.NewTextHandler(f.IO.ErrOut, &slog.HandlerOptions{Level: level}))
+		},
+	}
+	root.PersistentFlags().BoolVarP(&verbose, "verbose", "v", false, "log debug details to stderr")
+	root.PersistentFlags().Func("config", "config file (default $STEAD_CONFIG or ~/.config/stead/config.json)", func(s string) error {
+		f.ConfigPath, f.explicit = s, true
+		return nil
+	})
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &FlagError{err: err} })
+	root.AddCommand(newSessionCmd(f))
+	root.AddCommand(newSchemaCmd(f))
+	return root
+}
+
+func newSessionCmd(f *Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "session",
+		Short: "List, show and total sessions of every CLI",
+	}
+	cmd.AddCommand(newListCmd(f, nil), newShowCmd(f, nil), newStatsCmd(f, nil))
+	return cmd
+}
+
+func newSchemaCmd(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "schema",
+		Short: "Print the JSON Schema of the universal session format",
+		Args:  noArgs,
+		RunE: func(*cobra.Command, []string) error {
+			_, err := f.IO.Out.Write(session.Schema)
+			return err
+		},
+	}
+}
+
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return flagErrorf("%s takes no arguments, got %q", cmd.CommandPath(), args[0])
+	}
+	return nil
+}

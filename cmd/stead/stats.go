@@ -1,0 +1,314 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stead-dev/stead/pricing"
+	"github.com/stead-dev/stead/session"
+)
+
+// StatsOptions are the inputs of `stead session stats`.
+type StatsOptions struct {
+	Factory *Factory
+	Scan    scanFlags
+	JSON    bool
+}
+
+func newStatsCmd(f *Factory, runF func(*StatsOptions) error) *cobra.Command {
+	opts := &StatsOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "stats",
+		Short: "Total tokens, cost, tools and errors per session and overall",
+		Long: `Total what sessions used: tokens (input, output, cache read and write), an
+estimated cost from a price table you can override in the config file, tool
+calls by universal tool, tool errors, files modified, turns and durations.
+Each model response is counted once, even when a fork copied it.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return statsRun(cmd, opts)
+		},
+	}
+	opts.Scan.register(cmd)
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "write JSON (see README: JSON output)")
+	return cmd
+}
+
+// tokensJSON is token usage in stats output.
+type tokensJSON struct {
+	Input      int64 `json:"input"`
+	Output     int64 `json:"output"`
+	CacheRead  int64 `json:"cacheRead"`
+	CacheWrite int64 `json:"cacheWrite"`
+	Reasoning  int64 `json:"reasoning"`
+	Total      int64 `json:"total"`
+}
+
+func toTokens(u session.Usage) tokensJSON {
+	return tokensJSON{u.Input, u.Output, u.CacheRead, u.CacheWrite, u.Reasoning, u.Total()}
+}
+
+type modelJSON struct {
+	Tokens tokensJSON `json:"tokens"`
+	// Cost is null when the model has no price.
+	Cost *float64 `json:"cost"`
+	// PriceMatch is the price table entry used.
+	PriceMatch string `json:"priceMatch,omitempty"`
+}
+
+type sessionStatsJSON struct {
+	CLI             string               `json:"cli"`
+	ID              string               `json:"id"`
+	Project         string               `json:"project"`
+	ProjectName     string               `json:"projectName"`
+	Title           string               `json:"title"`
+	Path            string               `json:"path"`
+	Start           *string              `json:"start"`
+	End             *string              `json:"end"`
+	DurationSeconds float64              `json:"durationSeconds"`
+	Turns           int                  `json:"turns"`
+	Messages        int                  `json:"messages"`
+	Tokens          tokensJSON           `json:"tokens"`
+	ContextTokens   int64                `json:"contextTokens"`
+	CacheHitRate    float64              `json:"cacheHitRate"`
+	Cost            float64              `json:"cost"`
+	Unpriced        []string             `json:"unpricedModels"`
+	Models          map[string]modelJSON `json:"models"`
+	ToolCalls       map[session.Tool]int `json:"toolCalls"`
+	ToolCallsTotal  int                  `json:"toolCallsTotal"`
+	ToolErrors      int                  `json:"toolErrors"`
+	HasErrors       bool                 `json:"hasErrors"`
+	FilesModified   []string             `json:"filesModified"`
+	SkippedLines    int                  `json:"skippedLines"`
+	Parent          *session.Link        `json:"parent,omitempty"`
+}
+
+type cliTotalsJSON struct {
+	Sessions int        `json:"sessions"`
+	Tokens   tokensJSON `json:"tokens"`
+	Cost     float64    `json:"cost"`
+}
+
+type totalsJSON struct {
+	Sessions           int                      `json:"sessions"`
+	Turns              int                      `json:"turns"`
+	Messages           int                      `json:"messages"`
+	Tokens             tokensJSON               `json:"tokens"`
+	CacheHitRate       float64                  `json:"cacheHitRate"`
+	Cost               float64                  `json:"cost"`
+	Unpriced           []string                 `json:"unpricedModels"`
+	Models             map[string]modelJSON     `json:"models"`
+	ByCLI              map[string]cliTotalsJSON `json:"byCli"`
+	ToolCalls          map[session.Tool]int     `json:"toolCalls"`
+	ToolCallsTotal     int                      `json:"toolCallsTotal"`
+	ToolErrors         int                      `json:"toolErrors"`
+	SessionsWithErrors int                      `json:"sessionsWithErrors"`
+	DurationSeconds    float64                  `json:"durationSeconds"`
+	SkippedLines       int                      `json:"skippedLines"`
+}
+
+type statsJSON struct {
+	Sessions []sessionStatsJSON `json:"sessions"`
+	Totals   totalsJSON         `json:"totals"`
+	Warnings []session.Warning  `json:"warnings"`
+}
+
+// modelCosts prices usage split by model.
+func modelCosts(prices *pricing.Table, models map[string]session.Usage) (map[string]modelJSON, float64, []string) {
+	out := make(map[string]modelJSON, len(models))
+	var total float64
+	unpriced := []string{}
+	for _, name := range session.ModelNames(models) {
+		u := models[name]
+		m := modelJSON{Tokens: toTokens(u)}
+		if p, match, ok := prices.Lookup(name); ok {
+			c := p.Cost(u)
+			m.Cost, m.PriceMatch = &c, match
+			total += c
+		} else if !u.IsZero() {
+			label := name
+			if label == "" {
+				label = "(unknown model)"
+			}
+			unpriced = append(unpriced, label)
+		}
+		out[name] = m
+	}
+	return out, total, unpriced
+}
+
+func statsRun(cmd *cobra.Command, opts *StatsOptions) error {
+	f := opts.Factory
+	filter, err := opts.Scan.filter(time.Now())
+	if err != nil {
+		return err
+	}
+	prices, err := f.Prices()
+	if err != nil {
+		return err
+	}
+	res, err := scan(cmd, f, &opts.Scan)
+	if err != nil {
+		return err
+	}
+	out := statsJSON{Sessions: []sessionStatsJSON{}, Warnings: res.Warnings}
+	if out.Warnings == nil {
+		out.Warnings = []session.Warning{}
+	}
+	tot := &out.Totals
+	tot.ByCLI = map[string]cliTotalsJSON{}
+	tot.ToolCalls = map[session.Tool]int{}
+	allModels := map[string]session.Usage{}
+	var allUsage session.Usage
+	for i := range res.Summaries {
+		s := &res.Summaries[i]
+		if !filter.Keep(s) {
+			continue
+		}
+		models, cost, unpriced := modelCosts(prices, s.Models)
+		st := sessionStatsJSON{
+			CLI: s.CLI, ID: s.ID, Project: s.Project, ProjectName: baseName(s.Project), Title: s.Title, Path: s.Path,
+			Start: jsonTime(s.Start), End: jsonTime(s.End), DurationSeconds: s.Duration().Seconds(),
+			Turns: s.Turns, Messages: s.Messages, Tokens: toTokens(s.Usage), ContextTokens: s.LastUsage.Context(),
+			CacheHitRate: s.Usage.CacheHitRate(), Cost: cost, Unpriced: unpriced, Models: models,
+			ToolCalls: s.Tools, ToolErrors: s.ToolErrors, HasErrors: s.ToolErrors > 0,
+			FilesModified: s.Files, SkippedLines: s.Skipped, Parent: s.Parent,
+		}
+		if st.ToolCalls == nil {
+			st.ToolCalls = map[session.Tool]int{}
+		}
+		if st.FilesModified == nil {
+			st.FilesModified = []string{}
+		}
+		for t, n := range s.Tools {
+			st.ToolCallsTotal += n
+			tot.ToolCalls[t] += n
+		}
+		out.Sessions = append(out.Sessions, st)
+
+		tot.Sessions++
+		tot.Turns += s.Turns
+		tot.Messages += s.Messages
+		allUsage.Add(s.Usage)
+		for m, u := range s.Models {
+			x := allModels[m]
+			x.Add(u)
+			allModels[m] = x
+		}
+		tot.ToolCallsTotal += st.ToolCallsTotal
+		tot.ToolErrors += s.ToolErrors
+		if st.HasErrors {
+			tot.SessionsWithErrors++
+		}
+		tot.DurationSeconds += st.DurationSeconds
+		tot.SkippedLines += s.Skipped
+		c := tot.ByCLI[s.CLI]
+		c.Sessions++
+		cu := session.Usage{Input: c.Tokens.Input, Output: c.Tokens.Output, CacheRead: c.Tokens.CacheRead, CacheWrite: c.Tokens.CacheWrite, Reasoning: c.Tokens.Reasoning}
+		cu.Add(s.Usage)
+		c.Tokens = toTokens(cu)
+		c.Cost += cost
+		tot.ByCLI[s.CLI] = c
+	}
+	tot.Tokens = toTokens(allUsage)
+	tot.CacheHitRate = allUsage.CacheHitRate()
+	tot.Models, tot.Cost, tot.Unpriced = modelCosts(prices, allModels)
+
+	if opts.JSON {
+		enc := json.NewEncoder(f.IO.Out)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	printWarnings(f.IO, res.Warnings)
+	writeStatsTable(f, &out)
+	return nil
+}
+
+func baseName(p string) string {
+	for i := len(p) - 1; i >= 0; i-- {
+		if p[i] == '/' || p[i] == '\\' {
+			return p[i+1:]
+		}
+	}
+	return p
+}
+
+func writeStatsTable(f *Factory, out *statsJSON) {
+	w := f.IO.Out
+	if len(out.Sessions) == 0 {
+		fmt.Fprintln(f.IO.ErrOut, "no sessions found")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "CLI\tSESSION\tPROJECT\tTURNS\tTOOLS\tERR\tINPUT\tOUTPUT\tCACHE R\tCACHE W\tCOST\t")
+	for _, s := range out.Sessions {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", s.CLI, clip(s.ID, 13), clip(s.ProjectName, 24),
+			s.Turns, s.ToolCallsTotal, s.ToolErrors, count(s.Tokens.Input), count(s.Tokens.Output),
+			count(s.Tokens.CacheRead), count(s.Tokens.CacheWrite), money(s.Cost, len(s.Unpriced) > 0))
+	}
+	t := out.Totals
+	fmt.Fprintf(tw, "TOTAL\t%d sessions\t\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", t.Sessions, t.Turns, t.ToolCallsTotal,
+		t.ToolErrors, count(t.Tokens.Input), count(t.Tokens.Output), count(t.Tokens.CacheRead), count(t.Tokens.CacheWrite),
+		money(t.Cost, len(t.Unpriced) > 0))
+	tw.Flush()
+
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "MODEL\tINPUT\tOUTPUT\tCACHE R\tCACHE W\tCOST\tPRICE\t")
+	names := make([]string, 0, len(t.Models))
+	for n := range t.Models {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		m := t.Models[n]
+		cost, match := "unpriced", "-"
+		if m.Cost != nil {
+			cost, match = fmt.Sprintf("$%.2f", *m.Cost), m.PriceMatch
+		}
+		label := n
+		if label == "" {
+			label = "(unknown)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", label, count(m.Tokens.Input), count(m.Tokens.Output),
+			count(m.Tokens.CacheRead), count(m.Tokens.CacheWrite), cost, match)
+	}
+	tw.Flush()
+	if len(t.Unpriced) > 0 {
+		fmt.Fprintf(w, "\nCosts are estimates from list prices; unpriced models (add them to the config file): %v\n", t.Unpriced)
+	}
+}
+
+// count formats a token count compactly.
+func count(n int64) string {
+	switch {
+	case n >= 10_000_000_000:
+		return fmt.Sprintf("%.0fG", float64(n)/1e9)
+	case n >= 1_000_000_000:
+		return fmt.Sprintf("%.1fG", float64(n)/1e9)
+	case n >= 10_000_000:
+		return fmt.Sprintf("%.0fM", float64(n)/1e6)
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 10_000:
+		return fmt.Sprintf("%.0fk", float64(n)/1e3)
+	}
+	return fmt.Sprint(n)
+}
+
+func money(c float64, partial bool) string {
+	s := fmt.Sprintf("$%.2f", c)
+	if partial {
+		s += "+"
+	}
+	return s
+}
