@@ -193,6 +193,9 @@ type Native struct {
 	Line   int             `json:"line"`
 	Part   int             `json:"part,omitempty"`
 	Record json.RawMessage `json:"record,omitempty"`
+	// Path is the file holding the record when it is not the session's
+	// own file (history a fork reads from its parent's file).
+	Path string `json:"path,omitempty"`
 }
 
 // entryJSON is the wire form of an Entry. Pointer fields are the ones seed

@@ -77,6 +77,9 @@ func (b *Builder) Add(ev Event) {
 		if e.ID == "" || b.has(e.ID) {
 			e.ID = b.uniqueID(e.ID, ev.Line)
 		}
+		if e.Type == ToolCall && len(e.Input) == 0 {
+			e.Input = emptyObject
+		}
 		b.index[e.ID] = len(b.s.Timeline)
 		b.s.Timeline = append(b.s.Timeline, e)
 	}
@@ -281,4 +284,44 @@ func ProviderOf(model string) string {
 		return "deepseek"
 	}
 	return ""
+}
+
+// Join returns the entries of a followed by those of b, renaming entries of
+// b whose ids a already uses (and the references to them within b), so ids
+// stay unique when two files' timelines are joined.
+func Join(a, b []Entry) []Entry {
+	used := make(map[string]bool, len(a)+len(b))
+	for _, e := range a {
+		used[e.ID] = true
+	}
+	renamed := map[string]string{}
+	out := make([]Entry, 0, len(a)+len(b))
+	out = append(out, a...)
+	for _, e := range b {
+		if used[e.ID] {
+			for n := 2; ; n++ {
+				c := e.ID + "#" + strconv.Itoa(n)
+				if !used[c] {
+					renamed[e.ID] = c
+					e.ID = c
+					break
+				}
+			}
+		}
+		used[e.ID] = true
+		out = append(out, e)
+	}
+	if len(renamed) == 0 {
+		return out
+	}
+	for i := len(a); i < len(out); i++ {
+		e := &out[i]
+		if r, ok := renamed[e.ParentID]; ok {
+			e.ParentID = r
+		}
+		if r, ok := renamed[e.CallID]; ok && e.Type == ToolResult {
+			e.CallID = r
+		}
+	}
+	return out
 }

@@ -496,8 +496,14 @@ func (d *Decoder) responseItem(payload json.RawMessage, ev *session.Event) []ses
 		}
 		return []session.Entry{e}
 	case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
-		out, atts := outputText(it.Output)
+		out, exit, atts := outputText(it.Output)
 		status := outputStatus(out)
+		if exit != nil {
+			status = session.StatusOK
+			if *exit != 0 {
+				status = session.StatusError
+			}
+		}
 		e := session.Entry{
 			Type: session.ToolResult, CallID: it.CallID, Success: status == session.StatusOK,
 			Status: status, Attachments: atts,
@@ -652,8 +658,11 @@ func jsonString(raw json.RawMessage) string {
 // else wrapped as {key: s}.
 func objectInput(s, key string) json.RawMessage {
 	t := strings.TrimSpace(s)
-	if strings.HasPrefix(t, "{") && json.Valid([]byte(t)) {
-		return json.RawMessage(t)
+	if strings.HasPrefix(t, "{") {
+		var b bytes.Buffer
+		if json.Compact(&b, []byte(t)) == nil {
+			return b.Bytes()
+		}
 	}
 	if t == "" || t == "null" {
 		return json.RawMessage(`{}`)
@@ -720,31 +729,48 @@ func splitDataURL(u string) (mediaType, data string) {
 	return strings.TrimSuffix(head, ";base64"), data
 }
 
-// outputText flattens a tool output: a string, a legacy {"output": ...}
-// object, or a list of content parts.
-func outputText(raw json.RawMessage) (string, []session.Attachment) {
+// outputText flattens a tool output (a string, or a list of content parts)
+// to text, attachments and the exit code when the output states one.
+// Older Codex wrapped command output as the JSON text of
+// {"output": ..., "metadata": {"exit_code": ...}}; that is unwrapped.
+func outputText(raw json.RawMessage) (string, *int, []session.Attachment) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
-		return "", nil
+		return "", nil, nil
 	}
 	switch raw[0] {
 	case '"':
 		s := jsonString(raw)
-		// Older Codex wrapped command output as a JSON string of
-		// {"output": ..., "metadata": {...}}.
-		return s, nil
-	case '[':
-		return contentText(raw)
-	case '{':
-		var o struct {
-			Output  string `json:"output"`
-			Content json.RawMessage
+		if out, exit, ok := unwrapOutput(s); ok {
+			return out, exit, nil
 		}
-		if json.Unmarshal(raw, &o) == nil && o.Output != "" {
-			return o.Output, nil
+		return s, nil, nil
+	case '[':
+		text, atts := contentText(raw)
+		return text, nil, atts
+	case '{':
+		if out, exit, ok := unwrapOutput(string(raw)); ok {
+			return out, exit, nil
 		}
 	}
-	return string(raw), nil
+	return string(raw), nil, nil
+}
+
+// unwrapOutput reads {"output": "...", "metadata": {"exit_code": N}}.
+func unwrapOutput(s string) (string, *int, bool) {
+	if !strings.HasPrefix(s, `{"output"`) {
+		return "", nil, false
+	}
+	var o struct {
+		Output   *string `json:"output"`
+		Metadata struct {
+			ExitCode *int `json:"exit_code"`
+		} `json:"metadata"`
+	}
+	if json.Unmarshal([]byte(s), &o) != nil || o.Output == nil {
+		return "", nil, false
+	}
+	return *o.Output, o.Metadata.ExitCode, true
 }
 
 // Read decodes a whole Codex rollout from r. A fork's parent history is not

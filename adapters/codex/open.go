@@ -59,12 +59,17 @@ func open(env session.Env, path string, limit int64, depth int, visiting map[str
 		if e.Origin == "" {
 			e.Origin = parent.ID
 		}
+		if e.Native != nil && e.Native.Path == "" {
+			n := *e.Native
+			n.Path = ppath
+			e.Native = &n
+		}
 		prefix = append(prefix, e)
 	}
-	if n := len(prefix); n > 0 && len(s.Timeline) > 0 && s.Timeline[0].ParentID == "" {
-		s.Timeline[0].ParentID = prefix[n-1].ID
+	s.Timeline = session.Join(prefix, s.Timeline)
+	if n := len(prefix); n > 0 && len(s.Timeline) > n && s.Timeline[n].ParentID == "" {
+		s.Timeline[n].ParentID = prefix[n-1].ID
 	}
-	s.Timeline = append(prefix, s.Timeline...)
 	s.Warnings = append(parent.Warnings, s.Warnings...)
 	if s.Metadata.Created.IsZero() || (!parent.Metadata.Created.IsZero() && parent.Metadata.Created.Before(s.Metadata.Created)) {
 		// The conversation began in the parent.

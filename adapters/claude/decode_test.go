@@ -1,0 +1,183 @@
+package claude
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/stead-dev/stead/internal/usftest"
+	"github.com/stead-dev/stead/session"
+)
+
+const hugeSession = "99999999-9999-4999-8999-999999999999"
+
+// hugeFile returns a session whose tool result line is n bytes long.
+func hugeFile(n int) []byte {
+	out := strings.Repeat("x", n)
+	var b bytes.Buffer
+	b.WriteString(`{"parentUuid":null,"type":"user","message":{"role":"user","content":"cat the big file"},"uuid":"u1","timestamp":"2026-11-20T10:00:00.000Z","sessionId":"` + hugeSession + `","cwd":"/p"}` + "\n")
+	b.WriteString(`{"parentUuid":"u1","type":"assistant","message":{"id":"m1","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"cat big"}}],"usage":{"input_tokens":7,"output_tokens":3}},"requestId":"r1","uuid":"a1","timestamp":"2026-11-20T10:00:01.000Z","sessionId":"` + hugeSession + `"}` + "\n")
+	b.WriteString(`{"parentUuid":"a1","type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"` + out + `"}]},"uuid":"u2","timestamp":"2026-11-20T10:00:02.000Z","toolUseResult":{"stdout":"` + out + `"},"sessionId":"` + hugeSession + `"}` + "\n")
+	b.WriteString(`{"parentUuid":"u2","type":"assistant","message":{"id":"m2","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"done"}],"usage":{"input_tokens":11,"output_tokens":5}},"requestId":"r2","uuid":"a2","timestamp":"2026-11-20T10:00:03.000Z","sessionId":"` + hugeSession + `"}` + "\n")
+	return b.Bytes()
+}
+
+func TestHugeLines(t *testing.T) {
+	data := hugeFile(12 << 20)
+	s, err := Read(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(s.Timeline); n != 4 {
+		t.Fatalf("got %d entries", n)
+	}
+	if got := len(s.Timeline[2].Output); got != 12<<20 {
+		t.Errorf("tool output has %d bytes, want %d", got, 12<<20)
+	}
+	if s.Metadata.Tokens == nil || s.Metadata.Tokens.Input != 18 || s.Metadata.Tokens.Output != 8 {
+		t.Errorf("tokens = %+v", s.Metadata.Tokens)
+	}
+	sum, err := Summarize(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Usage.Input != 18 || sum.Usage.Output != 8 || sum.Messages != 2 || sum.Turns != 1 || sum.Skipped != 0 {
+		t.Errorf("summary = %+v", sum)
+	}
+}
+
+// TestSummarizeMemoryIndependentOfSize checks that a summary of a file with
+// a 24 MB line allocates a small, bounded amount: the scanner never holds a
+// whole record.
+func TestSummarizeMemoryIndependentOfSize(t *testing.T) {
+	data := hugeFile(24 << 20)
+	if _, err := Summarize(bytes.NewReader(data)); err != nil { // warm the scanner pool
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	if _, err := Summarize(bytes.NewReader(data)); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
+		t.Errorf("summarising a %d MB file allocated %d KB; want under 1 MB", len(data)>>20, alloc>>10)
+	}
+}
+
+func TestLineEndingsAndMissingNewline(t *testing.T) {
+	data := hugeFile(10)
+	crlf := bytes.ReplaceAll(data, []byte("\n"), []byte("\r\n"))
+	noNL := bytes.TrimSuffix(data, []byte("\n"))
+	for name, in := range map[string][]byte{"crlf": crlf, "no final newline": noNL} {
+		s, err := Read(bytes.NewReader(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(s.Timeline) != 4 || len(s.Warnings) != 0 {
+			t.Errorf("%s: %d entries, warnings %v", name, len(s.Timeline), s.Warnings)
+		}
+		sum, _ := Summarize(bytes.NewReader(in))
+		if sum.Messages != 2 || sum.Skipped != 0 {
+			t.Errorf("%s: summary %+v", name, sum)
+		}
+	}
+}
+
+func TestWarningsNameFileAndLine(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.jsonl")
+	data := append(hugeFile(10), []byte("{\"type\":\"user\",\"message\":\n{\"type\":\"assistant\"}\n")...)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Warnings) != 1 || s.Warnings[0].Path != path || s.Warnings[0].Line != 5 {
+		t.Fatalf("warnings = %+v", s.Warnings)
+	}
+	sum, _ := SummarizeFile(session.Ref{Path: path, ID: "x"})
+	if sum.Skipped != 1 || len(sum.Warnings) != 1 || sum.Warnings[0].Line != 5 {
+		t.Fatalf("summary skipped %d, warnings %+v", sum.Skipped, sum.Warnings)
+	}
+}
+
+func TestSubagentFile(t *testing.T) {
+	ar, err := txtar.ParseFile("testdata/synthetic-features.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range ar.Files {
+		if !strings.HasSuffix(f.Name, "agent-a9211ce.jsonl") {
+			continue
+		}
+		s, err := Read(bytes.NewReader(f.Data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.ID != "agent-a9211ce" || s.Parent == nil || s.Parent.Kind != session.LinkSubagent || s.Parent.ID != "5e55e55e-0000-4000-8000-000000000001" {
+			t.Errorf("subagent session id %q parent %+v", s.ID, s.Parent)
+		}
+		for _, e := range s.Timeline {
+			if !e.Sidechain {
+				t.Errorf("entry %s not marked sidechain", e.ID)
+			}
+		}
+		usftest.ValidateSession(t, s)
+		return
+	}
+	t.Fatal("no subagent file in testdata")
+}
+
+func FuzzDecode(f *testing.F) {
+	files, _ := filepath.Glob("testdata/*.txtar")
+	for _, p := range files {
+		ar, err := txtar.ParseFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, file := range ar.Files {
+			if strings.HasPrefix(file.Name, "native/") {
+				// Seed with the start of each file: whole samples are
+				// big, and the fuzzer mutates better from small inputs.
+				d := file.Data
+				if len(d) > 2<<10 {
+					d = d[:2<<10]
+				}
+				f.Add(d)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := Read(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err) // a bytes.Reader never fails: bad input is a warning
+		}
+		b, err := session.Marshal(s)
+		if err != nil {
+			t.Fatalf("decoded session does not encode: %v", err)
+		}
+		s2, err := session.Unmarshal(b)
+		if err != nil {
+			t.Fatalf("encoded session does not decode: %v", err)
+		}
+		b2, err := session.Marshal(s2)
+		if err != nil || !bytes.Equal(b, b2) {
+			t.Fatalf("round trip changed the document (%v)", err)
+		}
+		if err := usftest.ValidateErr(b); err != nil {
+			t.Fatalf("schema: %v", err)
+		}
+		if _, err := Summarize(bytes.NewReader(data)); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

@@ -1,0 +1,217 @@
+package codex
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/stead-dev/stead/internal/usftest"
+	"github.com/stead-dev/stead/session"
+)
+
+const tid = "0193d000-0000-7000-8000-000000000abc"
+
+func metaLine() string {
+	return `{"timestamp":"2026-11-21T10:00:00.000Z","type":"session_meta","payload":{"id":"` + tid + `","timestamp":"2026-11-21T10:00:00.000Z","cwd":"/w","originator":"codex_exec","cli_version":"0.169.0"}}` + "\n"
+}
+
+func tokenCount(total, cached, out, reasoning int, last string) string {
+	info := fmt.Sprintf(`"total_token_usage":{"input_tokens":%d,"cached_input_tokens":%d,"output_tokens":%d,"reasoning_output_tokens":%d,"total_tokens":0}`, total, cached, out, reasoning)
+	if last != "" {
+		info += `,"last_token_usage":` + last
+	}
+	return `{"timestamp":"2026-11-21T10:00:01.000Z","type":"event_msg","payload":{"type":"token_count","info":{` + info + `}}}` + "\n"
+}
+
+func last(in, cached, out, reasoning int) string {
+	return fmt.Sprintf(`{"input_tokens":%d,"cached_input_tokens":%d,"output_tokens":%d,"reasoning_output_tokens":%d,"total_tokens":0}`, in, cached, out, reasoning)
+}
+
+// TestUsageRules checks the token_count rules measured against ccusage
+// 20.0.24 on crafted rollouts: cached input is not input; a repeated total
+// counts once; a null info counts nothing; without last_token_usage the
+// change in the total counts; with it, it does.
+func TestUsageRules(t *testing.T) {
+	assistant := `{"timestamp":"2026-11-21T10:00:01.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"x"}]}}` + "\n"
+	tests := []struct {
+		name  string
+		lines string
+		want  session.Usage
+	}{
+		{"cached", tokenCount(1000, 400, 50, 10, last(1000, 400, 50, 10)), session.Usage{Input: 600, CacheRead: 400, Output: 50, Reasoning: 10}},
+		{"repeat", tokenCount(1000, 400, 50, 10, last(1000, 400, 50, 10)) + tokenCount(1000, 400, 50, 10, last(1000, 400, 50, 10)), session.Usage{Input: 600, CacheRead: 400, Output: 50, Reasoning: 10}},
+		{"null info", `{"timestamp":"2026-11-21T10:00:01.000Z","type":"event_msg","payload":{"type":"token_count","info":null}}` + "\n" + tokenCount(1000, 400, 50, 10, last(1000, 400, 50, 10)), session.Usage{Input: 600, CacheRead: 400, Output: 50, Reasoning: 10}},
+		{"total only", tokenCount(100, 0, 10, 0, "") + tokenCount(250, 0, 30, 0, ""), session.Usage{Input: 250, Output: 30}},
+		{"last wins over delta", tokenCount(100, 0, 10, 0, last(100, 0, 10, 0)) + tokenCount(250, 0, 30, 0, last(120, 0, 15, 0)), session.Usage{Input: 220, Output: 25}},
+		{"usage record not counted", `{"timestamp":"2026-11-21T10:00:01.000Z","type":"token_usage_record","payload":{"thread_id":"` + tid + `","usage":{"input_tokens":1000,"output_tokens":20}}}` + "\n", session.Usage{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data := metaLine() + assistant + tt.lines
+			sum, err := Summarize(strings.NewReader(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sum.Usage != tt.want {
+				t.Errorf("summary usage %+v, want %+v", sum.Usage, tt.want)
+			}
+			s, err := Read(strings.NewReader(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got session.Usage
+			if s.Metadata.Tokens != nil {
+				got = *s.Metadata.Tokens
+			}
+			if got != tt.want {
+				t.Errorf("session tokens %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestIDFromName(t *testing.T) {
+	for name, want := range map[string]string{
+		"rollout-2026-11-21T19-12-18-01a1ff86-0e88-7863-a344-97213dbbd07a.jsonl": "01a1ff86-0e88-7863-a344-97213dbbd07a",
+		"rollout-01a1ff86-0e88-7863-a344-97213dbbd07a.jsonl":                     "01a1ff86-0e88-7863-a344-97213dbbd07a",
+		"rollout-2026-11-21-5ff6bc2a-ab87-4567-bbbf-1c792caea0c8.jsonl":          "5ff6bc2a-ab87-4567-bbbf-1c792caea0c8",
+		"rollout-custom.jsonl":                       "custom",
+		"01a1ff86-0e88-7863-a344-97213dbbd07a.jsonl": "",
+		"rollout-x.json":                             "",
+	} {
+		if got := IDFromName(name); got != want {
+			t.Errorf("IDFromName(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+func TestDiscoverAndLocate(t *testing.T) {
+	home := t.TempDir()
+	files := []string{
+		"sessions/2026/11/21/rollout-2026-11-21T19-12-18-01a1ff86-0e88-7863-a344-97213dbbd07a.jsonl",
+		"sessions/2020/01/01/rollout-2019-01-01T00-00-00-5ff6bc2a-ab87-4567-bbbf-1c792caea0c8.jsonl",
+		"sessions/misc/rollout-0dc1f7d7-55a9-435c-8664-fe402ea76e32.jsonl",
+		"archived_sessions/rollout-2026-10-01T00-00-00-7b03ff3b-6b65-4dd6-a3fb-80a7ea1d6212.jsonl",
+	}
+	for _, f := range files {
+		p := filepath.Join(home, f)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("{}\n"), 0o644)
+	}
+	os.WriteFile(filepath.Join(home, "sessions/2026/11/21/notes.jsonl"), []byte("{}\n"), 0o644)
+	os.WriteFile(filepath.Join(home, "session_index.jsonl"), []byte(
+		`{"id":"01a1ff86-0e88-7863-a344-97213dbbd07a","thread_name":"Old name","updated_at":"2026-11-21T19:14:55Z"}`+"\n"+
+			`not json`+"\n"+
+			`{"id":"01a1ff86-0e88-7863-a344-97213dbbd07a","thread_name":"Fake title 2","updated_at":"2026-11-21T19:15:55Z"}`+"\n"), 0o644)
+	env := session.Env{Home: "/nonexistent", Vars: map[string]string{"CODEX_HOME": home}}
+	refs, warns := Discover(env)
+	if len(warns) != 0 {
+		t.Errorf("warnings %v", warns)
+	}
+	var got []string
+	for _, r := range refs {
+		got = append(got, r.ID+" "+r.Title)
+	}
+	sort.Strings(got)
+	want := []string{
+		"01a1ff86-0e88-7863-a344-97213dbbd07a Fake title 2",
+		"0dc1f7d7-55a9-435c-8664-fe402ea76e32 ",
+		"5ff6bc2a-ab87-4567-bbbf-1c792caea0c8 ",
+		"7b03ff3b-6b65-4dd6-a3fb-80a7ea1d6212 ",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Discover:\n%s", strings.Join(got, "\n"))
+	}
+	for _, r := range refs {
+		p, err := Locate(env, r.ID)
+		if err != nil || p != r.Path {
+			t.Errorf("Locate(%s) = %s, %v", r.ID, p, err)
+		}
+	}
+	for _, id := range []string{"99999999-0000-4000-8000-000000000000", "../x", "*", ""} {
+		if _, err := Locate(env, id); !errors.Is(err, session.ErrNotFound) {
+			t.Errorf("Locate(%q) = %v", id, err)
+		}
+	}
+	if got := Root(session.Env{Home: "/h"}); got != "/h/.codex" {
+		t.Errorf("Root = %q", got)
+	}
+}
+
+func TestHugeLineAndMemory(t *testing.T) {
+	big := strings.Repeat("y", 24<<20)
+	data := metaLine() +
+		`{"timestamp":"2026-11-21T10:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"dump it"}]}}` + "\n" +
+		`{"timestamp":"2026-11-21T10:00:02.000Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"cat big\"}","call_id":"c1"}}` + "\n" +
+		`{"timestamp":"2026-11-21T10:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"Process exited with code 0\nOutput:\n` + big + `"}}` + "\n" +
+		tokenCount(500, 0, 20, 0, last(500, 0, 20, 0))
+	s, err := Read(strings.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Timeline) != 3 || len(s.Timeline[2].Output) < 24<<20 {
+		t.Fatalf("entries %d", len(s.Timeline))
+	}
+	Summarize(strings.NewReader(data)) // warm the pool
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	sum, err := Summarize(strings.NewReader(data))
+	runtime.ReadMemStats(&after)
+	if err != nil || sum.Usage.Input != 500 || sum.Turns != 1 {
+		t.Fatalf("summary %+v %v", sum, err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
+		t.Errorf("summary of a %d MB file allocated %d KB; want under 1 MB", len(data)>>20, alloc>>10)
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	files, _ := filepath.Glob("testdata/*.txtar")
+	for _, p := range files {
+		ar, err := txtar.ParseFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, file := range ar.Files {
+			if strings.HasPrefix(file.Name, "native/") {
+				d := file.Data
+				if len(d) > 2<<10 {
+					d = d[:2<<10]
+				}
+				f.Add(d)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := Read(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := session.Marshal(s)
+		if err != nil {
+			t.Fatalf("decoded session does not encode: %v", err)
+		}
+		s2, err := session.Unmarshal(b)
+		if err != nil {
+			t.Fatalf("encoded session does not decode: %v", err)
+		}
+		if b2, err := session.Marshal(s2); err != nil || !bytes.Equal(b, b2) {
+			t.Fatalf("round trip changed the document (%v)", err)
+		}
+		if err := usftest.ValidateErr(b); err != nil {
+			t.Fatalf("schema: %v", err)
+		}
+		if _, err := Summarize(bytes.NewReader(data)); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
