@@ -134,8 +134,10 @@ func TestSchemaRejects(t *testing.T) {
 		"result sans callId":   func(d string) string { return strings.Replace(d, `"callId":"call1",`, ``, 1) },
 		"bad status":           func(d string) string { return strings.Replace(d, `"status":"error"`, `"status":"meh"`, 1) },
 		"bad version":          func(d string) string { return strings.Replace(d, `"version":"1.0"`, `"version":"2"`, 1) },
-		"stray field":          func(d string) string { return strings.Replace(d, `"kind":"compaction"`, `"kind":"compaction","extra":1`, 1) },
-		"bad timestamp":        func(d string) string { return strings.Replace(d, `"2026-11-20T10:00:03.000Z"`, `"yesterday"`, 1) },
+		"stray field": func(d string) string {
+			return strings.Replace(d, `"kind":"compaction"`, `"kind":"compaction","extra":1`, 1)
+		},
+		"bad timestamp": func(d string) string { return strings.Replace(d, `"2026-11-20T10:00:03.000Z"`, `"yesterday"`, 1) },
 	} {
 		bad := edit(string(good))
 		if bad == string(good) {
