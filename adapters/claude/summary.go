@@ -29,6 +29,7 @@ func Summarize(r io.Reader) (session.Summary, error) {
 	for s.NextLine() {
 		z.l.reset()
 		z.parseLine(s)
+		s.Finish()
 		if s.Failed() {
 			z.sum.Skip(s.LineNo(), "malformed record skipped: "+s.LineErr().Error())
 			continue

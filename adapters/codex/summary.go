@@ -33,6 +33,7 @@ func Summarize(r io.Reader) (session.Summary, error) {
 	for s.NextLine() {
 		z.l.reset()
 		z.parseLine(s)
+		s.Finish()
 		if s.Failed() {
 			z.sum.Skip(s.LineNo(), "malformed record skipped: "+s.LineErr().Error())
 			continue
@@ -308,6 +309,7 @@ func readSubagentParent(s *jsonl.Scanner, dst []byte) []byte {
 
 func (z *summarizer) commit() {
 	l, sum := &z.l, &z.sum
+	sum.See(l.ts)
 	typ := string(l.typ)
 	if l.bare {
 		typ = "response_item"
@@ -316,7 +318,6 @@ func (z *summarizer) commit() {
 	}
 	switch typ {
 	case "session_meta":
-		sum.See(l.ts)
 		if z.started {
 			if id := string(l.id); id != "" && id != z.id {
 				z.origin = id
@@ -373,10 +374,7 @@ func (z *summarizer) commit() {
 			}
 		}
 	case "response_item":
-		sum.See(l.ts)
 		z.item()
-	case "compacted":
-		sum.See(l.ts)
 	}
 }
 

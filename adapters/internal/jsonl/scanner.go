@@ -27,10 +27,11 @@ type Scanner struct {
 	eof  bool
 	rerr error
 
-	line    int   // number of the current line
-	off     int64 // stream offset of buf[0]
-	lineOff int64 // stream offset of the current line
-	started bool
+	line     int   // number of the current line
+	off      int64 // stream offset of buf[0]
+	lineOff  int64 // stream offset of the current line
+	started  bool
+	finished bool // the current line was skipped to its end by Finish
 
 	lerr  error  // syntax error in the current line
 	key   []byte // scratch for keys
@@ -69,12 +70,12 @@ func (e *SyntaxError) Error() string { return e.Msg }
 // the next line that is not blank. It returns false at the end of input or
 // on a read error (see Err).
 func (s *Scanner) NextLine() bool {
-	if s.started {
+	if s.started && !s.finished {
 		if !s.skipToEOL() {
 			return false
 		}
 	}
-	s.started = true
+	s.started, s.finished = true, false
 	s.lerr = nil
 	for {
 		s.line++
@@ -95,6 +96,49 @@ func (s *Scanner) NextLine() bool {
 			}
 			return true
 		}
+	}
+}
+
+// Finish skips what is left of the current line and checks, cheaply, that
+// the record was complete: the last byte of the line that is not
+// whitespace must close the record ('}' or ']'), or have been consumed by
+// the walk. A record cut short (a crash mid-write) or followed by garbage
+// then fails the line, even when the caller stopped walking it early.
+// NextLine calls nothing more; call Finish before checking Failed.
+func (s *Scanner) Finish() {
+	if s.finished || !s.started {
+		return
+	}
+	s.finished = true
+	if s.lerr != nil {
+		s.skipToEOL()
+		return
+	}
+	var last byte // last non-blank byte after the walk's position
+	for {
+		seg := s.buf[s.pos:s.end]
+		i := bytes.IndexByte(seg, '\n')
+		end := len(seg)
+		if i >= 0 {
+			end = i
+		}
+		for j := end - 1; j >= 0; j-- {
+			if c := seg[j]; c != ' ' && c != '\t' && c != '\r' {
+				last = c
+				break
+			}
+		}
+		if i >= 0 {
+			s.pos += i + 1
+			break
+		}
+		s.pos = s.end
+		if !s.more() {
+			break
+		}
+	}
+	if last != 0 && last != '}' && last != ']' {
+		s.lerr = &SyntaxError{Msg: "record ends early or has trailing data", Offset: s.lineOff}
 	}
 }
 

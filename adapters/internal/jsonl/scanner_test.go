@@ -240,6 +240,7 @@ func FuzzScanner(f *testing.F) {
 		for s.NextLine() {
 			seen++
 			v := walk(s)
+			s.Finish()
 			if !s.Failed() {
 				good = append(good, v)
 			}
@@ -266,5 +267,31 @@ func TestInt(t *testing.T) {
 	}
 	if want := []int64{42, -7, 1, 3, 0}; !reflect.DeepEqual(got, want) || s.Failed() {
 		t.Fatalf("got %v (err %v), want %v", got, s.LineErr(), want)
+	}
+}
+
+func TestFinishCatchesCutRecords(t *testing.T) {
+	input := strings.Join([]string{
+		`{"type":"mode","mode":"normal"}`,
+		`{"type":"mode","mode":"norm`,      // cut: the walk stops after "type"
+		`{"type":"mode","x":{"a":1}} junk`, // trailing garbage
+		`{"type":"mode","x":[1,2]}  `,
+		`{"type":"user"}`,
+	}, "\n")
+	for _, window := range []int{64, 4096} {
+		s := NewScanner(strings.NewReader(input), window)
+		var bad []int
+		for s.NextLine() {
+			s.BeginObject()
+			s.NextKey()
+			s.String(10) // read the type, then stop walking
+			s.Finish()
+			if s.Failed() {
+				bad = append(bad, s.LineNo())
+			}
+		}
+		if !reflect.DeepEqual(bad, []int{2, 3}) {
+			t.Errorf("window %d: failed lines %v, want [2 3]", window, bad)
+		}
 	}
 }
