@@ -29,10 +29,10 @@ type Adapter struct {
 	NewDecoder func(r io.Reader) Decoder
 	// Summarize scans a session stream for listing and statistics, in
 	// memory independent of its size.
-	Summarize func(r io.Reader) (session.Summary, error)
+	Summarize func(r io.Reader, detail session.Detail) (session.Summary, error)
 	// SummarizeFile summarises the file a Ref names, settling which id and
 	// title name it the way the CLI does.
-	SummarizeFile func(ref session.Ref) (session.Summary, error)
+	SummarizeFile func(ref session.Ref, detail session.Detail) (session.Summary, error)
 	// Sniff reports whether a line looks like one of this CLI's records.
 	Sniff func(line []byte) bool
 }

@@ -23,6 +23,9 @@ type Options struct {
 	Env session.Env
 	// CLIs limits the scan to these CLIs; empty means all.
 	CLIs []string
+	// Detail is how much of each file to read: session.DetailFull (the
+	// zero value) for statistics, session.DetailList for a listing.
+	Detail session.Detail
 	// Workers is how many files are scanned at once; 0 means GOMAXPROCS.
 	Workers int
 	// Progress, when set, is called after each file with the files and
@@ -127,7 +130,7 @@ func Summarize(ctx context.Context, opts Options, refs []session.Ref) (*Result, 
 					return
 				}
 				i := order[n]
-				sums[i], ok[i], fileWarns[i] = summarizeOne(refs[i])
+				sums[i], ok[i], fileWarns[i] = summarizeOne(refs[i], opts.Detail)
 				d := done.Add(1)
 				b := doneBytes.Add(refs[i].Size)
 				if opts.Progress != nil {
@@ -159,12 +162,12 @@ func Summarize(ctx context.Context, opts Options, refs []session.Ref) (*Result, 
 	return res, nil
 }
 
-func summarizeOne(ref session.Ref) (session.Summary, bool, []session.Warning) {
+func summarizeOne(ref session.Ref, detail session.Detail) (session.Summary, bool, []session.Warning) {
 	a, found := adapters.Lookup(ref.CLI)
 	if !found {
 		return session.Summary{}, false, []session.Warning{{Path: ref.Path, Message: "no adapter for " + ref.CLI}}
 	}
-	sum, err := a.SummarizeFile(ref)
+	sum, err := a.SummarizeFile(ref, detail)
 	if err != nil {
 		return session.Summary{}, false, []session.Warning{{Path: ref.Path, Message: "cannot read: " + unwrap(err)}}
 	}

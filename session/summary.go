@@ -13,6 +13,19 @@ const (
 	MaxSummaryWarnings = 10
 )
 
+// Detail says how much a summary reads of a file.
+type Detail int
+
+const (
+	// DetailFull reads everything a summary holds: usage by model, tool
+	// calls, errors and files, as statistics need.
+	DetailFull Detail = iota
+	// DetailList reads only what a listing needs (ids, project, times,
+	// title, message and turn counts), skipping most of every record
+	// once its kind is known. Usage, tools, errors and files stay empty.
+	DetailList
+)
+
 // Summary is what a fast scan of one native session file yields: enough to
 // list sessions and total their usage without building a timeline. Its size
 // does not grow with the session (Files is capped at MaxSummaryFiles).

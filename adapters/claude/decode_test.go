@@ -42,7 +42,7 @@ func TestHugeLines(t *testing.T) {
 	if s.Metadata.Tokens == nil || s.Metadata.Tokens.Input != 18 || s.Metadata.Tokens.Output != 8 {
 		t.Errorf("tokens = %+v", s.Metadata.Tokens)
 	}
-	sum, err := Summarize(bytes.NewReader(data))
+	sum, err := Summarize(bytes.NewReader(data), session.DetailFull)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,13 +56,13 @@ func TestHugeLines(t *testing.T) {
 // whole record.
 func TestSummarizeMemoryIndependentOfSize(t *testing.T) {
 	data := hugeFile(24 << 20)
-	if _, err := Summarize(bytes.NewReader(data)); err != nil { // warm the scanner pool
+	if _, err := Summarize(bytes.NewReader(data), session.DetailFull); err != nil { // warm the scanner pool
 		t.Fatal(err)
 	}
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	if _, err := Summarize(bytes.NewReader(data)); err != nil {
+	if _, err := Summarize(bytes.NewReader(data), session.DetailFull); err != nil {
 		t.Fatal(err)
 	}
 	runtime.ReadMemStats(&after)
@@ -83,7 +83,7 @@ func TestLineEndingsAndMissingNewline(t *testing.T) {
 		if len(s.Timeline) != 4 || len(s.Warnings) != 0 {
 			t.Errorf("%s: %d entries, warnings %v", name, len(s.Timeline), s.Warnings)
 		}
-		sum, _ := Summarize(bytes.NewReader(in))
+		sum, _ := Summarize(bytes.NewReader(in), session.DetailFull)
 		if sum.Messages != 2 || sum.Skipped != 0 {
 			t.Errorf("%s: summary %+v", name, sum)
 		}
@@ -104,7 +104,7 @@ func TestWarningsNameFileAndLine(t *testing.T) {
 	if len(s.Warnings) != 1 || s.Warnings[0].Path != path || s.Warnings[0].Line != 5 {
 		t.Fatalf("warnings = %+v", s.Warnings)
 	}
-	sum, _ := SummarizeFile(session.Ref{Path: path, ID: "x"})
+	sum, _ := SummarizeFile(session.Ref{Path: path, ID: "x"}, session.DetailFull)
 	if sum.Skipped != 1 || len(sum.Warnings) != 1 || sum.Warnings[0].Line != 5 {
 		t.Fatalf("summary skipped %d, warnings %+v", sum.Skipped, sum.Warnings)
 	}
@@ -176,8 +176,28 @@ func FuzzDecode(f *testing.F) {
 		if err := usftest.ValidateErr(b); err != nil {
 			t.Fatalf("schema: %v", err)
 		}
-		if _, err := Summarize(bytes.NewReader(data)); err != nil {
+		if _, err := Summarize(bytes.NewReader(data), session.DetailFull); err != nil {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestListEndTimeWithHugeLastRecords checks that a listing, which skips
+// most of big records, still finds the last record's time.
+func TestListEndTimeWithHugeLastRecords(t *testing.T) {
+	full := hugeFile(3 << 20)
+	lines := bytes.SplitAfter(full, []byte("\n"))
+	withoutLast := bytes.Join(lines[:3], nil) // ends with the 3 MB tool result
+	for name, data := range map[string][]byte{"small last record": full, "huge last record": withoutLast} {
+		path := filepath.Join(t.TempDir(), hugeSession+".jsonl")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ref := session.Ref{ID: hugeSession, Path: path}
+		f, _ := SummarizeFile(ref, session.DetailFull)
+		l, _ := SummarizeFile(ref, session.DetailList)
+		if !l.End.Equal(f.End) || !l.Start.Equal(f.Start) || l.Messages != f.Messages {
+			t.Errorf("%s: list %v..%v (%d msgs), full %v..%v (%d msgs)", name, l.Start, l.End, l.Messages, f.Start, f.End, f.Messages)
+		}
+	}
 }

@@ -21,10 +21,27 @@ const TitleMax = 200
 // needs, and stops reading a record as soon as the rest cannot matter, so
 // its memory does not depend on record or file size. Lines it cannot parse
 // are counted in Summary.Skipped.
-func Summarize(r io.Reader) (session.Summary, error) {
+//
+// With session.DetailList it reads less: of an assistant record only the
+// content's block types, of a tool result only that it is one. Those
+// records' timestamps are then not read, so the end time can be early;
+// SummarizeFile reads the file's tail to settle it.
+func Summarize(r io.Reader, detail session.Detail) (session.Summary, error) {
+	sum, _, err := summarize(r, detail)
+	return sum, err
+}
+
+// summarize is Summarize also returning the offset of the last record
+// whose time a summary counts.
+func summarize(r io.Reader, detail session.Detail) (session.Summary, int64, error) {
 	s := jsonl.GetScanner(r)
 	defer jsonl.PutScanner(s)
+	return summarizeWith(s, detail)
+}
+
+func summarizeWith(s *jsonl.Scanner, detail session.Detail) (session.Summary, int64, error) {
 	var z summarizer
+	z.list = detail == session.DetailList
 	z.sum.CLI = session.Claude
 	for s.NextLine() {
 		z.l.reset()
@@ -34,12 +51,17 @@ func Summarize(r io.Reader) (session.Summary, error) {
 			z.sum.Skip(s.LineNo(), "malformed record skipped: "+s.LineErr().Error())
 			continue
 		}
-		z.commit()
+		if z.commit() {
+			z.lastTimed = s.LineOffset()
+		}
 	}
-	return z.sum, s.Err()
+	return z.sum, z.lastTimed, s.Err()
 }
 
 type summarizer struct {
+	list       bool  // session.DetailList
+	assistants int   // assistant records read so far
+	lastTimed  int64 // offset of the last record whose time counts
 	sum        session.Summary
 	l          line
 	sessionID  string
@@ -57,6 +79,7 @@ type line struct {
 	usage                                                                                       session.Usage
 	hasUsage, contentString, isMeta, isCompactSummary, isAPIError                               bool
 	textRuns, toolResults, toolErrors                                                           int
+	done                                                                                        bool // a listing needs nothing more from this record
 	// seed-era top-level tool records
 	name    []byte
 	isError bool
@@ -94,6 +117,9 @@ func (z *summarizer) parseLine(s *jsonl.Scanner) {
 			}
 		case "message":
 			z.parseMessage(s)
+			if l.done {
+				return
+			}
 		case "timestamp":
 			l.ts = parseTime(s.String(64))
 		case "sessionId":
@@ -160,6 +186,16 @@ func (z *summarizer) parseMessage(s *jsonl.Scanner) {
 			z.parseUsage(s)
 		case "content":
 			z.parseContent(s)
+			// A listing needs only the content of an assistant record
+			// (after the first few, which may say the file is a fork).
+			if z.list && (string(l.role) == "assistant" && z.assistants >= forkProbe || l.toolResults > 0) {
+				l.done = true
+				if len(l.typ) == 0 {
+					// The record's type comes after its message.
+					l.typ = append(l.typ, l.role...)
+				}
+				return
+			}
 		default:
 			s.Skip()
 		}
@@ -232,6 +268,10 @@ func (z *summarizer) parseContent(s *jsonl.Scanner) {
 			switch string(s.Key()) {
 			case "type":
 				typ = append(typ, s.String(64)...)
+				if z.list && string(typ) == "tool_result" {
+					l.toolResults++
+					return // a listing only needs to know it is a result
+				}
 			case "text":
 				t := s.String(TitleMax)
 				hasText = len(t) > 0
@@ -243,7 +283,11 @@ func (z *summarizer) parseContent(s *jsonl.Scanner) {
 			case "is_error":
 				isErr = s.Bool()
 			case "input":
-				path = readInputPath(s, path)
+				if z.list {
+					s.Skip()
+				} else {
+					path = readInputPath(s, path)
+				}
 			default:
 				s.Skip()
 			}
@@ -276,6 +320,10 @@ func (z *summarizer) parseContent(s *jsonl.Scanner) {
 	}
 }
 
+// forkProbe is how many assistant records a listing reads whole: a fork's
+// copied records come first and say where they were copied from.
+const forkProbe = 2
+
 // readInputPath returns the file a tool input names (file_path or
 // notebook_path), appended to dst.
 func readInputPath(s *jsonl.Scanner, dst []byte) []byte {
@@ -299,7 +347,9 @@ func readInputPath(s *jsonl.Scanner, dst []byte) []byte {
 	return dst
 }
 
-func (z *summarizer) commit() {
+// commit folds the record into the summary and reports whether it is one
+// whose time counts.
+func (z *summarizer) commit() bool {
 	l, sum := &z.l, &z.sum
 	if z.sessionID == "" && len(l.sessionID) > 0 {
 		z.sessionID = string(l.sessionID)
@@ -317,11 +367,8 @@ func (z *summarizer) commit() {
 	case "user":
 		sum.See(l.ts)
 		sum.ToolErrors += l.toolErrors
-		if l.toolResults > 0 || l.isMeta || l.isCompactSummary || len(l.title) == 0 {
-			return
-		}
-		if isCommandText(l.title) {
-			return
+		if l.toolResults > 0 || l.isMeta || l.isCompactSummary || len(l.title) == 0 || isCommandText(l.title) {
+			return true
 		}
 		sum.Turns++
 		sum.Messages++
@@ -329,7 +376,9 @@ func (z *summarizer) commit() {
 			sum.Title = titleOf(l.title)
 			z.titleFrom = 1
 		}
+		return true
 	case "assistant":
+		z.assistants++
 		sum.See(l.ts)
 		if l.contentString {
 			sum.Messages++
@@ -347,6 +396,17 @@ func (z *summarizer) commit() {
 		if l.isError {
 			sum.ToolErrors++
 		}
+	default:
+		z.title()
+		return false
+	}
+	return true
+}
+
+// title takes a title record.
+func (z *summarizer) title() {
+	l, sum := &z.l, &z.sum
+	switch string(l.typ) {
 	case "ai-title":
 		if z.titleFrom < 2 && len(l.customTitle) > 0 {
 			sum.Title, z.titleFrom = titleOf(l.customTitle), 2
@@ -435,15 +495,18 @@ func (r *recentHashes) seen(a, b []byte) bool {
 // SummarizeFile summarises the session file ref names. Claude Code names a
 // session by its file, so the file name is the id even when the records say
 // otherwise; a subagent's file is named after its agent.
-func SummarizeFile(ref session.Ref) (session.Summary, error) {
+func SummarizeFile(ref session.Ref, detail session.Detail) (session.Summary, error) {
 	f, err := os.Open(ref.Path)
 	if err != nil {
 		return session.Summary{}, err
 	}
 	defer f.Close()
-	sum, err := Summarize(f)
+	sum, lastTimed, err := summarize(f, detail)
 	if err != nil {
 		return sum, err
+	}
+	if detail == session.DetailList {
+		seeTail(f, lastTimed, &sum)
 	}
 	sum.CLI, sum.Path, sum.Size = session.Claude, ref.Path, ref.Size
 	if ref.ID != "" && (sum.Parent == nil || sum.Parent.Kind != session.LinkSubagent) {
@@ -453,4 +516,54 @@ func SummarizeFile(ref session.Ref) (session.Summary, error) {
 		sum.Parent = &session.Link{Kind: session.LinkSubagent, CLI: session.Claude, ID: ref.Parent}
 	}
 	return sum, nil
+}
+
+// tailSize is how much of a file's end seeTail reads for timestamps.
+const tailSize = 256 << 10
+
+// seeTail reads the timestamps of the records from the last one whose
+// time counts (at offset lastTimed), or from tailSize bytes before the end
+// if that is earlier, so a listing's end time is right although it did not
+// read assistant records' timestamps.
+func seeTail(f *os.File, lastTimed int64, sum *session.Summary) {
+	info, err := f.Stat()
+	if err != nil {
+		return
+	}
+	off := min(info.Size()-tailSize, lastTimed)
+	if off < 0 {
+		off = 0
+	}
+	s := jsonl.GetScanner(io.NewSectionReader(f, off, info.Size()-off))
+	defer jsonl.PutScanner(s)
+	// The first line may be cut, unless it starts at lastTimed.
+	first := off > 0 && off != lastTimed
+	for s.NextLine() {
+		if first {
+			first = false
+			continue
+		}
+		if !s.BeginObject() {
+			continue
+		}
+		var ts time.Time
+		var typ []byte
+		for s.NextKey() {
+			switch string(s.Key()) {
+			case "timestamp":
+				ts = parseTime(s.String(64))
+			case "type":
+				typ = append(typ[:0], s.String(64)...)
+			default:
+				s.Skip()
+			}
+		}
+		// The same records whose times a full summary sees.
+		switch string(typ) {
+		case "user", "assistant", "system", "summary", "tool_use", "tool_result":
+			if !s.Failed() {
+				sum.See(ts)
+			}
+		}
+	}
 }

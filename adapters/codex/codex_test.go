@@ -56,7 +56,7 @@ func TestUsageRules(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			data := metaLine() + assistant + tt.lines
-			sum, err := Summarize(strings.NewReader(data))
+			sum, err := Summarize(strings.NewReader(data), session.DetailFull)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -160,11 +160,11 @@ func TestHugeLineAndMemory(t *testing.T) {
 	if len(s.Timeline) != 3 || len(s.Timeline[2].Output) < 24<<20 {
 		t.Fatalf("entries %d", len(s.Timeline))
 	}
-	Summarize(strings.NewReader(data)) // warm the pool
+	Summarize(strings.NewReader(data), session.DetailFull) // warm the pool
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	sum, err := Summarize(strings.NewReader(data))
+	sum, err := Summarize(strings.NewReader(data), session.DetailFull)
 	runtime.ReadMemStats(&after)
 	if err != nil || sum.Usage.Input != 500 || sum.Turns != 1 {
 		t.Fatalf("summary %+v %v", sum, err)
@@ -210,7 +210,7 @@ func FuzzDecode(f *testing.F) {
 		if err := usftest.ValidateErr(b); err != nil {
 			t.Fatalf("schema: %v", err)
 		}
-		if _, err := Summarize(bytes.NewReader(data)); err != nil {
+		if _, err := Summarize(bytes.NewReader(data), session.DetailFull); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -425,10 +425,10 @@ var contextPrefixes = []string{
 
 // IsContext reports whether a user message is context Codex injected rather
 // than a prompt the user wrote.
-func IsContext(text string) bool {
-	t := strings.TrimLeft(text, " \n\t")
+func IsContext(text []byte) bool {
+	t := bytes.TrimLeft(text, " \n\t")
 	for _, p := range contextPrefixes {
-		if strings.HasPrefix(t, p) {
+		if bytes.HasPrefix(t, []byte(p)) {
 			return true
 		}
 	}
@@ -455,7 +455,7 @@ func (d *Decoder) responseItem(payload json.RawMessage, ev *session.Event) []ses
 			e.Type, e.Kind = session.System, session.KindInstructions
 		default:
 			e.Type = session.User
-			if IsContext(text) {
+			if IsContext([]byte(text)) {
 				e.Type, e.Kind = session.System, session.KindContext
 			}
 		}
@@ -497,7 +497,7 @@ func (d *Decoder) responseItem(payload json.RawMessage, ev *session.Event) []ses
 		return []session.Entry{e}
 	case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
 		out, exit, atts := outputText(it.Output)
-		status := outputStatus(out)
+		status := outputStatus([]byte(out))
 		if exit != nil {
 			status = session.StatusOK
 			if *exit != 0 {

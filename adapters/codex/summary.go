@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"os"
@@ -25,13 +26,22 @@ const patchMax = 256 << 10
 // memory does not depend on record or file size. Lines it cannot parse are
 // counted in Summary.Skipped. A paginated fork's parent history is not
 // read: its usage belongs to the parent.
-func Summarize(r io.Reader) (session.Summary, error) {
+//
+// With session.DetailList it reads only what a listing needs: it stops at
+// the type of every record but session metadata, user and assistant
+// messages and thread names.
+func Summarize(r io.Reader, detail session.Detail) (session.Summary, error) {
 	s := jsonl.GetScanner(r)
 	defer jsonl.PutScanner(s)
-	z := summarizer{}
+	return summarizeWith(s, detail)
+}
+
+func summarizeWith(s *jsonl.Scanner, detail session.Detail) (session.Summary, error) {
+	z := summarizer{list: detail == session.DetailList}
 	z.sum.CLI = session.Codex
 	for s.NextLine() {
 		z.l.reset()
+		z.done = false
 		z.parseLine(s)
 		s.Finish()
 		if s.Failed() {
@@ -44,6 +54,7 @@ func Summarize(r io.Reader) (session.Summary, error) {
 }
 
 type summarizer struct {
+	list    bool // session.DetailList
 	sum     session.Summary
 	l       line
 	id      string
@@ -52,6 +63,7 @@ type summarizer struct {
 	model   string
 	tokens  usageCounter
 	titled  bool
+	done    bool // a listing needs nothing more from this record
 }
 
 type line struct {
@@ -84,7 +96,12 @@ func (z *summarizer) parseLine(s *jsonl.Scanner) {
 		case "type":
 			l.typ = append(l.typ, s.String(64)...)
 			switch string(l.typ) {
-			case "session_meta", "response_item", "event_msg", "turn_context", "token_usage_record", "compacted":
+			case "session_meta", "response_item", "event_msg":
+			case "turn_context", "token_usage_record":
+				if z.list {
+					return // models and usage are not listed
+				}
+			case "compacted":
 			default:
 				if isItemType(string(l.typ)) {
 					// The oldest format: this line is a bare item.
@@ -149,7 +166,11 @@ func (z *summarizer) parsePayload(s *jsonl.Scanner) {
 			case "type":
 				l.ptype = append(l.ptype, s.String(64)...)
 				switch string(l.ptype) {
-				case "token_count", "thread_name_updated", "item_completed", "thread_settings_applied":
+				case "thread_name_updated":
+				case "token_count", "item_completed", "thread_settings_applied":
+					if z.list {
+						return
+					}
 				default:
 					return // nothing else in events matters here
 				}
@@ -165,6 +186,9 @@ func (z *summarizer) parsePayload(s *jsonl.Scanner) {
 			continue
 		case "response_item":
 			z.itemField(s, k)
+			if z.done {
+				return
+			}
 			continue
 		}
 		s.Skip()
@@ -176,6 +200,9 @@ func (z *summarizer) parsePayload(s *jsonl.Scanner) {
 func (z *summarizer) parseItemFields(s *jsonl.Scanner) {
 	for s.NextKey() {
 		z.itemField(s, string(s.Key()))
+		if z.done {
+			return
+		}
 	}
 }
 
@@ -184,6 +211,9 @@ func (z *summarizer) itemField(s *jsonl.Scanner, k string) {
 	switch k {
 	case "type":
 		l.ptype = append(l.ptype, s.String(64)...)
+		if z.list && string(l.ptype) != "message" {
+			z.done = true // a listing counts messages only
+		}
 	case "role":
 		l.role = append(l.role, s.String(32)...)
 	case "name":
@@ -191,11 +221,16 @@ func (z *summarizer) itemField(s *jsonl.Scanner, k string) {
 	case "content":
 		z.parseContent(s)
 	case "arguments", "input":
-		// apply_patch names the files it changes in its input.
-		l.args = append(l.args, s.String(patchMax)...)
+		// apply_patch names the files it changes in its input; other
+		// tools' inputs are not needed (the name comes first).
+		if len(l.name) == 0 || string(l.name) == "apply_patch" {
+			l.args = append(l.args, s.String(patchMax)...)
+		} else {
+			s.Skip()
+		}
 	case "output":
 		if s.Kind() == '"' {
-			l.text = append(l.text, s.String(4096)...)
+			l.text = append(l.text, s.String(statusHead)...)
 		} else {
 			s.Skip()
 		}
@@ -384,8 +419,7 @@ func (z *summarizer) item() {
 	case "message":
 		switch string(l.role) {
 		case "user":
-			text := string(l.text)
-			if text == "" || IsContext(text) {
+			if len(l.text) == 0 || IsContext(l.text) {
 				return
 			}
 			sum.Turns++
@@ -411,7 +445,7 @@ func (z *summarizer) item() {
 	case "web_search_call":
 		sum.AddTool(session.ToolWebSearch)
 	case "function_call_output", "custom_tool_call_output":
-		if outputStatus(string(l.text)) != session.StatusOK {
+		if outputStatus(l.text) != session.StatusOK {
 			sum.ToolErrors++
 		}
 	}
@@ -419,21 +453,20 @@ func (z *summarizer) item() {
 
 // patchText returns the patch in apply_patch arguments: the JSON
 // {"input": patch} of a function call, or the raw input of a custom call.
-func patchText(args []byte) string {
-	s := string(args)
-	if strings.HasPrefix(strings.TrimSpace(s), "{") {
+func patchText(args []byte) []byte {
+	if bytes.HasPrefix(bytes.TrimSpace(args), []byte("{")) {
 		var a struct {
 			Input string `json:"input"`
 			Patch string `json:"patch"`
 		}
 		if json.Unmarshal(args, &a) == nil {
 			if a.Input != "" {
-				return a.Input
+				return []byte(a.Input)
 			}
-			return a.Patch
+			return []byte(a.Patch)
 		}
 	}
-	return s
+	return args
 }
 
 // titleOf turns the start of a prompt into a one-line title.
@@ -455,13 +488,13 @@ func parseTime(b []byte) time.Time {
 // SummarizeFile summarises the rollout ref names. Codex names a thread by
 // its session_meta id; the file name's id is used when the meta has none.
 // A thread name from session_index.jsonl is the title.
-func SummarizeFile(ref session.Ref) (session.Summary, error) {
+func SummarizeFile(ref session.Ref, detail session.Detail) (session.Summary, error) {
 	f, err := os.Open(ref.Path)
 	if err != nil {
 		return session.Summary{}, err
 	}
 	defer f.Close()
-	sum, err := Summarize(f)
+	sum, err := Summarize(f, detail)
 	if err != nil {
 		return sum, err
 	}

@@ -1,9 +1,7 @@
 package codex
 
 import (
-	"bufio"
-	"regexp"
-	"strconv"
+	"bytes"
 	"strings"
 
 	"github.com/stead-dev/stead/session"
@@ -59,16 +57,22 @@ func UniversalTool(name string) session.Tool {
 
 // PatchFiles returns the files an apply_patch patch adds, updates, deletes
 // or moves to, in order.
-func PatchFiles(patch string) []string {
+func PatchFiles(patch []byte) []string {
 	var files []string
-	sc := bufio.NewScanner(strings.NewReader(patch))
-	sc.Buffer(make([]byte, 0, 4096), len(patch)+1)
-	for sc.Scan() {
-		l := sc.Text()
-		for _, p := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
-			if strings.HasPrefix(l, p) {
-				if f := strings.TrimSpace(l[len(p):]); f != "" {
-					files = append(files, f)
+	for len(patch) > 0 {
+		line := patch
+		if i := bytes.IndexByte(patch, '\n'); i >= 0 {
+			line, patch = patch[:i], patch[i+1:]
+		} else {
+			patch = nil
+		}
+		if !bytes.HasPrefix(line, []byte("*** ")) {
+			continue
+		}
+		for _, p := range patchHeaders {
+			if rest, ok := bytes.CutPrefix(line, p); ok {
+				if f := bytes.TrimSpace(rest); len(f) > 0 {
+					files = append(files, string(f))
 				}
 			}
 		}
@@ -76,27 +80,59 @@ func PatchFiles(patch string) []string {
 	return files
 }
 
-var exitRe = regexp.MustCompile(`(?:Process exited with code|Exit code:|"exit_code":)\s*(-?\d+)`)
+var patchHeaders = [][]byte{[]byte("*** Add File: "), []byte("*** Update File: "), []byte("*** Delete File: "), []byte("*** Move to: ")}
 
-// outputStatus reads a tool output's outcome from the texts Codex writes:
-// the exit code of a command, and its fixed texts for rejections and
-// aborts.
-func outputStatus(out string) session.ToolStatus {
+// statusHead is how much of a tool output outputStatus reads: Codex states
+// the exit code in the first lines.
+const statusHead = 512
+
+var exitMarkers = [][]byte{[]byte("Process exited with code"), []byte("Exit code:"), []byte(`"exit_code":`)}
+
+// outputStatus reads a tool output's outcome from the texts Codex writes at
+// its start: the exit code of a command, and its fixed texts for
+// rejections and aborts.
+func outputStatus(out []byte) session.ToolStatus {
 	head := out
-	if len(head) > 4096 {
-		head = head[:4096]
+	if len(head) > statusHead {
+		head = head[:statusHead]
 	}
 	switch {
-	case strings.Contains(head, "rejected by user"), strings.HasPrefix(head, "exec command rejected"),
-		strings.HasPrefix(head, "patch rejected"):
+	case bytes.Contains(head, []byte("rejected by user")), bytes.HasPrefix(head, []byte("exec command rejected")),
+		bytes.HasPrefix(head, []byte("patch rejected")):
 		return session.StatusDenied
-	case strings.HasPrefix(head, "aborted"), strings.Contains(head, "execution interrupted"):
+	case bytes.HasPrefix(head, []byte("aborted")), bytes.Contains(head, []byte("execution interrupted")):
 		return session.StatusInterrupted
 	}
-	if m := exitRe.FindStringSubmatch(head); m != nil {
-		if n, err := strconv.Atoi(m[1]); err == nil && n != 0 {
+	for _, m := range exitMarkers {
+		i := bytes.Index(head, m)
+		if i < 0 {
+			continue
+		}
+		rest := bytes.TrimLeft(head[i+len(m):], " \t")
+		if n, ok := leadingInt(rest); ok && n != 0 {
 			return session.StatusError
 		}
+		break
 	}
 	return session.StatusOK
+}
+
+// leadingInt parses the integer at the start of b.
+func leadingInt(b []byte) (int, bool) {
+	neg := false
+	if len(b) > 0 && b[0] == '-' {
+		neg, b = true, b[1:]
+	}
+	n, digits := 0, 0
+	for _, c := range b {
+		if c < '0' || c > '9' || digits > 9 {
+			break
+		}
+		n = n*10 + int(c-'0')
+		digits++
+	}
+	if neg {
+		n = -n
+	}
+	return n, digits > 0
 }

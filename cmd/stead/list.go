@@ -65,7 +65,7 @@ func listRun(cmd *cobra.Command, opts *ListOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := scan(cmd, f, &opts.Scan)
+	res, err := scan(cmd, f, &opts.Scan, session.DetailList)
 	if err != nil {
 		return err
 	}

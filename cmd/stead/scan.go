@@ -69,8 +69,8 @@ func parseWhen(s string, now time.Time, end bool) (time.Time, error) {
 }
 
 // scan runs a catalog scan with progress on a terminal.
-func scan(cmd *cobra.Command, f *Factory, flags *scanFlags) (*catalog.Result, error) {
-	opts := catalog.Options{Env: f.Env, CLIs: flags.CLIs, Logger: f.Logger}
+func scan(cmd *cobra.Command, f *Factory, flags *scanFlags, detail session.Detail) (*catalog.Result, error) {
+	opts := catalog.Options{Env: f.Env, CLIs: flags.CLIs, Detail: detail, Logger: f.Logger}
 	if f.IO.ErrTTY {
 		p := newProgress(f.IO)
 		opts.Progress = p.update

@@ -155,7 +155,7 @@ func statsRun(cmd *cobra.Command, opts *StatsOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := scan(cmd, f, &opts.Scan)
+	res, err := scan(cmd, f, &opts.Scan, session.DetailFull)
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,7 @@ type Adapter struct {
 	// Open decodes a native file.
 	Open func(path string) (*session.Session, error)
 	// SummarizeFile summarises one.
-	SummarizeFile func(ref session.Ref) (session.Summary, error)
+	SummarizeFile func(ref session.Ref, detail session.Detail) (session.Summary, error)
 	// RefID is the id a file is discovered under.
 	RefID func(path string) string
 }
@@ -122,9 +122,20 @@ func runCase(t *testing.T, a Adapter, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, err := a.SummarizeFile(session.Ref{CLI: a.CLI, ID: a.RefID(main), Path: main, Size: info.Size()})
+	ref := session.Ref{CLI: a.CLI, ID: a.RefID(main), Path: main, Size: info.Size()}
+	sum, err := a.SummarizeFile(ref, session.DetailFull)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// A listing reads less but must agree on what it reports.
+	lsum, err := a.SummarizeFile(ref, session.DetailList)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lsum.ID != sum.ID || lsum.Project != sum.Project || lsum.Title != sum.Title || !lsum.Start.Equal(sum.Start) ||
+		!lsum.End.Equal(sum.End) || lsum.Messages != sum.Messages || lsum.Turns != sum.Turns ||
+		!reflect.DeepEqual(lsum.Parent, sum.Parent) || lsum.Skipped != sum.Skipped {
+		t.Errorf("listing summary differs from the full one:\nlist %+v\nfull %+v", lsum, sum)
 	}
 	if got, want := SummaryFigures(sum), Derive(s); !reflect.DeepEqual(got, want) {
 		t.Errorf("summary figures %+v\nfull decode     %+v", got, want)

@@ -33,10 +33,11 @@ type Scanner struct {
 	started  bool
 	finished bool // the current line was skipped to its end by Finish
 
-	lerr  error  // syntax error in the current line
-	key   []byte // scratch for keys
-	str   []byte // scratch for string values
-	trunc bool
+	lerr   error  // syntax error in the current line
+	key    []byte // the current key: in the window, or in keyBuf
+	keyBuf []byte // scratch for keys with escapes
+	str    []byte // scratch for string values
+	trunc  bool
 }
 
 // DefaultWindow is the window size NewScanner uses when given 0.
@@ -50,12 +51,12 @@ func NewScanner(r io.Reader, size int) *Scanner {
 	if size < 64 {
 		size = 64
 	}
-	return &Scanner{r: r, buf: make([]byte, size), key: make([]byte, 0, 64), str: make([]byte, 0, 256)}
+	return &Scanner{r: r, buf: make([]byte, size), keyBuf: make([]byte, 0, 64), str: make([]byte, 0, 256)}
 }
 
 // Reset makes the scanner read r from the start, keeping its buffers.
 func (s *Scanner) Reset(r io.Reader) {
-	*s = Scanner{r: r, buf: s.buf, key: s.key[:0], str: s.str[:0]}
+	*s = Scanner{r: r, buf: s.buf, keyBuf: s.keyBuf[:0], str: s.str[:0]}
 }
 
 // SyntaxError describes a malformed record.
@@ -281,7 +282,12 @@ func (s *Scanner) NextKey() bool {
 		return false
 	case '"':
 		s.pos++
-		s.key = s.readString(s.key[:0], 1<<20)
+		if k, ok := s.plain(); ok {
+			s.key = k // points into the window; valid until the value is read
+		} else {
+			s.key = s.readString(s.keyBuf[:0], 1<<20)
+			s.keyBuf = s.key
+		}
 		if s.lerr != nil {
 			return false
 		}
@@ -328,6 +334,14 @@ func (s *Scanner) String(max int) []byte {
 	switch s.Kind() {
 	case '"':
 		s.pos++
+		if v, ok := s.plain(); ok {
+			// The whole string is in the window and needs no
+			// unescaping: hand out the window itself.
+			if len(v) > max {
+				v, s.trunc = v[:max], true
+			}
+			return v
+		}
 		s.str = s.readString(s.str[:0], max)
 		return s.str
 	case 0:
@@ -451,6 +465,37 @@ func (s *Scanner) Skip() {
 	default:
 		s.fail("unexpected '" + string(c) + "'")
 	}
+}
+
+// plain returns the rest of a string whose opening quote was consumed, and
+// consumes it, when it ends within the window and holds no escapes (nor a
+// newline). Otherwise it consumes nothing and returns false.
+func (s *Scanner) plain() ([]byte, bool) {
+	seg := s.buf[s.pos:s.end]
+	for i, c := range seg {
+		switch c {
+		case '"':
+			s.pos += i + 1
+			return seg[:i], true
+		case '\\', '\n':
+			return nil, false
+		}
+		if i == 64 {
+			// A long string: find its end with memchr, then make sure
+			// the run has no escapes.
+			q := bytes.IndexByte(seg[i:], '"')
+			if q < 0 {
+				return nil, false
+			}
+			run := seg[:i+q]
+			if bytes.IndexByte(run, '\\') >= 0 || bytes.IndexByte(run, '\n') >= 0 {
+				return nil, false
+			}
+			s.pos += i + q + 1
+			return run, true
+		}
+	}
+	return nil, false
 }
 
 func (s *Scanner) skipNumber() {
