@@ -120,6 +120,15 @@ func (z *summarizer) parseLine(s *jsonl.Scanner) {
 			if l.done {
 				return
 			}
+			if string(l.role) == "assistant" {
+				// What follows an assistant message is a flat run of small
+				// fields; pick the few that count out of it rather than
+				// walking it.
+				if rest, ok := s.Rest(); ok {
+					z.assistantTail(rest)
+					return
+				}
+			}
 		case "timestamp":
 			l.ts = parseTime(s.String(64))
 		case "sessionId":
@@ -231,6 +240,38 @@ func (z *summarizer) parseUsage(s *jsonl.Scanner) {
 			}
 		default:
 			s.Skip()
+		}
+	}
+}
+
+// assistantTail reads the fields a summary needs from what follows an
+// assistant record's message.
+func (z *summarizer) assistantTail(rest []byte) {
+	l := &z.l
+	if len(l.typ) == 0 {
+		l.typ = append(l.typ, "assistant"...)
+	}
+	if v, ok := jsonl.Field(rest, "requestId"); ok {
+		l.requestID = append(l.requestID, v...)
+	}
+	if v, ok := jsonl.Field(rest, "timestamp"); ok {
+		l.ts = parseTime(v)
+	}
+	if v, ok := jsonl.Field(rest, "sessionId"); ok {
+		l.sessionID = append(l.sessionID, v...)
+	}
+	if v, ok := jsonl.Field(rest, "requestSessionId"); ok {
+		l.reqSession = append(l.reqSession, v...)
+	}
+	if v, ok := jsonl.Field(rest, "agentId"); ok {
+		l.agentID = append(l.agentID, v...)
+	}
+	if v, ok := jsonl.Field(rest, "isApiErrorMessage"); ok {
+		l.isAPIError = string(v) == "true"
+	}
+	if z.sum.Project == "" {
+		if v, ok := jsonl.Field(rest, "cwd"); ok {
+			l.cwd = append(l.cwd, v...)
 		}
 	}
 }

@@ -178,6 +178,9 @@ func (z *summarizer) parsePayload(s *jsonl.Scanner) {
 				l.thread = append(l.thread, s.String(256)...)
 			case "info":
 				z.parseInfo(s)
+				if string(l.ptype) == "token_count" {
+					return // the rest is rate limits
+				}
 			case "thread_name":
 				l.title = append(l.title, s.String(TitleMax)...)
 			default:
@@ -211,8 +214,12 @@ func (z *summarizer) itemField(s *jsonl.Scanner, k string) {
 	switch k {
 	case "type":
 		l.ptype = append(l.ptype, s.String(64)...)
-		if z.list && string(l.ptype) != "message" {
-			z.done = true // a listing counts messages only
+		switch string(l.ptype) {
+		case "message":
+		case "reasoning", "ghost_snapshot":
+			z.done = true // nothing in these is counted
+		default:
+			z.done = z.list // a listing counts messages only
 		}
 	case "role":
 		l.role = append(l.role, s.String(32)...)
@@ -220,13 +227,16 @@ func (z *summarizer) itemField(s *jsonl.Scanner, k string) {
 		l.name = append(l.name, s.String(256)...)
 	case "content":
 		z.parseContent(s)
+		z.done = len(l.role) > 0 // all a message holds that counts
 	case "arguments", "input":
 		// apply_patch names the files it changes in its input; other
 		// tools' inputs are not needed (the name comes first).
 		if len(l.name) == 0 || string(l.name) == "apply_patch" {
 			l.args = append(l.args, s.String(patchMax)...)
+			z.done = len(l.name) > 0
 		} else {
 			s.Skip()
+			z.done = true
 		}
 	case "output":
 		if s.Kind() == '"' {
@@ -234,6 +244,7 @@ func (z *summarizer) itemField(s *jsonl.Scanner, k string) {
 		} else {
 			s.Skip()
 		}
+		z.done = len(l.ptype) > 0
 	default:
 		s.Skip()
 	}

@@ -143,6 +143,91 @@ func (s *Scanner) Finish() {
 	}
 }
 
+// Rest returns what is left of the current line, when the line ends within
+// the window, and moves past it, checking the record is complete as Finish
+// does. It returns false and consumes nothing when the line runs beyond the
+// window. Callers use it to pick a few fields out of a record's tail with
+// Field instead of walking it.
+func (s *Scanner) Rest() ([]byte, bool) {
+	if s.lerr != nil || s.finished {
+		return nil, false
+	}
+	seg := s.buf[s.pos:s.end]
+	i := bytes.IndexByte(seg, '\n')
+	next := s.pos + i + 1
+	if i < 0 {
+		if !s.eof {
+			return nil, false
+		}
+		i, next = len(seg), s.end
+	}
+	rest := seg[:i]
+	s.pos, s.finished = next, true
+	for j := len(rest) - 1; j >= 0; j-- {
+		switch rest[j] {
+		case ' ', '\t', '\r':
+			continue
+		case '}', ']':
+		default:
+			s.lerr = &SyntaxError{Msg: "record ends early or has trailing data", Offset: s.lineOff}
+		}
+		break
+	}
+	return rest, s.lerr == nil
+}
+
+// Field finds "key": in b and returns the string or literal value after
+// it, unescaped when it has escapes (its bytes otherwise). A raw quote only
+// ever occurs in JSON as structure, so the match is a real key; Field does
+// not check at which depth.
+func Field(b []byte, key string) ([]byte, bool) {
+	for {
+		i := bytes.Index(b, []byte(key))
+		if i < 0 {
+			return nil, false
+		}
+		// The key must be quoted and followed by a colon.
+		if i == 0 || b[i-1] != '"' || len(b) < i+len(key)+2 || b[i+len(key)] != '"' {
+			b = b[i+len(key):]
+			continue
+		}
+		v := bytes.TrimLeft(b[i+len(key)+1:], " \t")
+		if len(v) == 0 || v[0] != ':' {
+			b = b[i+len(key):]
+			continue
+		}
+		v = bytes.TrimLeft(v[1:], " \t")
+		if len(v) == 0 {
+			return nil, false
+		}
+		if v[0] != '"' {
+			end := bytes.IndexAny(v, ",}] \t")
+			if end < 0 {
+				end = len(v)
+			}
+			return v[:end], true
+		}
+		v = v[1:]
+		for j := 0; j < len(v); j++ {
+			switch v[j] {
+			case '"':
+				return v[:j], true
+			case '\\':
+				return unescape(v)
+			}
+		}
+		return nil, false
+	}
+}
+
+// unescape decodes the JSON string starting at b (after its opening quote).
+func unescape(b []byte) ([]byte, bool) {
+	s := NewScanner(bytes.NewReader(append([]byte{'"'}, b...)), 64)
+	s.started = true
+	v := s.String(1 << 20)
+	return bytes.Clone(v), !s.Failed()
+}
+
 // skipToEOL moves past the next newline. It returns false at end of input.
 func (s *Scanner) skipToEOL() bool {
 	for {
@@ -283,7 +368,16 @@ func (s *Scanner) NextKey() bool {
 	case '"':
 		s.pos++
 		if k, ok := s.plain(); ok {
-			s.key = k // points into the window; valid until the value is read
+			if s.pos < s.end && s.buf[s.pos] == ':' {
+				// The key stays valid in the window until the value is
+				// read.
+				s.pos++
+				s.key = k
+				return true
+			}
+			// Finding the colon may refill the window under the key.
+			s.keyBuf = append(s.keyBuf[:0], k...)
+			s.key = s.keyBuf
 		} else {
 			s.key = s.readString(s.keyBuf[:0], 1<<20)
 			s.keyBuf = s.key
@@ -472,30 +566,24 @@ func (s *Scanner) Skip() {
 // newline). Otherwise it consumes nothing and returns false.
 func (s *Scanner) plain() ([]byte, bool) {
 	seg := s.buf[s.pos:s.end]
-	for i, c := range seg {
-		switch c {
-		case '"':
-			s.pos += i + 1
-			return seg[:i], true
-		case '\\', '\n':
+	q := bytes.IndexByte(seg, '"')
+	if q < 0 {
+		return nil, false
+	}
+	run := seg[:q]
+	if q > 32 {
+		if bytes.IndexByte(run, '\\') >= 0 || bytes.IndexByte(run, '\n') >= 0 {
 			return nil, false
 		}
-		if i == 64 {
-			// A long string: find its end with memchr, then make sure
-			// the run has no escapes.
-			q := bytes.IndexByte(seg[i:], '"')
-			if q < 0 {
+	} else {
+		for _, c := range run {
+			if c == '\\' || c == '\n' {
 				return nil, false
 			}
-			run := seg[:i+q]
-			if bytes.IndexByte(run, '\\') >= 0 || bytes.IndexByte(run, '\n') >= 0 {
-				return nil, false
-			}
-			s.pos += i + q + 1
-			return run, true
 		}
 	}
-	return nil, false
+	s.pos += q + 1
+	return run, true
 }
 
 func (s *Scanner) skipNumber() {

@@ -295,3 +295,24 @@ func TestFinishCatchesCutRecords(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryWindowBoundary walks the same records through windows of every
+// size from 64 to 200 bytes, so that every token (keys, colons, strings,
+// escapes, numbers) lands on a window boundary somewhere.
+func TestEveryWindowBoundary(t *testing.T) {
+	input := strings.Repeat(`{"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":16465164,"cached_input_tokens":12804603},"last_token_usage":{"input_tokens":250000}},"k\u00e9y":"v\"a\\l\nue","arr":[1,true,null,{"x":"y"}]}}`+"\n", 5)
+	var want []any
+	for _, l := range strings.Split(strings.TrimSpace(input), "\n") {
+		var v any
+		if err := json.Unmarshal([]byte(l), &v); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, normalize(v))
+	}
+	for w := 64; w <= 200; w++ {
+		vals, _, errs := scanAll(t, input, w)
+		if len(errs) > 0 || !reflect.DeepEqual(vals, want) {
+			t.Fatalf("window %d: errors %v, values differ: %v", w, errs, trunc(vals))
+		}
+	}
+}
