@@ -314,9 +314,11 @@ func (z *summarizer) parseContent(s *jsonl.Scanner) {
 					return // a listing only needs to know it is a result
 				}
 			case "text":
-				t := s.String(TitleMax)
-				hasText = len(t) > 0
-				if string(l.role) != "assistant" {
+				if string(l.role) == "assistant" {
+					hasText = len(s.RawString(1)) > 0 // only whether it is empty
+				} else {
+					t := s.String(TitleMax)
+					hasText = len(t) > 0
 					z.text(t)
 				}
 			case "name":

@@ -239,11 +239,9 @@ func (z *summarizer) itemField(s *jsonl.Scanner, k string) {
 			z.done = true
 		}
 	case "output":
-		if s.Kind() == '"' {
-			l.text = append(l.text, s.String(statusHead)...)
-		} else {
-			s.Skip()
-		}
+		// The status markers need no unescaping: read the output's
+		// head as it is.
+		l.text = append(l.text, s.RawString(statusHead)...)
 		z.done = len(l.ptype) > 0
 	default:
 		s.Skip()

@@ -86,7 +86,9 @@ var patchHeaders = [][]byte{[]byte("*** Add File: "), []byte("*** Update File: "
 // the exit code in the first lines.
 const statusHead = 512
 
-var exitMarkers = [][]byte{[]byte("Process exited with code"), []byte("Exit code:"), []byte(`"exit_code":`)}
+// exitMarkers precede an exit code in an output: plain, JSON-wrapped, and
+// JSON-wrapped as read still escaped.
+var exitMarkers = [][]byte{[]byte("Process exited with code"), []byte("Exit code:"), []byte(`"exit_code":`), []byte(`\"exit_code\":`)}
 
 // outputStatus reads a tool output's outcome from the texts Codex writes at
 // its start: the exit code of a command, and its fixed texts for

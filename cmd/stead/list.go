@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"text/tabwriter"
 	"time"
@@ -79,24 +78,25 @@ func listRun(cmd *cobra.Command, opts *ListOptions) error {
 		sums = sums[:opts.Limit]
 	}
 	if opts.JSON {
-		out := struct {
-			Sessions []listJSON        `json:"sessions"`
-			Warnings []session.Warning `json:"warnings"`
-		}{Sessions: []listJSON{}, Warnings: res.Warnings}
-		if out.Warnings == nil {
-			out.Warnings = []session.Warning{}
+		warns := res.Warnings
+		if warns == nil {
+			warns = []session.Warning{}
 		}
-		for _, s := range sums {
-			out.Sessions = append(out.Sessions, listJSON{
-				CLI: s.CLI, ID: s.ID, Project: s.Project, Title: s.Title,
-				Start: jsonTime(s.Start), End: jsonTime(s.End),
-				Messages: s.Messages, Turns: s.Turns, Path: s.Path, Size: s.Size, Parent: s.Parent,
-			})
-		}
-		enc := json.NewEncoder(f.IO.Out)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return writeJSON(f.IO.Out,
+			jsonField{name: "sessions", items: func(yield func(any) error) error {
+				for _, s := range sums {
+					err := yield(listJSON{
+						CLI: s.CLI, ID: s.ID, Project: s.Project, Title: s.Title,
+						Start: jsonTime(s.Start), End: jsonTime(s.End),
+						Messages: s.Messages, Turns: s.Turns, Path: s.Path, Size: s.Size, Parent: s.Parent,
+					})
+					if err != nil {
+						return err
+					}
+				}
+				return nil
+			}},
+			jsonField{name: "warnings", value: warns})
 	}
 	printWarnings(f.IO, res.Warnings)
 	if len(sums) == 0 {

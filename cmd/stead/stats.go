@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"text/tabwriter"
@@ -223,10 +222,17 @@ func statsRun(cmd *cobra.Command, opts *StatsOptions) error {
 	tot.Models, tot.Cost, tot.Unpriced = modelCosts(prices, allModels)
 
 	if opts.JSON {
-		enc := json.NewEncoder(f.IO.Out)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return writeJSON(f.IO.Out,
+			jsonField{name: "sessions", items: func(yield func(any) error) error {
+				for i := range out.Sessions {
+					if err := yield(&out.Sessions[i]); err != nil {
+						return err
+					}
+				}
+				return nil
+			}},
+			jsonField{name: "totals", value: &out.Totals},
+			jsonField{name: "warnings", value: out.Warnings})
 	}
 	printWarnings(f.IO, res.Warnings)
 	writeStatsTable(f, &out)

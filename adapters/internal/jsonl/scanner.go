@@ -447,6 +447,37 @@ func (s *Scanner) String(max int) []byte {
 	}
 }
 
+// RawString reads a string value without unescaping it, keeping at most
+// max of its bytes as they appear in the input (escapes included). It is
+// for checks that need no decoding: whether a string is empty, or a
+// marker near its start. Non-strings are skipped and read as nil.
+func (s *Scanner) RawString(max int) []byte {
+	s.trunc = false
+	switch s.Kind() {
+	case '"':
+		s.pos++
+	case 0:
+		s.fail("record ends early")
+		return nil
+	default:
+		s.Skip()
+		return nil
+	}
+	start := s.off + int64(s.pos)
+	n := min(max, s.end-s.pos)
+	s.str = append(s.str[:0], s.buf[s.pos:s.pos+n]...)
+	s.skipString()
+	if s.lerr != nil {
+		return nil
+	}
+	length := int(s.off + int64(s.pos) - 1 - start)
+	if length < len(s.str) {
+		s.str = s.str[:length]
+	}
+	s.trunc = length > max
+	return s.str
+}
+
 // Truncated reports whether the last String result was cut at its limit.
 func (s *Scanner) Truncated() bool { return s.trunc }
 

@@ -316,3 +316,19 @@ func TestEveryWindowBoundary(t *testing.T) {
 		}
 	}
 }
+
+func TestRawString(t *testing.T) {
+	long := strings.Repeat(`ab\"c`, 100)
+	for _, w := range []int{64, 100, 4096} {
+		s := NewScanner(strings.NewReader(`{"a":"x\ny","b":"","c":"`+long+`","d":1}`), w)
+		s.NextLine()
+		s.BeginObject()
+		var got []string
+		for s.NextKey() {
+			got = append(got, string(s.RawString(10)))
+		}
+		if want := []string{`x\ny`, ``, long[:10], ``}; !reflect.DeepEqual(got, want) || s.Failed() {
+			t.Errorf("window %d: %q (%v)", w, got, s.LineErr())
+		}
+	}
+}

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+)
+
+// TestWriteJSONMatchesEncoder checks the streaming writer produces exactly
+// what json.Encoder with two-space indentation does.
+func TestWriteJSONMatchesEncoder(t *testing.T) {
+	type item struct {
+		A string         `json:"a"`
+		B map[string]int `json:"b"`
+		C []int          `json:"c"`
+	}
+	items := []item{{"x<y>&", map[string]int{"k": 1}, []int{1, 2}}, {"", nil, []int{}}}
+	for _, list := range [][]item{items, {}} {
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		enc.Encode(struct {
+			Items  []item         `json:"items"`
+			Totals map[string]int `json:"totals"`
+		}{list, map[string]int{"n": len(list)}})
+		var got bytes.Buffer
+		err := writeJSON(&got,
+			jsonField{name: "items", items: func(yield func(any) error) error {
+				for _, it := range list {
+					if err := yield(it); err != nil {
+						return err
+					}
+				}
+				return nil
+			}},
+			jsonField{name: "totals", value: map[string]int{"n": len(list)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("got\n%s\nwant\n%s", got.String(), want.String())
+		}
+	}
+}
