@@ -279,7 +279,7 @@ func writeStatsTable(f *Factory, out *statsJSON) {
 		m := t.Models[n]
 		cost, match := "unpriced", "-"
 		if m.Cost != nil {
-			cost, match = fmt.Sprintf("$%.2f", *m.Cost), m.PriceMatch
+			cost, match = money(*m.Cost, false), m.PriceMatch
 		}
 		label := n
 		if label == "" {
@@ -313,6 +313,9 @@ func count(n int64) string {
 
 func money(c float64, partial bool) string {
 	s := fmt.Sprintf("$%.2f", c)
+	if c > 0 && c < 0.01 {
+		s = fmt.Sprintf("$%.4f", c)
+	}
 	if partial {
 		s += "+"
 	}

@@ -1,0 +1,91 @@
+package stead_test
+
+import (
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/stead-dev/stead"
+
+// rules is the import policy of STYLE.md §8: for each package (a prefix
+// ending in "/" covers the packages below it), the non-standard packages it
+// may import. It is a statement of policy: do not change it to make a build
+// pass; change the code.
+var rules = map[string][]string{
+	"session":            {},
+	"adapters/internal/": {"session"},
+	"adapters/":          {"session", "adapters/internal/"},
+	"adapters":           {"session", "adapters/"},
+	"catalog":            {"session", "adapters"},
+	"pricing":            {"session"},
+	"internal/corpusgen": {},
+	"internal/usftest":   {"session", "github.com/santhosh-tekuri/jsonschema/v6", "github.com/rogpeppe/go-internal/txtar"},
+	"cmd/stead-corpus":   {"internal/corpusgen"},
+	"cmd/stead":          {"*"},
+	"":                   {},
+}
+
+// ruleFor returns the rule of the most specific key matching pkg.
+func ruleFor(pkg string) ([]string, bool) {
+	best, found := "", false
+	for k := range rules {
+		match := k == pkg || (strings.HasSuffix(k, "/") && strings.HasPrefix(pkg, k))
+		if match && (!found || len(k) > len(best)) {
+			best, found = k, true
+		}
+	}
+	return rules[best], found
+}
+
+func allowed(rule []string, imp string) bool {
+	for _, a := range rule {
+		switch {
+		case a == "*", a == imp:
+			return true
+		case strings.HasSuffix(a, "/") && strings.HasPrefix(imp, a):
+			return true
+		}
+	}
+	return false
+}
+
+func TestDependencies(t *testing.T) {
+	// Stat every Go file so the test cache knows this test depends on
+	// them (it cannot see what go list reads).
+	filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".go") {
+			os.Stat(p)
+		}
+		return nil
+	})
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg := strings.TrimPrefix(strings.TrimPrefix(fields[0], module), "/")
+		rule, ok := ruleFor(pkg)
+		if !ok {
+			t.Errorf("package %q has no rule in deps_test.go", pkg)
+			continue
+		}
+		for _, imp := range fields[1:] {
+			first := strings.Split(imp, "/")[0]
+			if !strings.Contains(first, ".") {
+				continue // standard library
+			}
+			local := strings.TrimPrefix(strings.TrimPrefix(imp, module), "/")
+			if !strings.HasPrefix(imp, module) {
+				local = imp
+			}
+			if !allowed(rule, local) {
+				t.Errorf("%s imports %s, which the policy does not allow", fields[0], imp)
+			}
+		}
+	}
+}
