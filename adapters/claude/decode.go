@@ -131,7 +131,7 @@ type Decoder struct {
 
 	r         *jsonl.Reader
 	alias     map[string]string // record uuid -> id of the last entry it produced
-	usageSeen recent
+	usageSeen jsonl.Recent
 	sessionID string
 	started   bool
 	forked    bool
@@ -146,30 +146,21 @@ func NewDecoder(r io.Reader) *Decoder {
 // Decode returns the event for the next record, or io.EOF at the end. A
 // record that cannot be parsed yields an event holding only a warning.
 func (d *Decoder) Decode() (session.Event, error) {
-	if !d.r.Next() {
-		if err := d.r.Err(); err != nil {
-			return session.Event{}, fmt.Errorf("claude: read %s: %w", d.name(), err)
-		}
+	var r record
+	line, err := d.r.Decode(&r)
+	if err == io.EOF {
 		return session.Event{}, io.EOF
 	}
-	line := d.r.LineNo()
-	raw := d.r.Line()
-	ev := session.Event{Line: line}
-	if raw[0] != '{' {
-		ev.Warning = d.warn(line, "not a JSON object; line skipped")
-		return ev, nil
+	if err != nil {
+		return session.Event{}, fmt.Errorf("claude: read %s: %w", d.name(), err)
 	}
-	var rec record
-	if err := json.Unmarshal(raw, &rec); err != nil {
-		var te *json.UnmarshalTypeError
-		if !errors.As(err, &te) {
-			ev.Warning = d.warn(line, "malformed JSON ("+err.Error()+"); line skipped")
-			return ev, nil
-		}
-		ev.Warning = d.warn(line, fmt.Sprintf("field %q has unexpected type %s; read what could be", te.Field, te.Value))
+	ev := session.Event{Line: line.Line}
+	if line.Problem != "" {
+		ev.Warning = d.warn(line.Line, line.Problem)
 	}
-	own := bytes.Clone(raw)
-	d.convert(&rec, own, &ev)
+	if !line.Skipped {
+		d.convert(&r, line.Raw, &ev)
+	}
 	return ev, nil
 }
 
@@ -507,8 +498,7 @@ func (d *Decoder) assistant(rec *record, ts time.Time, ev *session.Event) []sess
 		}
 	}
 	if msg.Usage != nil && msg.Model != "<synthetic>" {
-		key := msg.ID + "\x00" + rec.RequestID
-		if msg.ID == "" || !d.usageSeen.seen(key) {
+		if msg.ID == "" || !d.usageSeen.Seen([]byte(msg.ID), []byte(rec.RequestID)) {
 			u := msg.Usage.universal()
 			entries[0].Usage = &u
 		}
@@ -724,25 +714,6 @@ func compactJSON(raw json.RawMessage) string {
 		return string(raw)
 	}
 	return b.String()
-}
-
-// recent remembers the last few keys it was shown: an API response's
-// blocks are written close together, so this finds repeats without memory
-// that grows with the session.
-type recent struct {
-	keys [16]string
-	next int
-}
-
-func (r *recent) seen(k string) bool {
-	for _, x := range r.keys {
-		if x == k {
-			return true
-		}
-	}
-	r.keys[r.next] = k
-	r.next = (r.next + 1) % len(r.keys)
-	return false
 }
 
 // Read decodes a whole Claude Code session from r.

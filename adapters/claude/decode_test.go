@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -59,14 +58,12 @@ func TestSummarizeMemoryIndependentOfSize(t *testing.T) {
 	if _, err := Summarize(bytes.NewReader(data), session.DetailFull); err != nil { // warm the scanner pool
 		t.Fatal(err)
 	}
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	if _, err := Summarize(bytes.NewReader(data), session.DetailFull); err != nil {
-		t.Fatal(err)
-	}
-	runtime.ReadMemStats(&after)
-	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
+	alloc := usftest.Allocated(func() {
+		if _, err := Summarize(bytes.NewReader(data), session.DetailFull); err != nil {
+			t.Error(err)
+		}
+	})
+	if alloc > 1<<20 {
 		t.Errorf("summarising a %d MB file allocated %d KB; want under 1 MB", len(data)>>20, alloc>>10)
 	}
 }

@@ -2,12 +2,9 @@ package claude
 
 import (
 	"bytes"
-	"hash/maphash"
 	"io"
 	"os"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/stead-dev/stead/adapters/internal/jsonl"
 	"github.com/stead-dev/stead/session"
@@ -66,7 +63,7 @@ type summarizer struct {
 	l          line
 	sessionID  string
 	titleFrom  int // 0 none, 1 first prompt, 2 ai-title, 3 custom-title
-	usageSeen  recentHashes
+	usageSeen  jsonl.Recent
 	lastModel  string
 	agent      bool
 	forkLinked bool
@@ -130,7 +127,7 @@ func (z *summarizer) parseLine(s *jsonl.Scanner) {
 				}
 			}
 		case "timestamp":
-			l.ts = parseTime(s.String(64))
+			l.ts = jsonl.Time(s.String(64))
 		case "sessionId":
 			l.sessionID = append(l.sessionID, s.String(256)...)
 		case "agentId":
@@ -255,7 +252,7 @@ func (z *summarizer) assistantTail(rest []byte) {
 		l.requestID = append(l.requestID, v...)
 	}
 	if v, ok := jsonl.Field(rest, "timestamp"); ok {
-		l.ts = parseTime(v)
+		l.ts = jsonl.Time(v)
 	}
 	if v, ok := jsonl.Field(rest, "sessionId"); ok {
 		l.sessionID = append(l.sessionID, v...)
@@ -416,7 +413,7 @@ func (z *summarizer) commit() bool {
 		sum.Turns++
 		sum.Messages++
 		if z.titleFrom == 0 {
-			sum.Title = titleOf(l.title)
+			sum.Title = jsonl.Title(l.title)
 			z.titleFrom = 1
 		}
 		return true
@@ -452,11 +449,11 @@ func (z *summarizer) title() {
 	switch string(l.typ) {
 	case "ai-title":
 		if z.titleFrom < 2 && len(l.customTitle) > 0 {
-			sum.Title, z.titleFrom = titleOf(l.customTitle), 2
+			sum.Title, z.titleFrom = jsonl.Title(l.customTitle), 2
 		}
 	case "custom-title":
 		if len(l.customTitle) > 0 {
-			sum.Title, z.titleFrom = titleOf(l.customTitle), 3
+			sum.Title, z.titleFrom = jsonl.Title(l.customTitle), 3
 		}
 	}
 }
@@ -466,7 +463,7 @@ func (z *summarizer) usage() {
 	if !l.hasUsage || string(l.model) == "<synthetic>" {
 		return
 	}
-	if len(l.msgID) > 0 && z.usageSeen.seen(l.msgID, l.requestID) {
+	if len(l.msgID) > 0 && z.usageSeen.Seen(l.msgID, l.requestID) {
 		return
 	}
 	if z.lastModel != string(l.model) {
@@ -490,48 +487,6 @@ func isCommandText(b []byte) bool {
 			return true
 		}
 	}
-	return false
-}
-
-// titleOf turns the start of a prompt into a one-line title.
-func titleOf(b []byte) string {
-	for len(b) > 0 && !utf8.Valid(b) {
-		b = b[:len(b)-1] // drop a rune cut at the limit
-	}
-	return strings.Join(strings.Fields(string(b)), " ")
-}
-
-func parseTime(b []byte) time.Time {
-	t, err := time.Parse(time.RFC3339Nano, string(b))
-	if err != nil {
-		t, _ = session.ParseTime(string(b))
-	}
-	return t.UTC()
-}
-
-var hashSeed = maphash.MakeSeed()
-
-// recentHashes is recent for hashed keys, so a scan allocates nothing per
-// record.
-type recentHashes struct {
-	keys [16]uint64
-	next int
-}
-
-func (r *recentHashes) seen(a, b []byte) bool {
-	var h maphash.Hash
-	h.SetSeed(hashSeed)
-	h.Write(a)
-	h.WriteByte(0)
-	h.Write(b)
-	k := h.Sum64()
-	for _, x := range r.keys {
-		if x == k {
-			return true
-		}
-	}
-	r.keys[r.next] = k
-	r.next = (r.next + 1) % len(r.keys)
 	return false
 }
 
@@ -594,7 +549,7 @@ func seeTail(f *os.File, lastTimed int64, sum *session.Summary) {
 		for s.NextKey() {
 			switch string(s.Key()) {
 			case "timestamp":
-				ts = parseTime(s.String(64))
+				ts = jsonl.Time(s.String(64))
 			case "type":
 				typ = append(typ[:0], s.String(64)...)
 			default:

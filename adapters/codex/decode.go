@@ -206,29 +206,21 @@ func NewDecoder(r io.Reader) *Decoder {
 // Decode returns the event for the next record, or io.EOF at the end. A
 // record that cannot be parsed yields an event holding only a warning.
 func (d *Decoder) Decode() (session.Event, error) {
-	if !d.r.Next() {
-		if err := d.r.Err(); err != nil {
-			return session.Event{}, fmt.Errorf("codex: read %s: %w", d.name(), err)
-		}
+	var env envelope
+	rec, err := d.r.Decode(&env)
+	if err == io.EOF {
 		return session.Event{}, io.EOF
 	}
-	line := d.r.LineNo()
-	raw := d.r.Line()
-	ev := session.Event{Line: line}
-	if raw[0] != '{' {
-		ev.Warning = d.warn(line, "not a JSON object; line skipped")
-		return ev, nil
+	if err != nil {
+		return session.Event{}, fmt.Errorf("codex: read %s: %w", d.name(), err)
 	}
-	var env envelope
-	if err := json.Unmarshal(raw, &env); err != nil {
-		var te *json.UnmarshalTypeError
-		if !errors.As(err, &te) {
-			ev.Warning = d.warn(line, "malformed JSON ("+err.Error()+"); line skipped")
-			return ev, nil
-		}
-		ev.Warning = d.warn(line, fmt.Sprintf("field %q has unexpected type %s; read what could be", te.Field, te.Value))
+	ev := session.Event{Line: rec.Line}
+	if rec.Problem != "" {
+		ev.Warning = d.warn(rec.Line, rec.Problem)
 	}
-	d.convert(&env, bytes.Clone(raw), &ev)
+	if !rec.Skipped {
+		d.convert(&env, rec.Raw, &ev)
+	}
 	return ev, nil
 }
 

@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"os"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/stead-dev/stead/adapters/internal/jsonl"
 	"github.com/stead-dev/stead/session"
@@ -92,7 +90,7 @@ func (z *summarizer) parseLine(s *jsonl.Scanner) {
 	for s.NextKey() {
 		switch string(s.Key()) {
 		case "timestamp":
-			l.ts = parseTime(s.String(64))
+			l.ts = jsonl.Time(s.String(64))
 		case "type":
 			l.typ = append(l.typ, s.String(64)...)
 			switch string(l.typ) {
@@ -414,7 +412,7 @@ func (z *summarizer) commit() {
 			}
 		case "thread_name_updated":
 			if len(l.title) > 0 {
-				sum.Title, z.titled = titleOf(l.title), true
+				sum.Title, z.titled = jsonl.Title(l.title), true
 			}
 		}
 	case "response_item":
@@ -434,7 +432,7 @@ func (z *summarizer) item() {
 			sum.Turns++
 			sum.Messages++
 			if !z.titled {
-				sum.Title, z.titled = titleOf(l.text), true
+				sum.Title, z.titled = jsonl.Title(l.text), true
 			}
 		case "assistant":
 			if len(l.text) > 0 {
@@ -476,22 +474,6 @@ func patchText(args []byte) []byte {
 		}
 	}
 	return args
-}
-
-// titleOf turns the start of a prompt into a one-line title.
-func titleOf(b []byte) string {
-	for len(b) > 0 && !utf8.Valid(b) {
-		b = b[:len(b)-1]
-	}
-	return strings.Join(strings.Fields(string(b)), " ")
-}
-
-func parseTime(b []byte) time.Time {
-	t, err := time.Parse(time.RFC3339Nano, string(b))
-	if err != nil {
-		t, _ = session.ParseTime(string(b))
-	}
-	return t.UTC()
 }
 
 // SummarizeFile summarises the rollout ref names. Codex names a thread by

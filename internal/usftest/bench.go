@@ -2,12 +2,16 @@ package usftest
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/stead-dev/stead/session"
 )
 
 // NativeCorpus returns the native files of an adapter's testdata cases,
@@ -58,4 +62,65 @@ func CorpusFile(tb testing.TB, sub string) string {
 		tb.Skip("no files under " + sub)
 	}
 	return best
+}
+
+// BenchRead benchmarks a whole-session decoder over the testdata cases
+// (real files and hand-written ones) repeated to 8 MB.
+func BenchRead(b *testing.B, read func(io.Reader) (*session.Session, error)) {
+	data := NativeCorpus(b, 8<<20)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := read(bytes.NewReader(data)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchSummarize benchmarks a summarizer, at both details, over the same
+// data.
+func BenchSummarize(b *testing.B, summarize func(io.Reader, session.Detail) (session.Summary, error)) {
+	data := NativeCorpus(b, 8<<20)
+	for _, d := range []struct {
+		name   string
+		detail session.Detail
+	}{{"stats", session.DetailFull}, {"list", session.DetailList}} {
+		b.Run(d.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := summarize(bytes.NewReader(data), d.detail); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchSummarizeCorpusFile benchmarks a file summarizer on the largest file
+// under sub of the corpus named by STEAD_BENCH_CORPUS (skipped when unset),
+// read from the page cache.
+func BenchSummarizeCorpusFile(b *testing.B, sub string, summarize func(session.Ref, session.Detail) (session.Summary, error)) {
+	path := CorpusFile(b, sub)
+	info, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(info.Size())
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := summarize(session.Ref{Path: path}, session.DetailFull); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// Allocated returns how many bytes fn allocates.
+func Allocated(fn func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
 }

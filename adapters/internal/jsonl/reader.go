@@ -2,7 +2,9 @@ package jsonl
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 )
 
@@ -112,4 +114,47 @@ func IsBlank(b []byte) bool {
 		}
 	}
 	return true
+}
+
+// Record is one line read by Decode.
+type Record struct {
+	// Line is the 1-based line number.
+	Line int
+	// Raw is a copy of the line, owned by the caller.
+	Raw []byte
+	// Problem says why the line was skipped, or what could not be read
+	// of it; it is empty when the line decoded cleanly.
+	Problem string
+	// Skipped is true when nothing could be read: the line is not a JSON
+	// object, or not JSON at all.
+	Skipped bool
+}
+
+// Decode reads the next non-blank line into v with encoding/json. It
+// returns io.EOF at the end of input and read errors as they are. A line
+// that is not a JSON object, or not valid JSON, comes back Skipped with a
+// Problem; a field of an unexpected type leaves v holding what could be
+// read, with a Problem naming the field.
+func (r *Reader) Decode(v any) (Record, error) {
+	if !r.Next() {
+		if r.err != nil {
+			return Record{}, r.err
+		}
+		return Record{}, io.EOF
+	}
+	rec := Record{Line: r.lineNo}
+	if r.line[0] != '{' {
+		rec.Problem, rec.Skipped = "not a JSON object; line skipped", true
+		return rec, nil
+	}
+	if err := json.Unmarshal(r.line, v); err != nil {
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) {
+			rec.Problem, rec.Skipped = "malformed JSON ("+err.Error()+"); line skipped", true
+			return rec, nil
+		}
+		rec.Problem = fmt.Sprintf("field %q has unexpected type %s; read what could be", te.Field, te.Value)
+	}
+	rec.Raw = bytes.Clone(r.line)
+	return rec, nil
 }
