@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -16,6 +17,9 @@ import (
 	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/session"
 )
+
+// ErrUnknownCLI is returned for a CLI name no adapter has.
+var ErrUnknownCLI = errors.New("unknown CLI")
 
 // Options selects what Scan reads. The zero value scans every CLI's store
 // found from the process environment given in Env.
@@ -52,7 +56,7 @@ func Discover(opts Options) ([]session.Ref, []session.Warning, error) {
 	var warns []session.Warning
 	for _, name := range opts.CLIs {
 		if _, ok := adapters.Lookup(name); !ok {
-			return nil, nil, fmt.Errorf("unknown CLI %q (known: %s)", name, strings.Join(adapters.Names(), ", "))
+			return nil, nil, fmt.Errorf("%w %q (known: %s)", ErrUnknownCLI, name, strings.Join(adapters.Names(), ", "))
 		}
 	}
 	for _, a := range adapters.All {

@@ -169,3 +169,15 @@ func (w Warning) String() string {
 	}
 	return w.Message
 }
+
+// WithoutNative returns a copy of s without native records: no Records and
+// no Native on entries. s is not changed.
+func (s *Session) WithoutNative() *Session {
+	c := *s
+	c.Records = nil
+	c.Timeline = append([]Entry(nil), s.Timeline...)
+	for i := range c.Timeline {
+		c.Timeline[i].Native = nil
+	}
+	return &c
+}

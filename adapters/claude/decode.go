@@ -134,6 +134,7 @@ type Decoder struct {
 	usageSeen jsonl.Recent
 	sessionID string
 	started   bool
+	cwdKnown  bool
 	forked    bool
 	unknown   map[string]bool
 }
@@ -239,8 +240,11 @@ func (d *Decoder) info(rec *record, ev *session.Event) {
 			in.Parent = &session.Link{Kind: session.LinkSubagent, CLI: session.Claude, ID: rec.SessionID, AgentID: rec.AgentID}
 			d.forked = true // a subagent is not also a fork
 		}
-	} else if d.started && rec.Cwd != "" && ev.Info == nil && rec.Type == "user" {
-		// Fill a missing project path from a later record.
+	}
+	if !d.cwdKnown && rec.Cwd != "" {
+		// The first record may lack a cwd; take it from the first that
+		// has one.
+		d.cwdKnown = true
 		addInfo(ev).Path = rec.Cwd
 	}
 	if !d.forked && rec.RequestSessionID != "" && rec.RequestSessionID != rec.SessionID {
@@ -304,8 +308,7 @@ func (d *Decoder) link(rec *record, ts time.Time, raw []byte, line int, entries 
 func (d *Decoder) user(rec *record, ts time.Time, ev *session.Event) []session.Entry {
 	var msg message
 	if len(rec.Message) > 0 && rec.Message[0] == '"' {
-		_ = json.Unmarshal(rec.Message, &msg.Content) // plain-string message (seed form)
-		msg.Content = rec.Message
+		msg.Content = rec.Message // plain-string message (seed form)
 	} else if err := json.Unmarshal(rec.Message, &msg); err != nil && len(rec.Message) > 0 {
 		ev.Warning = d.warn(ev.Line, "unreadable user message: "+err.Error())
 	}

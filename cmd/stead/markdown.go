@@ -58,7 +58,11 @@ func writeMarkdown(w io.Writer, s *session.Session, o mdOptions) {
 		fmt.Fprintf(w, "- **Tokens:** %d in · %d out · %d cache read · %d cache write\n", t.Input, t.Output, t.CacheRead, t.CacheWrite)
 	}
 	if p := s.Parent; p != nil {
-		fmt.Fprintf(w, "- **%s of:** %s:%s\n", strings.ToUpper(p.Kind[:1])+p.Kind[1:], cliOr(p.CLI, s.Source.CLI), p.ID)
+		label := "Fork of"
+		if p.Kind == session.LinkSubagent {
+			label = "Subagent of"
+		}
+		fmt.Fprintf(w, "- **%s:** %s:%s\n", label, cliOr(p.CLI, s.Source.CLI), p.ID)
 	}
 	for _, l := range s.Subagents {
 		fmt.Fprintf(w, "- **Subagent:** %s:%s\n", cliOr(l.CLI, s.Source.CLI), l.ID)

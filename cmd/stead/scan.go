@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -78,7 +79,7 @@ func scan(cmd *cobra.Command, f *Factory, flags *scanFlags, detail session.Detai
 	}
 	res, err := catalog.Scan(cmd.Context(), opts)
 	if err != nil {
-		if strings.HasPrefix(err.Error(), "unknown CLI") {
+		if errors.Is(err, catalog.ErrUnknownCLI) {
 			return nil, &FlagError{err: err}
 		}
 		return nil, err

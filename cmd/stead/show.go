@@ -88,20 +88,13 @@ func showRun(opts *ShowOptions) error {
 	}
 	if opts.Format == "json" {
 		if opts.NoNative {
-			stripNative(s)
+			s = s.WithoutNative()
 		}
 		return session.Encode(f.IO.Out, s, true)
 	}
 	w := bufio.NewWriter(f.IO.Out)
 	writeMarkdown(w, s, mdOptions{All: opts.All, Full: opts.Full, Home: f.Env.Home})
 	return w.Flush()
-}
-
-func stripNative(s *session.Session) {
-	s.Records = nil
-	for i := range s.Timeline {
-		s.Timeline[i].Native = nil
-	}
 }
 
 // resolveRef finds the adapter and file a session reference names.

@@ -84,7 +84,7 @@ func runCase(t *testing.T, a Adapter, path string) {
 	CheckNativeKept(t, s, main)
 
 	var buf bytes.Buffer
-	if err := session.Encode(&buf, StripNative(s), true); err != nil {
+	if err := session.Encode(&buf, s.WithoutNative(), true); err != nil {
 		t.Fatal(err)
 	}
 	got := bytes.ReplaceAll(buf.Bytes(), []byte(dir+string(filepath.Separator)), nil)
@@ -114,7 +114,7 @@ func runCase(t *testing.T, a Adapter, path string) {
 	if !bytes.Equal(full, full2) {
 		t.Errorf("JSON round trip changed the document:\n%s", firstDiff(full, full2))
 	}
-	if x, y := StripNative(s), StripNative(s2); !reflect.DeepEqual(x, y) {
+	if x, y := s.WithoutNative(), s2.WithoutNative(); !reflect.DeepEqual(x, y) {
 		t.Errorf("decoded session differs after a JSON round trip")
 	}
 

@@ -173,14 +173,3 @@ func SummaryFigures(sum session.Summary) Figures {
 	}
 	return f
 }
-
-// StripNative removes native records from a copy of s.
-func StripNative(s *session.Session) *session.Session {
-	c := *s
-	c.Records = nil
-	c.Timeline = append([]session.Entry(nil), s.Timeline...)
-	for i := range c.Timeline {
-		c.Timeline[i].Native = nil
-	}
-	return &c
-}
