@@ -248,29 +248,29 @@ func (z *summarizer) assistantTail(rest []byte) {
 	if len(l.typ) == 0 {
 		l.typ = append(l.typ, "assistant"...)
 	}
-	if v, ok := jsonl.Field(rest, "requestId"); ok {
-		l.requestID = append(l.requestID, v...)
-	}
-	if v, ok := jsonl.Field(rest, "timestamp"); ok {
-		l.ts = jsonl.Time(v)
-	}
-	if v, ok := jsonl.Field(rest, "sessionId"); ok {
-		l.sessionID = append(l.sessionID, v...)
-	}
-	if v, ok := jsonl.Field(rest, "requestSessionId"); ok {
-		l.reqSession = append(l.reqSession, v...)
-	}
-	if v, ok := jsonl.Field(rest, "agentId"); ok {
-		l.agentID = append(l.agentID, v...)
-	}
-	if v, ok := jsonl.Field(rest, "isApiErrorMessage"); ok {
-		l.isAPIError = string(v) == "true"
-	}
-	if z.sum.Project == "" {
-		if v, ok := jsonl.Field(rest, "cwd"); ok {
-			l.cwd = append(l.cwd, v...)
+	jsonl.EachField(rest, func(k, v []byte) bool {
+		switch string(k) {
+		case "requestId":
+			l.requestID = append(l.requestID, v...)
+		case "timestamp":
+			l.ts = jsonl.Time(v)
+		case "sessionId":
+			l.sessionID = append(l.sessionID, v...)
+		case "requestSessionId":
+			l.reqSession = append(l.reqSession, v...)
+		case "agentId":
+			l.agentID = append(l.agentID, v...)
+		case "isApiErrorMessage":
+			l.isAPIError = string(v) == "true"
+		case "cwd":
+			if z.sum.Project == "" {
+				if u, ok := jsonl.Unquote(v); ok {
+					l.cwd = append(l.cwd, u...)
+				}
+			}
 		}
-	}
+		return true
+	})
 }
 
 // text notes a text block: the first one of a user record may become the

@@ -2,10 +2,12 @@ package codex
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -210,4 +212,16 @@ func FuzzDecode(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+func TestPatchFiles(t *testing.T) {
+	raw := "*** Begin Patch\n*** Update File: pkg/x.go\n@@\n-a\n+b\n*** Add File: C:\\new\\y.go\n+x\n*** Move to: z.go\n*** End Patch\n"
+	want := []string{"pkg/x.go", `C:\new\y.go`, "z.go"}
+	if got := PatchFiles([]byte(raw)); !reflect.DeepEqual(got, want) {
+		t.Errorf("raw patch: %q", got)
+	}
+	wrapped, _ := json.Marshal(map[string]string{"input": raw})
+	if got := PatchFiles(wrapped); !reflect.DeepEqual(got, want) {
+		t.Errorf("patch in JSON arguments %s: %q", wrapped, got)
+	}
 }

@@ -1,8 +1,6 @@
 package codex
 
 import (
-	"bytes"
-	"encoding/json"
 	"io"
 	"os"
 	"time"
@@ -443,7 +441,7 @@ func (z *summarizer) item() {
 		name := string(l.name)
 		sum.AddTool(UniversalTool(name))
 		if name == "apply_patch" {
-			for _, f := range PatchFiles(patchText(l.args)) {
+			for _, f := range PatchFiles(l.args) {
 				sum.AddFile(f)
 			}
 		}
@@ -456,24 +454,6 @@ func (z *summarizer) item() {
 			sum.ToolErrors++
 		}
 	}
-}
-
-// patchText returns the patch in apply_patch arguments: the JSON
-// {"input": patch} of a function call, or the raw input of a custom call.
-func patchText(args []byte) []byte {
-	if bytes.HasPrefix(bytes.TrimSpace(args), []byte("{")) {
-		var a struct {
-			Input string `json:"input"`
-			Patch string `json:"patch"`
-		}
-		if json.Unmarshal(args, &a) == nil {
-			if a.Input != "" {
-				return []byte(a.Input)
-			}
-			return []byte(a.Patch)
-		}
-	}
-	return args
 }
 
 // SummarizeFile summarises the rollout ref names. Codex names a thread by

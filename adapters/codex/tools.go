@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 
+	"github.com/stead-dev/stead/adapters/internal/jsonl"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -56,28 +57,53 @@ func UniversalTool(name string) session.Tool {
 }
 
 // PatchFiles returns the files an apply_patch patch adds, updates, deletes
-// or moves to, in order.
+// or moves to, in order. The patch may also still be inside the JSON text
+// of a function call's arguments ({"input":"*** Begin Patch\n..."}), where
+// its lines end with the two characters \n: both forms are read.
 func PatchFiles(patch []byte) []string {
+	inJSON := bytes.HasPrefix(bytes.TrimSpace(patch), []byte("{"))
 	var files []string
-	for len(patch) > 0 {
-		line := patch
-		if i := bytes.IndexByte(patch, '\n'); i >= 0 {
-			line, patch = patch[:i], patch[i+1:]
-		} else {
-			patch = nil
+	for {
+		i := bytes.Index(patch, []byte("*** "))
+		if i < 0 {
+			return files
 		}
-		if !bytes.HasPrefix(line, []byte("*** ")) {
-			continue
-		}
-		for _, p := range patchHeaders {
-			if rest, ok := bytes.CutPrefix(line, p); ok {
-				if f := bytes.TrimSpace(rest); len(f) > 0 {
-					files = append(files, string(f))
+		patch = patch[i:]
+		for _, h := range patchHeaders {
+			rest, ok := bytes.CutPrefix(patch, h)
+			if !ok {
+				continue
+			}
+			end := len(rest)
+		scan:
+			for j := 0; j < len(rest); j++ {
+				switch c := rest[j]; {
+				case c == '\n':
+					end = j
+					break scan
+				case inJSON && c == '"':
+					end = j
+					break scan
+				case inJSON && c == '\\':
+					if j+1 < len(rest) && rest[j+1] == 'n' {
+						end = j
+						break scan
+					}
+					j++ // an escaped character
 				}
 			}
+			if f := bytes.TrimSpace(rest[:end]); len(f) > 0 {
+				if inJSON {
+					if u, ok := jsonl.Unquote(f); ok {
+						f = u
+					}
+				}
+				files = append(files, string(f))
+			}
+			break
 		}
+		patch = patch[4:]
 	}
-	return files
 }
 
 var patchHeaders = [][]byte{[]byte("*** Add File: "), []byte("*** Update File: "), []byte("*** Delete File: "), []byte("*** Move to: ")}
@@ -98,23 +124,20 @@ func outputStatus(out []byte) session.ToolStatus {
 	if len(head) > statusHead {
 		head = head[:statusHead]
 	}
+	for _, m := range exitMarkers {
+		if i := bytes.Index(head, m); i >= 0 {
+			if n, ok := leadingInt(bytes.TrimLeft(head[i+len(m):], " \t")); ok && n != 0 {
+				return session.StatusError
+			}
+			return session.StatusOK
+		}
+	}
 	switch {
 	case bytes.Contains(head, []byte("rejected by user")), bytes.HasPrefix(head, []byte("exec command rejected")),
 		bytes.HasPrefix(head, []byte("patch rejected")):
 		return session.StatusDenied
 	case bytes.HasPrefix(head, []byte("aborted")), bytes.Contains(head, []byte("execution interrupted")):
 		return session.StatusInterrupted
-	}
-	for _, m := range exitMarkers {
-		i := bytes.Index(head, m)
-		if i < 0 {
-			continue
-		}
-		rest := bytes.TrimLeft(head[i+len(m):], " \t")
-		if n, ok := leadingInt(rest); ok && n != 0 {
-			return session.StatusError
-		}
-		break
 	}
 	return session.StatusOK
 }

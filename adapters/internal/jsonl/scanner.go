@@ -146,8 +146,8 @@ func (s *Scanner) Finish() {
 // Rest returns what is left of the current line, when the line ends within
 // the window, and moves past it, checking the record is complete as Finish
 // does. It returns false and consumes nothing when the line runs beyond the
-// window. Callers use it to pick a few fields out of a record's tail with
-// Field instead of walking it.
+// window. Callers use it to pick a few fields out of a record's flat tail
+// with EachField instead of walking it.
 func (s *Scanner) Rest() ([]byte, bool) {
 	if s.lerr != nil || s.finished {
 		return nil, false
@@ -176,48 +176,115 @@ func (s *Scanner) Rest() ([]byte, bool) {
 	return rest, s.lerr == nil
 }
 
-// Field finds "key": in b and returns the string or literal value after
-// it, unescaped when it has escapes (its bytes otherwise). A raw quote only
-// ever occurs in JSON as structure, so the match is a real key; Field does
-// not check at which depth.
-func Field(b []byte, key string) ([]byte, bool) {
-	for {
-		i := bytes.Index(b, []byte(key))
-		if i < 0 {
-			return nil, false
+// EachField calls fn with the key and value of each member of a flat run of
+// object members such as Rest returns (`"a":"x","b":2}`): string values
+// without their quotes (escapes left in), other values as they are. Nested
+// objects and arrays are passed whole. It stops at the end of the run or
+// of the object, or when fn returns false.
+func EachField(b []byte, fn func(key, value []byte) bool) {
+	i := 0
+	for i < len(b) {
+		// Find the next key.
+		q := bytes.IndexByte(b[i:], '"')
+		if q < 0 {
+			return
 		}
-		// The key must be quoted and followed by a colon.
-		if i == 0 || b[i-1] != '"' || len(b) < i+len(key)+2 || b[i+len(key)] != '"' {
-			b = b[i+len(key):]
-			continue
+		if k := bytes.LastIndexAny(b[i:i+q], "}]"); k >= 0 {
+			return // the object ended
 		}
-		v := bytes.TrimLeft(b[i+len(key)+1:], " \t")
-		if len(v) == 0 || v[0] != ':' {
-			b = b[i+len(key):]
-			continue
+		i += q + 1
+		end := stringEnd(b, i)
+		if end < 0 {
+			return
 		}
-		v = bytes.TrimLeft(v[1:], " \t")
-		if len(v) == 0 {
-			return nil, false
+		key := b[i:end]
+		i = end + 1
+		for i < len(b) && (b[i] == ' ' || b[i] == ':' || b[i] == '\t') {
+			i++
 		}
-		if v[0] != '"' {
-			end := bytes.IndexAny(v, ",}] \t")
-			if end < 0 {
-				end = len(v)
+		if i >= len(b) {
+			return
+		}
+		var val []byte
+		switch b[i] {
+		case '"':
+			e := stringEnd(b, i+1)
+			if e < 0 {
+				return
 			}
-			return v[:end], true
-		}
-		v = v[1:]
-		for j := 0; j < len(v); j++ {
-			switch v[j] {
-			case '"':
-				return v[:j], true
-			case '\\':
-				return unescape(v)
+			val, i = b[i+1:e], e+1
+		case '{', '[':
+			e := nestedEnd(b, i)
+			if e < 0 {
+				return
 			}
+			val, i = b[i:e], e
+		default:
+			e := i
+			for e < len(b) && b[e] != ',' && b[e] != '}' && b[e] != ']' && b[e] != ' ' {
+				e++
+			}
+			val, i = b[i:e], e
 		}
-		return nil, false
+		if !fn(key, val) {
+			return
+		}
 	}
+}
+
+// stringEnd returns the index of the quote closing the string whose
+// content starts at b[i], or -1.
+func stringEnd(b []byte, i int) int {
+	for {
+		q := bytes.IndexByte(b[i:], '"')
+		if q < 0 {
+			return -1
+		}
+		e := i + q
+		n := 0
+		for j := e - 1; j >= i && b[j] == '\\'; j-- {
+			n++
+		}
+		if n%2 == 0 {
+			return e
+		}
+		i = e + 1
+	}
+}
+
+// nestedEnd returns the index just past the object or array starting at
+// b[i], or -1.
+func nestedEnd(b []byte, i int) int {
+	depth := 0
+	for i < len(b) {
+		switch b[i] {
+		case '"':
+			e := stringEnd(b, i+1)
+			if e < 0 {
+				return -1
+			}
+			i = e
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		}
+		i++
+	}
+	return -1
+}
+
+// Unquote decodes the content of a JSON string (without its quotes), as
+// EachField hands it out. It returns b itself when there is nothing to
+// decode.
+func Unquote(b []byte) ([]byte, bool) {
+	if bytes.IndexByte(b, '\\') < 0 {
+		return b, true
+	}
+	return unescape(append(bytes.Clone(b), '"'))
 }
 
 // unescape decodes the JSON string starting at b (after its opening quote).

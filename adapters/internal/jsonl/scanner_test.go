@@ -332,3 +332,34 @@ func TestRawString(t *testing.T) {
 		}
 	}
 }
+
+func TestEachField(t *testing.T) {
+	rest := []byte(`,"a":"x\"y","n":12,"t":true,"o":{"k":"}"},"arr":[1,"]"],"z":null}  `)
+	var got []string
+	EachField(rest, func(k, v []byte) bool {
+		got = append(got, string(k)+"="+string(v))
+		return true
+	})
+	want := []string{`a=x\"y`, "n=12", "t=true", `o={"k":"}"}`, `arr=[1,"]"]`, "z=null"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("EachField = %q, want %q", got, want)
+	}
+	if u, ok := Unquote([]byte(`C:\\dir\u00e9`)); !ok || string(u) != `C:\diré` {
+		t.Errorf("Unquote = %q %v", u, ok)
+	}
+}
+
+func TestRestChecksTheRecordEnds(t *testing.T) {
+	s := NewScanner(strings.NewReader("{\"m\":1,\"a\":\"b\"}\n{\"m\":1,\"a\":\"b\n"), 64)
+	var ok []bool
+	for s.NextLine() {
+		s.BeginObject()
+		s.NextKey()
+		s.Int()
+		_, good := s.Rest()
+		ok = append(ok, good && !s.Failed())
+	}
+	if !reflect.DeepEqual(ok, []bool{true, false}) {
+		t.Errorf("Rest on a complete and a cut record: %v", ok)
+	}
+}
