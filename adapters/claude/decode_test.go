@@ -134,50 +134,7 @@ func TestSubagentFile(t *testing.T) {
 	t.Fatal("no subagent file in testdata")
 }
 
-func FuzzDecode(f *testing.F) {
-	files, _ := filepath.Glob("testdata/*.txtar")
-	for _, p := range files {
-		ar, err := txtar.ParseFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		for _, file := range ar.Files {
-			if strings.HasPrefix(file.Name, "native/") {
-				// Seed with the start of each file: whole samples are
-				// big, and the fuzzer mutates better from small inputs.
-				d := file.Data
-				if len(d) > 2<<10 {
-					d = d[:2<<10]
-				}
-				f.Add(d)
-			}
-		}
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := Read(bytes.NewReader(data))
-		if err != nil {
-			t.Fatal(err) // a bytes.Reader never fails: bad input is a warning
-		}
-		b, err := session.Marshal(s)
-		if err != nil {
-			t.Fatalf("decoded session does not encode: %v", err)
-		}
-		s2, err := session.Unmarshal(b)
-		if err != nil {
-			t.Fatalf("encoded session does not decode: %v", err)
-		}
-		b2, err := session.Marshal(s2)
-		if err != nil || !bytes.Equal(b, b2) {
-			t.Fatalf("round trip changed the document (%v)", err)
-		}
-		if err := usftest.ValidateErr(b); err != nil {
-			t.Fatalf("schema: %v", err)
-		}
-		if _, err := Summarize(bytes.NewReader(data), session.DetailFull); err != nil {
-			t.Fatal(err)
-		}
-	})
-}
+func FuzzDecode(f *testing.F) { usftest.Fuzz(f, Read, Summarize) }
 
 // TestListEndTimeWithHugeLastRecords checks that a listing, which skips
 // most of big records, still finds the last record's time.

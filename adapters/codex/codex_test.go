@@ -1,7 +1,6 @@
 package codex
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,8 +10,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-
-	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/stead-dev/stead/internal/usftest"
 	"github.com/stead-dev/stead/session"
@@ -172,47 +169,7 @@ func TestHugeLineAndMemory(t *testing.T) {
 	}
 }
 
-func FuzzDecode(f *testing.F) {
-	files, _ := filepath.Glob("testdata/*.txtar")
-	for _, p := range files {
-		ar, err := txtar.ParseFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		for _, file := range ar.Files {
-			if strings.HasPrefix(file.Name, "native/") {
-				d := file.Data
-				if len(d) > 2<<10 {
-					d = d[:2<<10]
-				}
-				f.Add(d)
-			}
-		}
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := Read(bytes.NewReader(data))
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := session.Marshal(s)
-		if err != nil {
-			t.Fatalf("decoded session does not encode: %v", err)
-		}
-		s2, err := session.Unmarshal(b)
-		if err != nil {
-			t.Fatalf("encoded session does not decode: %v", err)
-		}
-		if b2, err := session.Marshal(s2); err != nil || !bytes.Equal(b, b2) {
-			t.Fatalf("round trip changed the document (%v)", err)
-		}
-		if err := usftest.ValidateErr(b); err != nil {
-			t.Fatalf("schema: %v", err)
-		}
-		if _, err := Summarize(bytes.NewReader(data), session.DetailFull); err != nil {
-			t.Fatal(err)
-		}
-	})
-}
+func FuzzDecode(f *testing.F) { usftest.Fuzz(f, Read, Summarize) }
 
 func TestPatchFiles(t *testing.T) {
 	raw := "*** Begin Patch\n*** Update File: pkg/x.go\n@@\n-a\n+b\n*** Add File: C:\\new\\y.go\n+x\n*** Move to: z.go\n*** End Patch\n"
