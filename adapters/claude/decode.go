@@ -223,15 +223,17 @@ func (d *Decoder) convert(rec *record, raw []byte, ev *session.Event) {
 
 // info reports session-wide facts the record reveals.
 func (d *Decoder) info(rec *record, ev *session.Event) {
-	if !d.started && rec.SessionID != "" {
+	if !d.started {
 		d.started = true
+		in := addInfo(ev)
+		in.Provider = "anthropic"
+		in.Format = "claude-jsonl"
+	}
+	if d.sessionID == "" && rec.SessionID != "" {
 		d.sessionID = rec.SessionID
 		in := addInfo(ev)
 		in.ID = rec.SessionID
-		in.Provider = "anthropic"
-		in.Path = rec.Cwd
 		in.Version = rec.Version
-		in.Format = "claude-jsonl"
 		if rec.GitBranch != "" {
 			in.Git = &session.Git{Branch: rec.GitBranch}
 		}
