@@ -8,6 +8,9 @@ import (
 
 	"github.com/stead-dev/stead/adapters/claude"
 	"github.com/stead-dev/stead/adapters/codex"
+	"github.com/stead-dev/stead/adapters/gemini"
+	"github.com/stead-dev/stead/adapters/kimi"
+	"github.com/stead-dev/stead/adapters/opencode"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -35,7 +38,22 @@ type Adapter struct {
 	SummarizeFile func(ref session.Ref, detail session.Detail) (session.Summary, error)
 	// Sniff reports whether a line looks like one of this CLI's records.
 	Sniff func(line []byte) bool
+
+	// Tools maps the CLI's tool names to universal ones.
+	Tools map[string]session.Tool
+	// Setup says how to run the CLI for a Launch: environment and config
+	// files that avoid dialogs and keep traffic on the machine.
+	Setup func(l session.Launch) session.Setup
+	// Argv returns the arguments of a headless run (print or exec mode).
+	Argv func(l session.Launch) []string
+	// SessionID finds the session id in a headless run's output.
+	SessionID func(stdout []byte) string
+	// Failure finds the error a failed headless run reported.
+	Failure func(stdout, stderr []byte) string
 }
+
+// Reads reports whether stead reads the CLI's sessions.
+func (a Adapter) Reads() bool { return a.Discover != nil && a.SummarizeFile != nil && a.Open != nil }
 
 // Decoder yields the events of a native session, one record at a time, and
 // io.EOF at the end.
@@ -55,6 +73,11 @@ var All = []Adapter{
 		Summarize:     claude.Summarize,
 		SummarizeFile: claude.SummarizeFile,
 		Sniff:         claude.Sniff,
+		Tools:         claude.Tools,
+		Setup:         claude.Setup,
+		Argv:          claude.Argv,
+		SessionID:     claude.SessionID,
+		Failure:       claude.Failure,
 	},
 	{
 		Name:          session.Codex,
@@ -66,7 +89,53 @@ var All = []Adapter{
 		Summarize:     codex.Summarize,
 		SummarizeFile: codex.SummarizeFile,
 		Sniff:         codex.Sniff,
+		Tools:         codex.Tools,
+		Setup:         codex.Setup,
+		Argv:          codex.Argv,
+		SessionID:     codex.SessionID,
+		Failure:       codex.Failure,
 	},
+	{
+		Name:      session.Gemini,
+		Tools:     gemini.Tools,
+		Setup:     gemini.Setup,
+		Argv:      gemini.Argv,
+		SessionID: gemini.SessionID,
+		Failure:   gemini.Failure,
+	},
+	{
+		Name:      session.OpenCode,
+		Tools:     opencode.Tools,
+		Setup:     opencode.Setup,
+		Argv:      opencode.Argv,
+		SessionID: opencode.SessionID,
+		Failure:   opencode.Failure,
+	},
+	{
+		Name:      session.Kimi,
+		Tools:     kimi.Tools,
+		Setup:     kimi.Setup,
+		Argv:      kimi.Argv,
+		SessionID: kimi.SessionID,
+		Failure:   kimi.Failure,
+	},
+}
+
+// NativeTools returns the names the CLIs give a universal tool, sorted,
+// each once.
+func NativeTools(u session.Tool) []string {
+	seen := map[string]bool{}
+	var names []string
+	for _, a := range All {
+		for name, t := range a.Tools {
+			if t == u && !seen[name] {
+				seen[name] = true
+				names = append(names, name)
+			}
+		}
+	}
+	sort.Strings(names)
+	return names
 }
 
 var (

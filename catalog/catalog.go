@@ -63,6 +63,12 @@ func Discover(opts Options) ([]session.Ref, []session.Warning, error) {
 		if !selected(opts.CLIs, a.Name) {
 			continue
 		}
+		if !a.Reads() {
+			if len(opts.CLIs) > 0 {
+				warns = append(warns, session.Warning{Message: a.Name + ": stead does not read its sessions yet"})
+			}
+			continue
+		}
 		r, w := a.Discover(opts.Env)
 		refs = append(refs, r...)
 		warns = append(warns, w...)

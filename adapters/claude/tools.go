@@ -6,8 +6,8 @@ import (
 	"github.com/stead-dev/stead/session"
 )
 
-// tools maps Claude Code's tool names to universal ones.
-var tools = map[string]session.Tool{
+// Tools maps Claude Code's tool names to universal ones.
+var Tools = map[string]session.Tool{
 	"Read":            session.ToolRead,
 	"NotebookRead":    session.ToolRead,
 	"Write":           session.ToolWrite,
@@ -38,7 +38,7 @@ var tools = map[string]session.Tool{
 
 // UniversalTool maps a Claude Code tool name to a universal tool name.
 func UniversalTool(name string) session.Tool {
-	if t, ok := tools[name]; ok {
+	if t, ok := Tools[name]; ok {
 		return t
 	}
 	if strings.HasPrefix(name, "mcp__") {

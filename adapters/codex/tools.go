@@ -8,9 +8,9 @@ import (
 	"github.com/stead-dev/stead/session"
 )
 
-// tools maps Codex tool names to universal ones. Codex has no file-read
+// Tools maps Codex tool names to universal ones. Codex has no file-read
 // tool: reads go through the shell, edits through apply_patch.
-var tools = map[string]session.Tool{
+var Tools = map[string]session.Tool{
 	"exec_command":       session.ToolBash,
 	"shell":              session.ToolBash,
 	"shell_command":      session.ToolBash,
@@ -47,7 +47,7 @@ var tools = map[string]session.Tool{
 
 // UniversalTool maps a Codex tool name to a universal tool name.
 func UniversalTool(name string) session.Tool {
-	if t, ok := tools[name]; ok {
+	if t, ok := Tools[name]; ok {
 		return t
 	}
 	if strings.HasPrefix(name, "mcp__") {

@@ -101,6 +101,9 @@ func showRun(opts *ShowOptions) error {
 func resolveRef(env session.Env, ref, cli string) (adapters.Adapter, string, error) {
 	if name, id, ok := strings.Cut(ref, ":"); ok && cli == "" {
 		if a, known := adapters.Lookup(name); known {
+			if !a.Reads() {
+				return a, "", fmt.Errorf("stead does not read %s sessions yet: %w", name, session.ErrUnsupported)
+			}
 			path, err := a.Locate(env, id)
 			return a, path, err
 		}
@@ -108,6 +111,9 @@ func resolveRef(env session.Env, ref, cli string) (adapters.Adapter, string, err
 	if fi, err := os.Stat(ref); err == nil && fi.Mode().IsRegular() {
 		if cli != "" {
 			a, _ := adapters.Lookup(cli)
+			if !a.Reads() {
+				return a, "", fmt.Errorf("stead does not read %s sessions yet: %w", cli, session.ErrUnsupported)
+			}
 			return a, ref, nil
 		}
 		a, err := detect(ref)
@@ -117,7 +123,7 @@ func resolveRef(env session.Env, ref, cli string) (adapters.Adapter, string, err
 	var found []adapters.Adapter
 	var paths []string
 	for _, a := range adapters.All {
-		if cli != "" && a.Name != cli {
+		if (cli != "" && a.Name != cli) || !a.Reads() {
 			continue
 		}
 		path, err := a.Locate(env, ref)

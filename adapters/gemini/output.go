@@ -1,0 +1,34 @@
+package gemini
+
+import (
+	"encoding/json"
+
+	"github.com/stead-dev/stead/adapters/internal/jsonl"
+)
+
+// SessionID returns the id of the session a headless run (Argv) printed on
+// its standard output: session_id of the json output or the stream-json init event. It is "" when the output names none.
+func SessionID(out []byte) (id string) {
+	jsonl.Objects(out, func(o map[string]json.RawMessage) bool {
+		if s := jsonl.StringField(o, "session_id"); s != "" {
+			id = s
+			return false
+		}
+		return true
+	})
+	return id
+}
+
+// Failure returns the error a failed headless run reported: with JSON
+// output Gemini CLI prints {"session_id","error":{"message","code"}} on
+// standard error, after any stack traces.
+func Failure(stdout, stderr []byte) string {
+	for _, out := range [][]byte{stderr, stdout} {
+		obj := jsonl.LastDocument(out)
+		var m string
+		if json.Unmarshal(jsonl.Field(obj, "error", "message"), &m) == nil && m != "" {
+			return jsonl.ErrorMessage(m)
+		}
+	}
+	return jsonl.LastLine(stderr)
+}
