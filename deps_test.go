@@ -16,17 +16,21 @@ const module = "github.com/stead-dev/stead"
 // may import. It is a statement of policy: do not change it to make a build
 // pass; change the code.
 var rules = map[string][]string{
-	"session":            {},
-	"adapters/internal/": {"session"},
-	"adapters/":          {"session", "adapters/internal/"},
-	"adapters":           {"session", "adapters/"},
-	"catalog":            {"session", "adapters"},
-	"pricing":            {"session"},
-	"internal/corpusgen": {},
-	"internal/usftest":   {"session", "github.com/santhosh-tekuri/jsonschema/v6", "github.com/rogpeppe/go-internal/txtar"},
-	"cmd/stead-corpus":   {"internal/corpusgen"},
-	"cmd/stead":          {"*"},
-	"":                   {},
+	"session":             {},
+	"adapters/internal/":  {"session"},
+	"adapters/":           {"session", "adapters/internal/"},
+	"adapters":            {"session", "adapters/"},
+	"catalog":             {"session", "adapters"},
+	"pricing":             {"session"},
+	"internal/corpusgen":  {},
+	"internal/usftest":    {"session", "github.com/santhosh-tekuri/jsonschema/v6", "github.com/rogpeppe/go-internal/txtar"},
+	"cmd/stead-corpus":    {"internal/corpusgen"},
+	"modelstub":           {"session"},
+	"internal/atomicfile": {},
+	"internal/clitest":    {"session", "adapters", "modelstub"},
+	"e2e":                 {"session", "adapters", "adapters/", "modelstub", "internal/clitest", "internal/usftest"},
+	"cmd/stead":           {"*"},
+	"":                    {},
 }
 
 // ruleFor returns the rule of the most specific key matching pkg.

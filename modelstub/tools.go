@@ -1,0 +1,212 @@
+package modelstub
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/stead-dev/stead/session"
+)
+
+// argAliases names the argument keys different tools use for the same
+// universal argument, most common first.
+var argAliases = map[string][]string{
+	"command": {"command", "cmd"},
+	"path":    {"file_path", "filePath", "absolute_path", "path", "notebook_path", "dir_path", "directory"},
+	"content": {"content", "contents", "text"},
+	"old":     {"old_string", "oldString", "old_str", "old"},
+	"new":     {"new_string", "newString", "new_str", "new"},
+	"pattern": {"pattern", "regex", "query"},
+	"url":     {"url", "uri"},
+	"query":   {"query", "q"},
+}
+
+// schema is the part of a tool's JSON Schema the stub reads.
+type schema struct {
+	Properties map[string]struct {
+		Type json.RawMessage `json:"type"`
+	} `json:"properties"`
+	Required []string `json:"required"`
+}
+
+func (s schema) typeOf(prop string) string {
+	p, ok := s.Properties[prop]
+	if !ok {
+		return ""
+	}
+	var t string
+	if json.Unmarshal(p.Type, &t) == nil {
+		return strings.ToLower(t)
+	}
+	return ""
+}
+
+// resolveTool turns a scripted tool use into a call of a tool the request
+// declared, with arguments in that tool's schema. It returns a warning when
+// it had to guess.
+func resolveTool(u ToolUse, declared []Tool, names func(session.Tool) []string) (call, string) {
+	if u.Name != "" {
+		for _, t := range declared {
+			if t.Name == u.Name {
+				return buildCall(t, u.Args, true), ""
+			}
+		}
+	}
+	if t, ok := findTool(u.Tool, declared, names); ok {
+		return buildCall(t, u.Args, false), ""
+	}
+	// A CLI without a file-read tool (Codex) reads through its shell.
+	if u.Tool == session.ToolRead {
+		if t, ok := findTool(session.ToolBash, declared, names); ok {
+			path, _ := firstString(u.Args, argAliases["path"]...)
+			return buildCall(t, map[string]any{"command": "cat " + shellQuote(path)}, false), ""
+		}
+	}
+	name := u.Name
+	if name == "" {
+		name = string(u.Tool)
+	}
+	args, _ := json.Marshal(u.Args)
+	if len(args) == 0 || string(args) == "null" {
+		args = []byte("{}")
+	}
+	return call{name: name, args: args}, fmt.Sprintf("no declared tool for %q (declared: %s); called %q as is", u.Tool, toolNames(declared), name)
+}
+
+func findTool(u session.Tool, declared []Tool, names func(session.Tool) []string) (Tool, bool) {
+	var candidates []string
+	if names != nil {
+		candidates = names(u)
+	}
+	candidates = append(candidates, string(u))
+	for _, c := range candidates {
+		for _, t := range declared {
+			if t.Name == c {
+				return t, true
+			}
+		}
+	}
+	for _, c := range candidates {
+		for _, t := range declared {
+			if strings.EqualFold(t.Name, c) {
+				return t, true
+			}
+		}
+	}
+	return Tool{}, false
+}
+
+func toolNames(ts []Tool) string {
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = t.Name
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+// buildCall maps universal arguments onto the tool's schema. With asIs the
+// arguments are already the tool's own.
+func buildCall(t Tool, args map[string]any, asIs bool) call {
+	c := call{name: t.Name}
+	var sch schema
+	_ = json.Unmarshal(t.Params, &sch)
+	out := map[string]any{}
+	for k, v := range args {
+		key := k
+		if !asIs {
+			key = mapArg(k, sch)
+		}
+		if sch.typeOf(key) == "array" {
+			if s, ok := v.(string); ok && key == "command" {
+				v = []string{"bash", "-lc", s} // a shell tool taking argv
+			}
+		}
+		out[key] = v
+	}
+	// Fill required string arguments the script left out (a
+	// description, say), so the CLI accepts the call.
+	for _, req := range sch.Required {
+		if _, ok := out[req]; !ok && sch.typeOf(req) == "string" {
+			out[req] = "stub " + req
+		}
+	}
+	if t.Custom {
+		// A freeform tool takes text: the "input" argument, or the only
+		// one.
+		c.custom = true
+		if s, ok := firstString(out, "input", "patch", "command", "content"); ok {
+			c.input = s
+		} else {
+			b, _ := json.Marshal(out)
+			c.input = string(b)
+		}
+		c.args, _ = json.Marshal(map[string]string{"input": c.input})
+		return c
+	}
+	c.args, _ = json.Marshal(out)
+	return c
+}
+
+// mapArg finds the schema's name for a universal argument key.
+func mapArg(k string, sch schema) string {
+	if len(sch.Properties) == 0 {
+		return k
+	}
+	if _, ok := sch.Properties[k]; ok {
+		return k
+	}
+	for uni, aliases := range argAliases {
+		if uni != k && !contains(aliases, k) {
+			continue
+		}
+		for _, a := range aliases {
+			if _, ok := sch.Properties[a]; ok {
+				return a
+			}
+		}
+	}
+	return k
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func firstString(m map[string]any, keys ...string) (string, bool) {
+	for _, k := range keys {
+		if s, ok := m[k].(string); ok {
+			return s, true
+		}
+	}
+	return "", false
+}
+
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// absArgs makes the universal path argument of u absolute against dir.
+func absArgs(u ToolUse, dir string) ToolUse {
+	if dir == "" || u.Name != "" {
+		return u
+	}
+	p, ok := u.Args["path"].(string)
+	if !ok || p == "" || filepath.IsAbs(p) {
+		return u
+	}
+	args := make(map[string]any, len(u.Args))
+	for k, v := range u.Args {
+		args[k] = v
+	}
+	args["path"] = filepath.Join(dir, p)
+	u.Args = args
+	return u
+}
