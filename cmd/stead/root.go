@@ -130,7 +130,11 @@ func Main(args []string, ios *IOStreams) ExitCode {
 func MainEnv(args []string, ios *IOStreams, env session.Env) ExitCode {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	return MainContext(ctx, args, ios, env)
+}
 
+// MainContext is MainEnv stopped by ctx instead of signals.
+func MainContext(ctx context.Context, args []string, ios *IOStreams, env session.Env) ExitCode {
 	f := &Factory{IO: ios, Env: env}
 	f.ConfigPath, f.explicit = defaultConfigPath(env)
 	root := newRootCmd(f)
@@ -196,6 +200,7 @@ native stores into one universal format, and lists, shows and totals them.`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &FlagError{err: err} })
 	root.AddCommand(newSessionCmd(f))
 	root.AddCommand(newSchemaCmd(f))
+	root.AddCommand(newStubCmd(f, nil))
 	return root
 }
 
