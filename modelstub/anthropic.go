@@ -24,7 +24,7 @@ func (s *Stub) writeAnthropic(w http.ResponseWriter, req *Request, a *answer) {
 		"cache_read_input_tokens":     a.usage.CacheRead,
 		"cache_creation_input_tokens": a.usage.CacheWrite,
 	}
-	var blocks []map[string]any
+	blocks := []map[string]any{}
 	if a.thinking != "" {
 		blocks = append(blocks, map[string]any{"type": "thinking", "thinking": a.thinking, "signature": "stub-signature"})
 	}

@@ -12,7 +12,7 @@ import (
 // response.output_item.done.
 func (s *Stub) writeResponses(w http.ResponseWriter, req *Request, a *answer) {
 	respID := s.newID("resp_stub_")
-	var items []map[string]any
+	items := []map[string]any{}
 	if a.thinking != "" {
 		items = append(items, map[string]any{"type": "reasoning", "id": s.newID("rs_stub_"),
 			"summary": []any{map[string]any{"type": "summary_text", "text": a.thinking}}, "content": nil,

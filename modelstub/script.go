@@ -38,7 +38,8 @@ type Turn struct {
 	Fault string `json:"fault,omitempty"`
 	// FaultTimes is how many requests get the fault before the turn is
 	// played normally; 0 means every request (retries included), so the
-	// CLI fails for good.
+	// CLI fails for good. A turn with a fault and nothing else gives way
+	// to the next turn once its faults are spent.
 	FaultTimes int `json:"faultTimes,omitempty"`
 	// RetryAfterMs, when set, is sent with a 429 or 500 in the
 	// Retry-After-Ms and Retry-After headers, telling clients that honour
@@ -58,9 +59,16 @@ type ToolUse struct {
 	// glob {pattern}, list {path}, web_fetch {url}, web_search {query}.
 	// Keys the stub does not know are passed through.
 	Args map[string]any `json:"args,omitempty"`
-	// Name, when set and declared by the CLI, is the tool called, with
-	// Args sent as they are; otherwise Tool is mapped to a declared tool.
+	// Name, when set and declared by the CLI, is the tool called;
+	// otherwise Tool is mapped to a declared tool. Either way Args are
+	// fitted to the tool's schema: keys it has are kept, universal keys
+	// and other CLIs' names for them renamed, keys it forbids dropped.
 	Name string `json:"name,omitempty"`
+}
+
+// faultOnly reports whether the turn is a fault and nothing else.
+func (t Turn) faultOnly() bool {
+	return t.Fault != "" && t.Text == "" && t.Thinking == "" && len(t.Tools) == 0
 }
 
 // Faults the stub can inject.
@@ -112,7 +120,9 @@ func (s *Script) Check() error {
 // response (the assistant text, thinking and tool calls between two user
 // prompts or tool results) becomes a turn, and each user prompt a prompt.
 // Replaying the script against a CLI with the same prompts repeats the
-// conversation; tool calls are re-run for real.
+// conversation; tool calls are re-run for real. Paths inside the session's
+// project become relative, so the replay works on a copy of the project
+// elsewhere (see Options.Dir).
 func FromSession(s *session.Session) *Script {
 	sc := &Script{Model: s.Model.Model, Title: s.Title}
 	var cur *Turn
@@ -159,6 +169,7 @@ func FromSession(s *session.Session) *Script {
 			}
 			var args map[string]any
 			_ = json.Unmarshal(e.Input, &args)
+			relativize(args, s.Project.Path)
 			t := open()
 			t.Tools = append(t.Tools, ToolUse{Tool: e.Tool, Name: e.OriginalTool, Args: args})
 		}
@@ -168,6 +179,25 @@ func FromSession(s *session.Session) *Script {
 	}
 	flush()
 	return sc
+}
+
+// relativize makes the path arguments in args under project relative to
+// it ("." for the project itself).
+func relativize(args map[string]any, project string) {
+	project = strings.TrimSuffix(project, "/")
+	if project == "" {
+		return // no project, or "/": every path would qualify
+	}
+	for _, k := range argAliases["path"] {
+		p, ok := args[k].(string)
+		switch {
+		case !ok:
+		case p == project || p == project+"/":
+			args[k] = "."
+		case strings.HasPrefix(p, project+"/"):
+			args[k] = strings.TrimPrefix(p, project+"/")
+		}
+	}
 }
 
 func joinText(a, b string) string {

@@ -23,7 +23,7 @@ func sideRequest(api API, action string, req *Request) (bool, string) {
 	case action == "count_tokens" || action == "countTokens":
 		return true, sideTokens
 	case api == Gemini && action != "streamGenerateContent":
-		if jsonSchema(api, req.Body) != nil || strings.Contains(string(req.Body), `"responseMimeType":"application/json"`) {
+		if jsonSchema(api, req.Body) != nil || geminiJSONMode(req.Body) {
 			return true, sideJSON
 		}
 		return true, sideText
@@ -33,6 +33,16 @@ func sideRequest(api API, action string, req *Request) (bool, string) {
 		return true, sideText
 	}
 	return false, ""
+}
+
+// geminiJSONMode reports whether a Gemini request asks for a JSON answer.
+func geminiJSONMode(body []byte) bool {
+	var b struct {
+		GenerationConfig struct {
+			ResponseMimeType string `json:"responseMimeType"`
+		} `json:"generationConfig"`
+	}
+	return json.Unmarshal(body, &b) == nil && b.GenerationConfig.ResponseMimeType == "application/json"
 }
 
 func (s *Stub) sideAnswer(kind string, req *Request) *answer {

@@ -2,7 +2,6 @@ package modelstub
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/stead-dev/stead/session"
@@ -56,6 +56,9 @@ type Stub struct {
 	logErr  error
 	served  chan error
 	closing sync.Once
+	// active counts the requests being answered, so Close can let them
+	// finish without waiting on idle connections.
+	active atomic.Int64
 }
 
 // maxBody bounds a request body.
@@ -114,13 +117,14 @@ func (s *Stub) Wait() error {
 func (s *Stub) Close() error {
 	var err error
 	s.closing.Do(func() {
-		close(s.done)
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		err = s.srv.Shutdown(ctx)
-		if err != nil {
-			err = s.srv.Close()
+		close(s.done) // ends stalls and delays
+		// Let the answers in flight finish, briefly, then close every
+		// connection. (http.Server.Shutdown would also wait up to 5 s
+		// on each connection that has not sent a request yet.)
+		for deadline := time.Now().Add(5 * time.Second); s.active.Load() > 0 && time.Now().Before(deadline); {
+			time.Sleep(5 * time.Millisecond)
 		}
+		err = s.srv.Close()
 	})
 	return err
 }
@@ -159,6 +163,8 @@ func (s *Stub) LogErr() error {
 
 // ServeHTTP routes a request to the API it belongs to.
 func (s *Stub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.active.Add(1)
+	defer s.active.Add(-1)
 	p := r.URL.Path
 	switch {
 	case r.Method == http.MethodHead || (r.Method == http.MethodGet && (p == "/" || p == "/api/hello")):
@@ -236,16 +242,22 @@ func (s *Stub) serve(w http.ResponseWriter, r *http.Request, api API, action str
 	script := s.opts.Script
 	var turn Turn
 	played := false
-	if s.next < len(script.Turns) {
+	for s.next < len(script.Turns) {
 		turn = script.Turns[s.next]
 		req.Turn = s.next + 1
 		if turn.Fault != "" && (turn.FaultTimes == 0 || s.faulted[s.next] < turn.FaultTimes) {
 			s.faulted[s.next]++
 			req.Fault = turn.Fault
-		} else {
-			s.next++
-			played = true
+			break
 		}
+		s.next++
+		if !turn.faultOnly() {
+			played = true
+			break
+		}
+		// A fault-only turn whose faults are spent: the request gets
+		// the next turn.
+		req.Turn = 0
 	}
 	s.mu.Unlock()
 

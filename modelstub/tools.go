@@ -3,7 +3,9 @@ package modelstub
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -28,7 +30,13 @@ type schema struct {
 	Properties map[string]struct {
 		Type json.RawMessage `json:"type"`
 	} `json:"properties"`
-	Required []string `json:"required"`
+	Required             []string        `json:"required"`
+	AdditionalProperties json.RawMessage `json:"additionalProperties"`
+}
+
+// closed reports whether the schema rejects properties it does not list.
+func (s schema) closed() bool {
+	return len(s.Properties) > 0 && string(s.AdditionalProperties) == "false"
 }
 
 func (s schema) typeOf(prop string) string {
@@ -50,18 +58,18 @@ func resolveTool(u ToolUse, declared []Tool, names func(session.Tool) []string) 
 	if u.Name != "" {
 		for _, t := range declared {
 			if t.Name == u.Name {
-				return buildCall(t, u.Args, true), ""
+				return buildCall(t, u.Args), ""
 			}
 		}
 	}
 	if t, ok := findTool(u.Tool, declared, names); ok {
-		return buildCall(t, u.Args, false), ""
+		return buildCall(t, u.Args), ""
 	}
 	// A CLI without a file-read tool (Codex) reads through its shell.
 	if u.Tool == session.ToolRead {
 		if t, ok := findTool(session.ToolBash, declared, names); ok {
 			path, _ := firstString(u.Args, argAliases["path"]...)
-			return buildCall(t, map[string]any{"command": "cat " + shellQuote(path)}, false), ""
+			return buildCall(t, map[string]any{"command": "cat " + shellQuote(path)}), ""
 		}
 	}
 	name := u.Name
@@ -95,7 +103,15 @@ func findTool(u session.Tool, declared []Tool, names func(session.Tool) []string
 			}
 		}
 	}
-	return Tool{}, false
+	// Last, the shortest declared name containing the universal one
+	// (read_file for read).
+	var best Tool
+	for _, t := range declared {
+		if strings.Contains(strings.ToLower(t.Name), string(u)) && (best.Name == "" || len(t.Name) < len(best.Name)) {
+			best = t
+		}
+	}
+	return best, best.Name != ""
 }
 
 func toolNames(ts []Tool) string {
@@ -107,17 +123,21 @@ func toolNames(ts []Tool) string {
 	return strings.Join(names, ", ")
 }
 
-// buildCall maps universal arguments onto the tool's schema. With asIs the
-// arguments are already the tool's own.
-func buildCall(t Tool, args map[string]any, asIs bool) call {
+// buildCall maps arguments onto the tool's schema: keys the schema has are
+// kept, universal keys and other CLIs' names for them are renamed to the
+// schema's, and keys a closed schema (additionalProperties: false) would
+// reject are dropped.
+func buildCall(t Tool, args map[string]any) call {
 	c := call{name: t.Name}
 	var sch schema
 	_ = json.Unmarshal(t.Params, &sch)
 	out := map[string]any{}
 	for k, v := range args {
-		key := k
-		if !asIs {
-			key = mapArg(k, sch)
+		key := mapArg(k, sch)
+		if sch.closed() {
+			if _, ok := sch.Properties[key]; !ok {
+				continue
+			}
 		}
 		if sch.typeOf(key) == "array" {
 			if s, ok := v.(string); ok && key == "command" {
@@ -158,26 +178,22 @@ func mapArg(k string, sch schema) string {
 	if _, ok := sch.Properties[k]; ok {
 		return k
 	}
-	for uni, aliases := range argAliases {
-		if uni != k && !contains(aliases, k) {
-			continue
+	// The universal key's own aliases first, then any list naming k, in
+	// a fixed order.
+	unis := []string{k}
+	for _, uni := range slices.Sorted(maps.Keys(argAliases)) {
+		if uni != k && slices.Contains(argAliases[uni], k) {
+			unis = append(unis, uni)
 		}
-		for _, a := range aliases {
+	}
+	for _, uni := range unis {
+		for _, a := range argAliases[uni] {
 			if _, ok := sch.Properties[a]; ok {
 				return a
 			}
 		}
 	}
 	return k
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func firstString(m map[string]any, keys ...string) (string, bool) {
@@ -193,20 +209,28 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// absArgs makes the universal path argument of u absolute against dir.
+// absArgs makes the path arguments of u (universal or native names)
+// absolute against dir.
 func absArgs(u ToolUse, dir string) ToolUse {
-	if dir == "" || u.Name != "" {
+	if dir == "" {
 		return u
 	}
-	p, ok := u.Args["path"].(string)
-	if !ok || p == "" || filepath.IsAbs(p) {
-		return u
+	var args map[string]any
+	for _, k := range argAliases["path"] {
+		p, ok := u.Args[k].(string)
+		if !ok || p == "" || filepath.IsAbs(p) {
+			continue
+		}
+		if args == nil {
+			args = make(map[string]any, len(u.Args))
+			for k, v := range u.Args {
+				args[k] = v
+			}
+		}
+		args[k] = filepath.Join(dir, p)
 	}
-	args := make(map[string]any, len(u.Args))
-	for k, v := range u.Args {
-		args[k] = v
+	if args != nil {
+		u.Args = args
 	}
-	args["path"] = filepath.Join(dir, p)
-	u.Args = args
 	return u
 }
