@@ -76,7 +76,7 @@ func TestConversation(t *testing.T) {
 				t.Errorf("the resumed run used session %q, want %q", r2.SessionID, r1.SessionID)
 			}
 
-			checkRequests(t, env.Stub, c.api, script)
+			checkRequests(t, env.Stub, c.api, script, "marmalade")
 			if env.Adapter.Reads() {
 				checkSession(t, env, r1.SessionID, script)
 			} else {
@@ -166,7 +166,7 @@ func inOrder(got, want []item) (missing item, ok bool) {
 // checkRequests checks the stub's request log: every turn was played on
 // the CLI's API without guesses, and the last request (the second prompt)
 // carried the whole conversation, tool results paired with their calls.
-func checkRequests(t *testing.T, stub *modelstub.Stub, api modelstub.API, script *modelstub.Script) {
+func checkRequests(t *testing.T, stub *modelstub.Stub, api modelstub.API, script *modelstub.Script, file string) {
 	t.Helper()
 	if n := stub.Played(); n != len(script.Turns) {
 		t.Errorf("the CLI took %d of the script's %d turns", n, len(script.Turns))
@@ -199,7 +199,7 @@ func checkRequests(t *testing.T, stub *modelstub.Stub, api modelstub.API, script
 		{"assistant", script.Turns[0].Text},
 		{"result", "hello-from-42"},
 		{"assistant", script.Turns[1].Text},
-		{"result", "marmalade"},
+		{"result", file},
 		{"assistant", final1},
 		{"user", script.Prompts[1]},
 	}
@@ -349,4 +349,52 @@ func clip(s string) string {
 		return s[:157] + "..."
 	}
 	return s
+}
+
+// TestReplay records the conversation with Claude Code, reads the session
+// back with stead, derives a script from it and replays that through each
+// other CLI: the same prompts get the same answers, with the tool calls
+// re-run for real in a new project.
+func TestReplay(t *testing.T) {
+	script := conversation()
+	rec := clitest.New(t, session.Claude, script)
+	if err := os.WriteFile(filepath.Join(rec.Dir, "notes.txt"), []byte(notes), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r1 := rec.Run(script.Prompts[0], "")
+	succeeded(t, r1, final1)
+	succeeded(t, rec.Run(script.Prompts[1], r1.SessionID), final2)
+	var recorded *session.Session
+	for _, ref := range rec.Sessions() {
+		if ref.ID == r1.SessionID {
+			s, err := rec.Adapter.Open(rec.StoreEnv(), ref.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			recorded = s
+		}
+	}
+	if recorded == nil {
+		t.Fatalf("stead found no session %s", r1.SessionID)
+	}
+	replay := modelstub.FromSession(recorded)
+	if len(replay.Prompts) != 2 || len(replay.Turns) != len(script.Turns) {
+		t.Fatalf("derived %d prompts and %d turns, want 2 and %d", len(replay.Prompts), len(replay.Turns), len(script.Turns))
+	}
+
+	for _, c := range clis[1:] {
+		t.Run(c.name, func(t *testing.T) {
+			env := clitest.New(t, c.name, replay)
+			// A different file: the replayed read must happen here.
+			if err := os.WriteFile(filepath.Join(env.Dir, "notes.txt"), []byte("replayed notes\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r1 := env.Run(replay.Prompts[0], "")
+			succeeded(t, r1, final1)
+			succeeded(t, env.Run(replay.Prompts[1], r1.SessionID), final2)
+			// The shell command ran again, and the read read this
+			// project's file.
+			checkRequests(t, env.Stub, c.api, replay, "replayed notes")
+		})
+	}
 }
