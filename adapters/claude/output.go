@@ -7,15 +7,10 @@ import (
 )
 
 // SessionID returns the id of the session a headless run (Argv) printed on
-// its standard output: the result object's session_id. It is "" when the output names none.
-func SessionID(out []byte) (id string) {
-	jsonl.Objects(out, func(o map[string]json.RawMessage) bool {
-		if s := jsonl.StringField(o, "session_id"); s != "" {
-			id = s
-		}
-		return true
-	})
-	return id
+// its standard output: the result object's session_id. It is "" when the
+// output names none.
+func SessionID(out []byte) string {
+	return jsonl.FirstString(out, "", "session_id")
 }
 
 // Failure returns the error a failed headless run reported: the result

@@ -7,16 +7,10 @@ import (
 )
 
 // SessionID returns the id of the session a headless run (Argv) printed on
-// its standard output: the thread.started event's thread_id. It is "" when the output names none.
-func SessionID(out []byte) (id string) {
-	jsonl.Objects(out, func(o map[string]json.RawMessage) bool {
-		if jsonl.StringField(o, "type") == "thread.started" {
-			id = jsonl.StringField(o, "thread_id")
-			return false
-		}
-		return true
-	})
-	return id
+// its standard output: the thread.started event's thread_id. It is "" when
+// the output names none.
+func SessionID(out []byte) string {
+	return jsonl.FirstString(out, "thread.started", "thread_id")
 }
 
 // Failure returns the error a failed headless run reported: the message of

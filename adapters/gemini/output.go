@@ -7,16 +7,10 @@ import (
 )
 
 // SessionID returns the id of the session a headless run (Argv) printed on
-// its standard output: session_id of the json output or the stream-json init event. It is "" when the output names none.
-func SessionID(out []byte) (id string) {
-	jsonl.Objects(out, func(o map[string]json.RawMessage) bool {
-		if s := jsonl.StringField(o, "session_id"); s != "" {
-			id = s
-			return false
-		}
-		return true
-	})
-	return id
+// its standard output: session_id of the json output or the stream-json init
+// event. It is "" when the output names none.
+func SessionID(out []byte) string {
+	return jsonl.FirstString(out, "", "session_id")
 }
 
 // Failure returns the error a failed headless run reported: with JSON

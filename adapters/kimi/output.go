@@ -2,22 +2,15 @@ package kimi
 
 import (
 	"bytes"
-	"encoding/json"
 
 	"github.com/stead-dev/stead/adapters/internal/jsonl"
 )
 
 // SessionID returns the id of the session a headless run (Argv) printed on
-// its standard output: the session.resume_hint event's session_id. It is "" when the output names none.
-func SessionID(out []byte) (id string) {
-	jsonl.Objects(out, func(o map[string]json.RawMessage) bool {
-		if jsonl.StringField(o, "type") == "session.resume_hint" {
-			id = jsonl.StringField(o, "session_id")
-			return false
-		}
-		return true
-	})
-	return id
+// its standard output: the session.resume_hint event's session_id. It is ""
+// when the output names none.
+func SessionID(out []byte) string {
+	return jsonl.FirstString(out, "session.resume_hint", "session_id")
 }
 
 // Failure returns the error a failed headless run reported: Kimi Code

@@ -7,16 +7,10 @@ import (
 )
 
 // SessionID returns the id of the session a headless run (Argv) printed on
-// its standard output: the sessionID every json event carries. It is "" when the output names none.
-func SessionID(out []byte) (id string) {
-	jsonl.Objects(out, func(o map[string]json.RawMessage) bool {
-		if s := jsonl.StringField(o, "sessionID"); s != "" {
-			id = s
-			return false
-		}
-		return true
-	})
-	return id
+// its standard output: the sessionID every json event carries. It is "" when
+// the output names none.
+func SessionID(out []byte) string {
+	return jsonl.FirstString(out, "", "sessionID")
 }
 
 // Failure returns the error a failed headless run reported: the message of

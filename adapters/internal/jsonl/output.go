@@ -112,3 +112,16 @@ func LastLine(out []byte) string {
 	}
 	return string(bytes.TrimSpace(out))
 }
+
+// FirstString returns the string at key in the first object a CLI printed
+// (see Objects) that has one, considering only objects whose "type" is typ
+// when typ is not empty.
+func FirstString(out []byte, typ, key string) (s string) {
+	Objects(out, func(obj map[string]json.RawMessage) bool {
+		if typ == "" || StringField(obj, "type") == typ {
+			s = StringField(obj, key)
+		}
+		return s == ""
+	})
+	return s
+}
