@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stead-dev/stead/adapters/claude"
 	"github.com/stead-dev/stead/internal/clitest"
 	"github.com/stead-dev/stead/internal/usftest"
 	"github.com/stead-dev/stead/modelstub"
@@ -397,4 +398,36 @@ func TestReplay(t *testing.T) {
 			checkRequests(t, env.Stub, c.api, replay, "replayed notes")
 		})
 	}
+}
+
+// TestClaudeLongProjectPath runs Claude Code in a project whose path is
+// over 200 characters, where Claude cuts the folder name and appends a
+// hash: stead must compute the same folder and find the session.
+func TestClaudeLongProjectPath(t *testing.T) {
+	long := strings.Repeat("a-rather-long-folder-name/", 9) + "project.with.dots"
+	script := &modelstub.Script{Turns: []modelstub.Turn{{Text: "Hello from a long path. STUB-LONG"}}}
+	env := clitest.New(t, session.Claude, script, clitest.Project(long))
+	if len(env.Dir) <= 200 {
+		t.Fatalf("project path %d characters long, want over 200", len(env.Dir))
+	}
+	r := env.Run("Say hello.", "")
+	succeeded(t, r, "STUB-LONG")
+	root := claude.Root(env.StoreEnv())
+	want := claude.ProjectDir(root, env.Dir)
+	entries, err := os.ReadDir(filepath.Join(root, "projects"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var made []string
+	for _, e := range entries {
+		made = append(made, e.Name())
+	}
+	if len(made) != 1 || filepath.Join(root, "projects", made[0]) != want {
+		t.Fatalf("Claude Code made project folders %q; stead computes %s", made, filepath.Base(want))
+	}
+	path, err := env.Adapter.Locate(env.StoreEnv(), r.SessionID)
+	if err != nil || filepath.Dir(path) != want {
+		t.Fatalf("Locate(%s) = %s, %v; want a file in %s", r.SessionID, path, err, want)
+	}
+	t.Logf("%d-character project path, folder %s", len(env.Dir), made[0])
 }

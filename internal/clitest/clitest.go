@@ -141,9 +141,18 @@ type Env struct {
 	setup   session.Setup
 }
 
+// Option changes how New sets up a test.
+type Option func(*Env)
+
+// Project names the project directory, below the test's temporary
+// directory (default "project"); it may hold slashes.
+func Project(name string) Option {
+	return func(e *Env) { e.Dir = filepath.Join(filepath.Dir(e.Dir), filepath.FromSlash(name)) }
+}
+
 // New finds the CLI, starts a stub playing script, and seeds a home and a
 // project directory for it.
-func New(tb testing.TB, cli string, script *modelstub.Script) *Env {
+func New(tb testing.TB, cli string, script *modelstub.Script, opts ...Option) *Env {
 	tb.Helper()
 	a, ok := adapters.Lookup(cli)
 	if !ok || a.Setup == nil || a.Argv == nil {
@@ -157,6 +166,9 @@ func New(tb testing.TB, cli string, script *modelstub.Script) *Env {
 	}
 	e := &Env{tb: tb, CLI: cli, Adapter: a, Bin: bin, Timeout: 3 * time.Minute,
 		Home: filepath.Join(root, "home"), Dir: filepath.Join(root, "project"), Tmp: filepath.Join(root, "tmp")}
+	for _, o := range opts {
+		o(e)
+	}
 	for _, d := range []string{e.Home, e.Dir, e.Tmp} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			tb.Fatal(err)
