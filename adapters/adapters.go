@@ -21,11 +21,12 @@ type Adapter struct {
 	Name string
 	// Discover lists the session files in the store env points at.
 	Discover func(env session.Env) ([]session.Ref, []session.Warning)
-	// Locate finds the file of a session by id.
-	Locate func(env session.Env, id string) (string, error)
-	// Open decodes a session file, following links the CLI keeps outside
-	// it (subagents, a fork's parent history).
-	Open func(env session.Env, path string) (*session.Session, error)
+	// Locate finds a session by id: its file, or the store holding it.
+	Locate func(env session.Env, id string) (session.Ref, error)
+	// Open decodes the session a Ref names (a file, or a session in a
+	// database), following links the CLI keeps outside it (subagents, a
+	// fork's parent history). A Ref made from a path alone has no ID.
+	Open func(env session.Env, ref session.Ref) (*session.Session, error)
 	// Read decodes a session from a stream.
 	Read func(r io.Reader) (*session.Session, error)
 	// NewDecoder decodes a stream record by record.
@@ -66,8 +67,8 @@ var All = []Adapter{
 	{
 		Name:          session.Claude,
 		Discover:      claude.Discover,
-		Locate:        claude.Locate,
-		Open:          claude.Open,
+		Locate:        fileLocate(session.Claude, claude.Locate),
+		Open:          fileOpen(claude.Open),
 		Read:          claude.Read,
 		NewDecoder:    func(r io.Reader) Decoder { return claude.NewDecoder(r) },
 		Summarize:     claude.Summarize,
@@ -82,8 +83,8 @@ var All = []Adapter{
 	{
 		Name:          session.Codex,
 		Discover:      codex.Discover,
-		Locate:        codex.Locate,
-		Open:          codex.Open,
+		Locate:        fileLocate(session.Codex, codex.Locate),
+		Open:          fileOpen(codex.Open),
 		Read:          codex.Read,
 		NewDecoder:    func(r io.Reader) Decoder { return codex.NewDecoder(r) },
 		Summarize:     codex.Summarize,
@@ -119,6 +120,22 @@ var All = []Adapter{
 		SessionID: kimi.SessionID,
 		Failure:   kimi.Failure,
 	},
+}
+
+// fileLocate adapts a CLI that keeps one session per file.
+func fileLocate(cli string, locate func(session.Env, string) (string, error)) func(session.Env, string) (session.Ref, error) {
+	return func(env session.Env, id string) (session.Ref, error) {
+		path, err := locate(env, id)
+		if err != nil {
+			return session.Ref{}, err
+		}
+		return session.Ref{CLI: cli, ID: id, Path: path}, nil
+	}
+}
+
+// fileOpen adapts a CLI that keeps one session per file.
+func fileOpen(open func(session.Env, string) (*session.Session, error)) func(session.Env, session.Ref) (*session.Session, error) {
+	return func(env session.Env, ref session.Ref) (*session.Session, error) { return open(env, ref.Path) }
 }
 
 // NativeTools returns the names the CLIs give a universal tool, sorted,

@@ -243,7 +243,7 @@ func checkSession(t *testing.T, env *clitest.Env, id string, script *modelstub.S
 	if ref == nil {
 		t.Fatalf("stead found no session %s in the CLI's store; found %+v", id, refs)
 	}
-	s, err := env.Adapter.Open(env.StoreEnv(), ref.Path)
+	s, err := env.Adapter.Open(env.StoreEnv(), *ref)
 	if err != nil {
 		t.Fatalf("reading %s: %v", ref.Path, err)
 	}
@@ -368,7 +368,7 @@ func TestReplay(t *testing.T) {
 	var recorded *session.Session
 	for _, ref := range rec.Sessions() {
 		if ref.ID == r1.SessionID {
-			s, err := rec.Adapter.Open(rec.StoreEnv(), ref.Path)
+			s, err := rec.Adapter.Open(rec.StoreEnv(), ref)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -425,9 +425,9 @@ func TestClaudeLongProjectPath(t *testing.T) {
 	if len(made) != 1 || filepath.Join(root, "projects", made[0]) != want {
 		t.Fatalf("Claude Code made project folders %q; stead computes %s", made, filepath.Base(want))
 	}
-	path, err := env.Adapter.Locate(env.StoreEnv(), r.SessionID)
-	if err != nil || filepath.Dir(path) != want {
-		t.Fatalf("Locate(%s) = %s, %v; want a file in %s", r.SessionID, path, err, want)
+	found, err := env.Adapter.Locate(env.StoreEnv(), r.SessionID)
+	if err != nil || filepath.Dir(found.Path) != want {
+		t.Fatalf("Locate(%s) = %s, %v; want a file in %s", r.SessionID, found.Path, err, want)
 	}
 	t.Logf("%d-character project path, folder %s", len(env.Dir), made[0])
 }

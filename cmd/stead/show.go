@@ -74,12 +74,12 @@ universal format (see 'stead schema'), each entry with its native record.`,
 
 func showRun(opts *ShowOptions) error {
 	f := opts.Factory
-	a, path, err := resolveRef(f.Env, opts.Ref, opts.CLI)
+	a, ref, err := resolveRef(f.Env, opts.Ref, opts.CLI)
 	if err != nil {
 		return err
 	}
-	f.Logger.Debug("reading session", "cli", a.Name, "path", path)
-	s, err := a.Open(f.Env, path)
+	f.Logger.Debug("reading session", "cli", a.Name, "path", ref.Path, "id", ref.ID)
+	s, err := a.Open(f.Env, ref)
 	if err != nil {
 		return err
 	}
@@ -97,54 +97,54 @@ func showRun(opts *ShowOptions) error {
 	return w.Flush()
 }
 
-// resolveRef finds the adapter and file a session reference names.
-func resolveRef(env session.Env, ref, cli string) (adapters.Adapter, string, error) {
+// resolveRef finds the adapter and session a reference names.
+func resolveRef(env session.Env, ref, cli string) (adapters.Adapter, session.Ref, error) {
 	if name, id, ok := strings.Cut(ref, ":"); ok && cli == "" {
 		if a, known := adapters.Lookup(name); known {
 			if !a.Reads() {
-				return a, "", fmt.Errorf("stead does not read %s sessions yet: %w", name, session.ErrUnsupported)
+				return a, session.Ref{}, fmt.Errorf("stead does not read %s sessions yet: %w", name, session.ErrUnsupported)
 			}
-			path, err := a.Locate(env, id)
-			return a, path, err
+			r, err := a.Locate(env, id)
+			return a, r, err
 		}
 	}
 	if fi, err := os.Stat(ref); err == nil && fi.Mode().IsRegular() {
 		if cli != "" {
 			a, _ := adapters.Lookup(cli)
 			if !a.Reads() {
-				return a, "", fmt.Errorf("stead does not read %s sessions yet: %w", cli, session.ErrUnsupported)
+				return a, session.Ref{}, fmt.Errorf("stead does not read %s sessions yet: %w", cli, session.ErrUnsupported)
 			}
-			return a, ref, nil
+			return a, session.Ref{CLI: a.Name, Path: ref}, nil
 		}
 		a, err := detect(ref)
-		return a, ref, err
+		return a, session.Ref{CLI: a.Name, Path: ref}, err
 	}
 	// A bare id: look in every store.
 	var found []adapters.Adapter
-	var paths []string
+	var refs []session.Ref
 	for _, a := range adapters.All {
 		if (cli != "" && a.Name != cli) || !a.Reads() {
 			continue
 		}
-		path, err := a.Locate(env, ref)
+		r, err := a.Locate(env, ref)
 		if err == nil {
 			found = append(found, a)
-			paths = append(paths, path)
+			refs = append(refs, r)
 		} else if errors.Is(err, session.ErrAmbiguous) {
-			return adapters.Adapter{}, "", err
+			return adapters.Adapter{}, session.Ref{}, err
 		}
 	}
 	switch len(found) {
 	case 0:
-		return adapters.Adapter{}, "", fmt.Errorf("no session %q in any CLI's store, and no such file: %w", ref, session.ErrNotFound)
+		return adapters.Adapter{}, session.Ref{}, fmt.Errorf("no session %q in any CLI's store, and no such file: %w", ref, session.ErrNotFound)
 	case 1:
-		return found[0], paths[0], nil
+		return found[0], refs[0], nil
 	}
 	var names []string
 	for _, a := range found {
 		names = append(names, a.Name+":"+ref)
 	}
-	return adapters.Adapter{}, "", fmt.Errorf("%q names sessions of several CLIs (%s): %w", ref, strings.Join(names, ", "), session.ErrAmbiguous)
+	return adapters.Adapter{}, session.Ref{}, fmt.Errorf("%q names sessions of several CLIs (%s): %w", ref, strings.Join(names, ", "), session.ErrAmbiguous)
 }
 
 // detect decides which CLI wrote a file from its first records.
