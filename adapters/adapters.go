@@ -6,11 +6,6 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/stead-dev/stead/adapters/claude"
-	"github.com/stead-dev/stead/adapters/codex"
-	"github.com/stead-dev/stead/adapters/gemini"
-	"github.com/stead-dev/stead/adapters/kimi"
-	"github.com/stead-dev/stead/adapters/opencode"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -62,65 +57,9 @@ type Decoder interface {
 	Decode() (session.Event, error)
 }
 
-// All lists every supported CLI.
-var All = []Adapter{
-	{
-		Name:          session.Claude,
-		Discover:      claude.Discover,
-		Locate:        fileLocate(session.Claude, claude.Locate),
-		Open:          fileOpen(claude.Open),
-		Read:          claude.Read,
-		NewDecoder:    func(r io.Reader) Decoder { return claude.NewDecoder(r) },
-		Summarize:     claude.Summarize,
-		SummarizeFile: claude.SummarizeFile,
-		Sniff:         claude.Sniff,
-		Tools:         claude.Tools,
-		Setup:         claude.Setup,
-		Argv:          claude.Argv,
-		SessionID:     claude.SessionID,
-		Failure:       claude.Failure,
-	},
-	{
-		Name:          session.Codex,
-		Discover:      codex.Discover,
-		Locate:        fileLocate(session.Codex, codex.Locate),
-		Open:          fileOpen(codex.Open),
-		Read:          codex.Read,
-		NewDecoder:    func(r io.Reader) Decoder { return codex.NewDecoder(r) },
-		Summarize:     codex.Summarize,
-		SummarizeFile: codex.SummarizeFile,
-		Sniff:         codex.Sniff,
-		Tools:         codex.Tools,
-		Setup:         codex.Setup,
-		Argv:          codex.Argv,
-		SessionID:     codex.SessionID,
-		Failure:       codex.Failure,
-	},
-	{
-		Name:      session.Gemini,
-		Tools:     gemini.Tools,
-		Setup:     gemini.Setup,
-		Argv:      gemini.Argv,
-		SessionID: gemini.SessionID,
-		Failure:   gemini.Failure,
-	},
-	{
-		Name:      session.OpenCode,
-		Tools:     opencode.Tools,
-		Setup:     opencode.Setup,
-		Argv:      opencode.Argv,
-		SessionID: opencode.SessionID,
-		Failure:   opencode.Failure,
-	},
-	{
-		Name:      session.Kimi,
-		Tools:     kimi.Tools,
-		Setup:     kimi.Setup,
-		Argv:      kimi.Argv,
-		SessionID: kimi.SessionID,
-		Failure:   kimi.Failure,
-	},
-}
+// All lists every supported CLI. Each one's entry is in the file of its
+// name.
+var All = []Adapter{claudeAdapter, codexAdapter, geminiAdapter, opencodeAdapter, kimiAdapter}
 
 // fileLocate adapts a CLI that keeps one session per file.
 func fileLocate(cli string, locate func(session.Env, string) (string, error)) func(session.Env, string) (session.Ref, error) {

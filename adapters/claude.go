@@ -1,0 +1,26 @@
+package adapters
+
+import (
+	"io"
+
+	"github.com/stead-dev/stead/adapters/claude"
+	"github.com/stead-dev/stead/session"
+)
+
+// claudeAdapter is what stead can do with Claude Code.
+var claudeAdapter = Adapter{
+	Name:          session.Claude,
+	Discover:      claude.Discover,
+	Locate:        fileLocate(session.Claude, claude.Locate),
+	Open:          fileOpen(claude.Open),
+	Read:          claude.Read,
+	NewDecoder:    func(r io.Reader) Decoder { return claude.NewDecoder(r) },
+	Summarize:     claude.Summarize,
+	SummarizeFile: claude.SummarizeFile,
+	Sniff:         claude.Sniff,
+	Tools:         claude.Tools,
+	Setup:         claude.Setup,
+	Argv:          claude.Argv,
+	SessionID:     claude.SessionID,
+	Failure:       claude.Failure,
+}

@@ -1,0 +1,26 @@
+package adapters
+
+import (
+	"io"
+
+	"github.com/stead-dev/stead/adapters/codex"
+	"github.com/stead-dev/stead/session"
+)
+
+// codexAdapter is what stead can do with Codex CLI.
+var codexAdapter = Adapter{
+	Name:          session.Codex,
+	Discover:      codex.Discover,
+	Locate:        fileLocate(session.Codex, codex.Locate),
+	Open:          fileOpen(codex.Open),
+	Read:          codex.Read,
+	NewDecoder:    func(r io.Reader) Decoder { return codex.NewDecoder(r) },
+	Summarize:     codex.Summarize,
+	SummarizeFile: codex.SummarizeFile,
+	Sniff:         codex.Sniff,
+	Tools:         codex.Tools,
+	Setup:         codex.Setup,
+	Argv:          codex.Argv,
+	SessionID:     codex.SessionID,
+	Failure:       codex.Failure,
+}
