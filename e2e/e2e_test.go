@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/stead-dev/stead/adapters/claude"
+	"github.com/stead-dev/stead/catalog"
 	"github.com/stead-dev/stead/internal/clitest"
 	"github.com/stead-dev/stead/internal/usftest"
 	"github.com/stead-dev/stead/modelstub"
@@ -58,10 +60,15 @@ func conversation() *modelstub.Script {
 // TestConversation runs the conversation through each real CLI: the
 // first prompt in one run, the second in a run resuming the session.
 func TestConversation(t *testing.T) {
+	// The homes outlive the subtests, so that stead can list the sessions
+	// of every CLI together at the end.
+	root := t.TempDir()
+	stores := map[string]session.Env{}
+	ids := map[string]string{}
 	for _, c := range clis {
 		t.Run(c.name, func(t *testing.T) {
 			script := conversation()
-			env := clitest.New(t, c.name, script)
+			env := clitest.New(t, c.name, script, clitest.In(filepath.Join(root, c.name)))
 			if err := os.WriteFile(filepath.Join(env.Dir, "notes.txt"), []byte(notes), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -80,11 +87,51 @@ func TestConversation(t *testing.T) {
 			checkRequests(t, env.Stub, c.api, script, "marmalade")
 			if env.Adapter.Reads() {
 				checkSession(t, env, r1.SessionID, script)
+				stores[c.name], ids[c.name] = env.StoreEnv(), r1.SessionID
 			} else {
 				t.Logf("stead does not read %s sessions yet: checked the CLI's output and requests only", c.name)
 			}
 		})
 	}
+	if len(ids) > 0 {
+		checkListing(t, stores, ids)
+	}
+}
+
+// checkListing scans the stores of every CLI at once, as `stead session
+// list` does, and looks for each CLI's session.
+func checkListing(t *testing.T, stores map[string]session.Env, ids map[string]string) {
+	t.Helper()
+	env := session.Env{Home: t.TempDir(), Vars: map[string]string{}}
+	for _, st := range stores {
+		for k, v := range st.Vars {
+			if k != "HOME" && k != "PATH" {
+				env.Vars[k] = v
+			}
+		}
+	}
+	res, err := catalog.Scan(context.Background(), catalog.Options{Env: env, Detail: session.DetailList})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range res.Warnings {
+		t.Errorf("listing: %v", w)
+	}
+	for cli, id := range ids {
+		found := false
+		for _, s := range res.Summaries {
+			if s.CLI == cli && s.ID == id {
+				found = true
+				if s.Turns != 2 || s.Messages != 6 {
+					t.Errorf("listing: %s:%s has %d turns and %d messages, want 2 and 6", cli, id, s.Turns, s.Messages)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("listing the stores of %d CLIs together does not show %s:%s", len(ids), cli, id)
+		}
+	}
+	t.Logf("one listing shows %d sessions of %d CLIs", len(res.Summaries), len(ids))
 }
 
 // TestFault makes the model answer the first turn with HTTP 500, every

@@ -142,12 +142,24 @@ type Env struct {
 }
 
 // Option changes how New sets up a test.
-type Option func(*Env)
+type Option func(*config)
 
-// Project names the project directory, below the test's temporary
-// directory (default "project"); it may hold slashes.
+type config struct {
+	root    string
+	project string
+}
+
+// Project names the project directory, below the test's directory
+// (default "project"); it may hold slashes.
 func Project(name string) Option {
-	return func(e *Env) { e.Dir = filepath.Join(filepath.Dir(e.Dir), filepath.FromSlash(name)) }
+	return func(c *config) { c.project = filepath.FromSlash(name) }
+}
+
+// In puts the test's directory (home, project, request log) in dir
+// instead of a temporary directory of the test's own, so that it outlives
+// a subtest: the caller removes it.
+func In(dir string) Option {
+	return func(c *config) { c.root = dir }
 }
 
 // New finds the CLI, starts a stub playing script, and seeds a home and a
@@ -159,16 +171,20 @@ func New(tb testing.TB, cli string, script *modelstub.Script, opts ...Option) *E
 		tb.Fatalf("no adapter can launch %q", cli)
 	}
 	bin := Find(tb, cli)
-	root := tb.TempDir()
+	cfg := config{project: "project"}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	root := cfg.root
+	if root == "" {
+		root = tb.TempDir()
+	}
 	// Resolve symlinks: CLIs record the physical cwd.
 	if r, err := filepath.EvalSymlinks(root); err == nil {
 		root = r
 	}
 	e := &Env{tb: tb, CLI: cli, Adapter: a, Bin: bin, Timeout: 3 * time.Minute,
-		Home: filepath.Join(root, "home"), Dir: filepath.Join(root, "project"), Tmp: filepath.Join(root, "tmp")}
-	for _, o := range opts {
-		o(e)
-	}
+		Home: filepath.Join(root, "home"), Dir: filepath.Join(root, cfg.project), Tmp: filepath.Join(root, "tmp")}
 	for _, d := range []string{e.Home, e.Dir, e.Tmp} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			tb.Fatal(err)
