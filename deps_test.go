@@ -19,6 +19,7 @@ var rules = map[string][]string{
 	"session":             {},
 	"adapters/internal/":  {"session"},
 	"adapters/":           {"session", "adapters/internal/"},
+	"adapters/opencode":   {"session", "adapters/internal/", "modernc.org/sqlite"},
 	"adapters":            {"session", "adapters/"},
 	"catalog":             {"session", "adapters"},
 	"pricing":             {"session"},
@@ -28,7 +29,7 @@ var rules = map[string][]string{
 	"modelstub":           {"session"},
 	"internal/atomicfile": {},
 	"internal/clitest":    {"session", "adapters", "modelstub"},
-	"e2e":                 {"session", "adapters", "adapters/", "modelstub", "internal/clitest", "internal/usftest"},
+	"e2e":                 {"session", "adapters", "adapters/", "catalog", "modelstub", "internal/clitest", "internal/usftest"},
 	"cmd/stead":           {"*"},
 	"":                    {},
 }

@@ -5,12 +5,24 @@ import (
 	"github.com/stead-dev/stead/session"
 )
 
-// opencodeAdapter is what stead can do with OpenCode.
+// opencodeAdapter is what stead can do with OpenCode. Its sessions live in
+// a SQLite database, so a Ref names a session inside a file: Locate returns
+// {ID: the session, Path: the database} and Open reads that session (or,
+// given an export or a storage/ session file, the session it holds).
+// NewDecoder is nil: a database is not a stream of records, and an export
+// is one JSON document that Read decodes a message at a time.
 var opencodeAdapter = Adapter{
-	Name:      session.OpenCode,
-	Tools:     opencode.Tools,
-	Setup:     opencode.Setup,
-	Argv:      opencode.Argv,
-	SessionID: opencode.SessionID,
-	Failure:   opencode.Failure,
+	Name:          session.OpenCode,
+	Discover:      opencode.Discover,
+	Locate:        opencode.Locate,
+	Open:          opencode.Open,
+	Read:          opencode.Read,
+	Summarize:     opencode.Summarize,
+	SummarizeFile: opencode.SummarizeFile,
+	Sniff:         opencode.Sniff,
+	Tools:         opencode.Tools,
+	Setup:         opencode.Setup,
+	Argv:          opencode.Argv,
+	SessionID:     opencode.SessionID,
+	Failure:       opencode.Failure,
 }

@@ -1,0 +1,310 @@
+package opencode
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/stead-dev/stead/session"
+)
+
+// The native records, as OpenCode 1.18.33 writes them (opencode.md §3).
+// The database keeps a message's or part's JSON in its data column without
+// the id fields; the export and the storage/ tree keep the same objects
+// with their ids. Only the fields stead reads are declared: the records
+// themselves are kept verbatim in Native and Records.
+
+// millis is a time in milliseconds since the epoch. Any other JSON value
+// reads as 0, so an odd time never makes a whole record unreadable.
+type millis int64
+
+func (m *millis) UnmarshalJSON(b []byte) error {
+	*m = 0
+	if n := number(b); n <= maxMillis {
+		*m = millis(n)
+	}
+	return nil
+}
+
+// maxMillis is the last millisecond of the year 9999: later times cannot
+// be written as RFC 3339.
+const maxMillis = 253402300799999
+
+// number reads a JSON number literal as a non-negative integer below
+// 2^53, or 0 for anything else.
+func number(b []byte) int64 {
+	if n, err := strconv.ParseInt(string(b), 10, 64); err == nil {
+		if n > 0 && n < 1<<53 {
+			return n
+		}
+		return 0
+	}
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil || !(f > 0 && f < 1<<53) {
+		return 0
+	}
+	return int64(f)
+}
+
+// count is a token count: negative or non-numeric values read as 0.
+type count int64
+
+func (c *count) UnmarshalJSON(b []byte) error {
+	*c = count(number(b))
+	return nil
+}
+
+// sessionInfo is a session's info: the export's "info", a storage/
+// session file, or the session table's columns.
+type sessionInfo struct {
+	ID        string `json:"id"`
+	Slug      string `json:"slug"`
+	ProjectID string `json:"projectID"`
+	ParentID  string `json:"parentID"`
+	Directory string `json:"directory"`
+	Title     string `json:"title"`
+	Version   string `json:"version"`
+	Model     *struct {
+		ID         string `json:"id"`
+		ProviderID string `json:"providerID"`
+	} `json:"model"`
+	Time struct {
+		Created millis `json:"created"`
+		Updated millis `json:"updated"`
+	} `json:"time"`
+}
+
+// tokens is OpenCode's token count of a model response. OpenCode takes
+// cache reads and writes out of input and reasoning out of output (its
+// getUsage in 1.18.33), so input is already what USF calls Input and
+// output must have reasoning added back.
+type tokens struct {
+	Input     count `json:"input"`
+	Output    count `json:"output"`
+	Reasoning count `json:"reasoning"`
+	Cache     struct {
+		Read  count `json:"read"`
+		Write count `json:"write"`
+	} `json:"cache"`
+}
+
+func (t *tokens) usage() session.Usage {
+	if t == nil {
+		return session.Usage{}
+	}
+	return session.Usage{
+		Input:      int64(t.Input),
+		Output:     int64(t.Output) + int64(t.Reasoning),
+		Reasoning:  int64(t.Reasoning),
+		CacheRead:  int64(t.Cache.Read),
+		CacheWrite: int64(t.Cache.Write),
+	}
+}
+
+// apiError is an error as messages and retry parts hold it:
+// {"name","data":{"message",…}}.
+type apiError struct {
+	Name string `json:"name"`
+	Data struct {
+		Message string `json:"message"`
+	} `json:"data"`
+}
+
+func (e *apiError) text() string {
+	switch {
+	case e == nil:
+		return ""
+	case e.Data.Message == "":
+		return e.Name
+	case e.Name == "":
+		return e.Data.Message
+	}
+	return e.Name + ": " + e.Data.Message
+}
+
+// messageInfo is a message's info.
+type messageInfo struct {
+	ID         string `json:"id"`
+	Role       string `json:"role"`
+	ParentID   string `json:"parentID"`
+	ModelID    string `json:"modelID"`
+	ProviderID string `json:"providerID"`
+	Model      *struct {
+		ProviderID string `json:"providerID"`
+		ModelID    string `json:"modelID"`
+	} `json:"model"`
+	Mode string `json:"mode"`
+	Time struct {
+		Created   millis `json:"created"`
+		Completed millis `json:"completed"`
+	} `json:"time"`
+	Cost    float64         `json:"cost"`
+	Tokens  *tokens         `json:"tokens"`
+	Error   *apiError       `json:"error"`
+	Summary json.RawMessage `json:"summary"` // true on a compaction summary
+}
+
+// model returns the model and provider that answered (assistant) or were
+// asked for (user).
+func (m *messageInfo) model() (model, provider string) {
+	if m.ModelID != "" {
+		return m.ModelID, m.ProviderID
+	}
+	if m.Model != nil {
+		return m.Model.ModelID, m.Model.ProviderID
+	}
+	return "", ""
+}
+
+// part is a message part.
+type part struct {
+	ID        string          `json:"id"`
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	Synthetic bool            `json:"synthetic"`
+	Metadata  json.RawMessage `json:"metadata"`
+	Time      struct {
+		Start millis `json:"start"`
+		End   millis `json:"end"`
+	} `json:"time"`
+	// tool
+	Tool   string     `json:"tool"`
+	CallID string     `json:"callID"`
+	State  *toolState `json:"state"`
+	// file
+	Mime     string `json:"mime"`
+	Filename string `json:"filename"`
+	URL      string `json:"url"`
+	// step-finish
+	Tokens *tokens `json:"tokens"`
+	Cost   float64 `json:"cost"`
+	// subtask
+	Prompt      string `json:"prompt"`
+	Description string `json:"description"`
+	// retry
+	Attempt int       `json:"attempt"`
+	Error   *apiError `json:"error"`
+}
+
+// toolState is a tool part's state: pending, running, completed or error.
+type toolState struct {
+	Status   string          `json:"status"`
+	Input    json.RawMessage `json:"input"`
+	Output   string          `json:"output"`
+	Error    string          `json:"error"`
+	Metadata json.RawMessage `json:"metadata"`
+	Time     struct {
+		Start millis `json:"start"`
+		End   millis `json:"end"`
+	} `json:"time"`
+	Attachments []part `json:"attachments"`
+}
+
+// parseJSON decodes a record's JSON object into v. A record that is not a
+// JSON object, or whose fields have the wrong types, is an error.
+func parseJSON(data []byte, v any) error {
+	d := bytes.TrimSpace(data)
+	if len(d) == 0 || d[0] != '{' {
+		return errNotObject
+	}
+	return json.Unmarshal(d, v)
+}
+
+type notObject struct{}
+
+func (notObject) Error() string { return "not a JSON object" }
+
+var errNotObject error = notObject{}
+
+// Part types stead knows. Those that make no entry are kept in Records.
+var partTypes = map[string]bool{
+	"text": true, "reasoning": true, "tool": true, "file": true, "subtask": true,
+	"compaction": true, "retry": true,
+	"step-start": true, "step-finish": true, "snapshot": true, "patch": true, "agent": true,
+}
+
+// isPrompt reports whether a text part of a message with role is a prompt
+// the user typed: a non-empty text in a user message that OpenCode did not
+// add itself (synthetic). Summaries count these as turns, as the decoder
+// makes them user entries without a kind.
+func isPrompt(role string, p *part) bool {
+	return role == "user" && p.Type == "text" && !p.Synthetic && p.Text != ""
+}
+
+// isReply reports whether a text part is an assistant reply.
+func isReply(role string, p *part) bool {
+	return role != "user" && p.Type == "text" && p.Text != ""
+}
+
+// toolStatus maps a tool state to the outcome of its call, and whether the
+// call has a result yet. OpenCode marks a call cut short by an abort as an
+// error "Tool execution aborted" (metadata.interrupted), and a call the user
+// refused as an error naming the rejection.
+func toolStatus(s *toolState) (session.ToolStatus, bool) {
+	if s == nil {
+		return session.StatusPending, false
+	}
+	switch s.Status {
+	case "completed":
+		return session.StatusOK, true
+	case "error":
+		switch {
+		case s.Error == "Tool execution aborted" || metaBool(s.Metadata, "interrupted"):
+			return session.StatusInterrupted, true
+		case strings.Contains(s.Error, "rejected permission") || strings.Contains(s.Error, "specified a rule") ||
+			strings.Contains(s.Error, "QuestionRejectedError") || strings.Contains(s.Error, "user dismissed"):
+			return session.StatusDenied, true
+		}
+		return session.StatusError, true
+	}
+	return session.StatusPending, false
+}
+
+// metaBool reads a boolean field of a metadata object.
+func metaBool(meta json.RawMessage, key string) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(meta, &m) != nil {
+		return false
+	}
+	return string(m[key]) == "true"
+}
+
+// metaString reads a string field of a metadata object.
+func metaString(meta json.RawMessage, key string) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(meta, &m) != nil {
+		return ""
+	}
+	var s string
+	json.Unmarshal(m[key], &s)
+	return s
+}
+
+// defaultTitle matches the placeholder title OpenCode gives a session
+// until its title is generated.
+var defaultTitle = regexp.MustCompile(`^(New session - |Child session - )\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$`)
+
+// realTitle returns title, or "" for OpenCode's placeholder.
+func realTitle(title string) string {
+	if defaultTitle.MatchString(title) {
+		return ""
+	}
+	return title
+}
+
+// isSummary reports whether an assistant message is a compaction summary.
+func (m *messageInfo) isSummary() bool {
+	return string(m.Summary) == "true" || m.Mode == "compaction"
+}
+
+// msTime converts milliseconds since the epoch to a time: the zero time
+// for 0, negative values and times past the year 9999.
+func msTime(ms int64) time.Time {
+	if ms <= 0 || ms > maxMillis {
+		return time.Time{}
+	}
+	return session.UnixMilli(ms)
+}
