@@ -1,16 +1,26 @@
 package adapters
 
 import (
+	"io"
+
 	"github.com/stead-dev/stead/adapters/gemini"
 	"github.com/stead-dev/stead/session"
 )
 
 // geminiAdapter is what stead can do with Gemini CLI.
 var geminiAdapter = Adapter{
-	Name:      session.Gemini,
-	Tools:     gemini.Tools,
-	Setup:     gemini.Setup,
-	Argv:      gemini.Argv,
-	SessionID: gemini.SessionID,
-	Failure:   gemini.Failure,
+	Name:          session.Gemini,
+	Discover:      gemini.Discover,
+	Locate:        gemini.Locate,
+	Open:          gemini.Open,
+	Read:          gemini.Read,
+	NewDecoder:    func(r io.Reader) Decoder { return gemini.NewDecoder(r) },
+	Summarize:     gemini.Summarize,
+	SummarizeFile: gemini.SummarizeFile,
+	Sniff:         gemini.Sniff,
+	Tools:         gemini.Tools,
+	Setup:         gemini.Setup,
+	Argv:          gemini.Argv,
+	SessionID:     gemini.SessionID,
+	Failure:       gemini.Failure,
 }

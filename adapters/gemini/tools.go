@@ -1,8 +1,20 @@
 package gemini
 
-import "github.com/stead-dev/stead/session"
+import (
+	"strings"
 
-// Tools maps Gemini CLI's tool names to universal ones.
+	"github.com/stead-dev/stead/session"
+)
+
+// Tools maps Gemini CLI's tool names to universal ones: the built-in tools
+// of 0.61.0 (and names older versions used). MCP tools are named
+// mcp_<server>_<tool> and map to session.ToolMCP without being listed.
+//
+// Tools that only resemble a universal one stay out (they read as
+// ToolUnknown): list_background_processes and read_background_output are
+// not a shell, the tracker_* task tools not a todo list. The model stub
+// plays a universal tool through the first declared native name of it, in
+// sorted order, so listing them would make it call the wrong tool.
 var Tools = map[string]session.Tool{
 	"run_shell_command":   session.ToolBash,
 	"read_file":           session.ToolRead,
@@ -17,6 +29,27 @@ var Tools = map[string]session.Tool{
 	"google_web_search":   session.ToolWebSearch,
 	"write_todos":         session.ToolTodo,
 	"enter_plan_mode":     session.ToolPlan,
+	"exit_plan_mode":      session.ToolPlan,
+	"ask_user":            session.ToolAsk,
 	"invoke_agent":        session.ToolTask,
 	"activate_skill":      session.ToolSkill,
+	"list_mcp_resources":  session.ToolMCP,
+	"read_mcp_resource":   session.ToolMCP,
+}
+
+// UniversalTool maps a Gemini CLI tool name to a universal tool name.
+func UniversalTool(name string) session.Tool {
+	if t, ok := Tools[name]; ok {
+		return t
+	}
+	if strings.HasPrefix(name, "mcp_") {
+		return session.ToolMCP
+	}
+	return session.ToolUnknown
+}
+
+// modifiesFiles reports whether a tool writes or edits the file its
+// file_path argument names.
+func modifiesFiles(name string) bool {
+	return name == "write_file" || name == "replace"
 }
