@@ -1,16 +1,26 @@
 package adapters
 
 import (
+	"io"
+
 	"github.com/stead-dev/stead/adapters/kimi"
 	"github.com/stead-dev/stead/session"
 )
 
 // kimiAdapter is what stead can do with Kimi (Kimi Code and the legacy kimi-cli).
 var kimiAdapter = Adapter{
-	Name:      session.Kimi,
-	Tools:     kimi.Tools,
-	Setup:     kimi.Setup,
-	Argv:      kimi.Argv,
-	SessionID: kimi.SessionID,
-	Failure:   kimi.Failure,
+	Name:          session.Kimi,
+	Discover:      kimi.Discover,
+	Locate:        kimi.Locate,
+	Open:          kimi.Open,
+	Read:          kimi.Read,
+	NewDecoder:    func(r io.Reader) Decoder { return kimi.NewDecoder(r) },
+	Summarize:     kimi.Summarize,
+	SummarizeFile: kimi.SummarizeFile,
+	Sniff:         kimi.Sniff,
+	Tools:         kimi.Tools,
+	Setup:         kimi.Setup,
+	Argv:          kimi.Argv,
+	SessionID:     kimi.SessionID,
+	Failure:       kimi.Failure,
 }
