@@ -37,6 +37,9 @@ type Adapter struct {
 
 	// Tools maps the CLI's tool names to universal ones.
 	Tools map[string]session.Tool
+	// Calls names the tool a model calls for a universal tool when it
+	// drives the CLI.
+	Calls map[session.Tool]string
 	// Setup says how to run the CLI for a Launch: environment and config
 	// files that avoid dialogs and keep traffic on the machine.
 	Setup func(l session.Launch) session.Setup
@@ -77,21 +80,30 @@ func fileOpen(open func(session.Env, string) (*session.Session, error)) func(ses
 	return func(env session.Env, ref session.Ref) (*session.Session, error) { return open(env, ref.Path) }
 }
 
-// NativeTools returns the names the CLIs give a universal tool, sorted,
-// each once.
+// NativeTools returns the names the CLIs give a universal tool, each once:
+// first the tools models call for it (Calls), sorted, then every other
+// name that maps to it (Tools), sorted. The model stub calls the first one
+// a request declared.
 func NativeTools(u session.Tool) []string {
 	seen := map[string]bool{}
-	var names []string
+	var calls, others []string
+	for _, a := range All {
+		if name, ok := a.Calls[u]; ok && !seen[name] {
+			seen[name] = true
+			calls = append(calls, name)
+		}
+	}
 	for _, a := range All {
 		for name, t := range a.Tools {
 			if t == u && !seen[name] {
 				seen[name] = true
-				names = append(names, name)
+				others = append(others, name)
 			}
 		}
 	}
-	sort.Strings(names)
-	return names
+	sort.Strings(calls)
+	sort.Strings(others)
+	return append(calls, others...)
 }
 
 var (

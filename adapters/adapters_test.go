@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stead-dev/stead/adapters"
+	"github.com/stead-dev/stead/session"
 )
 
 // TestSessionID reads the session id out of what each real CLI printed in
@@ -108,5 +109,24 @@ func TestFailure(t *testing.T) {
 				t.Errorf("Failure = %q, want %q", got, msg)
 			}
 		})
+	}
+}
+
+// TestCallsAreTools checks that the tool a model calls for a universal
+// tool is one the CLI's Tools map reads back as that tool, and that the
+// stub's candidate list puts the called names first.
+func TestCallsAreTools(t *testing.T) {
+	for _, a := range adapters.All {
+		for u, name := range a.Calls {
+			if got := a.Tools[name]; got != u {
+				t.Errorf("%s: Calls[%s] = %q, which Tools reads as %q", a.Name, u, name, got)
+			}
+		}
+	}
+	names := adapters.NativeTools(session.ToolBash)
+	for i, want := range []string{"Bash", "bash", "exec_command", "run_shell_command"} {
+		if i >= len(names) || names[i] != want {
+			t.Fatalf("NativeTools(bash) = %q, want the called names first: Bash, bash, exec_command, run_shell_command", names)
+		}
 	}
 }

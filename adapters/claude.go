@@ -19,6 +19,7 @@ var claudeAdapter = Adapter{
 	SummarizeFile: claude.SummarizeFile,
 	Sniff:         claude.Sniff,
 	Tools:         claude.Tools,
+	Calls:         claude.Calls,
 	Setup:         claude.Setup,
 	Argv:          claude.Argv,
 	SessionID:     claude.SessionID,

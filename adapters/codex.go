@@ -19,6 +19,7 @@ var codexAdapter = Adapter{
 	SummarizeFile: codex.SummarizeFile,
 	Sniff:         codex.Sniff,
 	Tools:         codex.Tools,
+	Calls:         codex.Calls,
 	Setup:         codex.Setup,
 	Argv:          codex.Argv,
 	SessionID:     codex.SessionID,

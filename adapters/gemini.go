@@ -19,6 +19,7 @@ var geminiAdapter = Adapter{
 	SummarizeFile: gemini.SummarizeFile,
 	Sniff:         gemini.Sniff,
 	Tools:         gemini.Tools,
+	Calls:         gemini.Calls,
 	Setup:         gemini.Setup,
 	Argv:          gemini.Argv,
 	SessionID:     gemini.SessionID,

@@ -19,6 +19,7 @@ var kimiAdapter = Adapter{
 	SummarizeFile: kimi.SummarizeFile,
 	Sniff:         kimi.Sniff,
 	Tools:         kimi.Tools,
+	Calls:         kimi.Calls,
 	Setup:         kimi.Setup,
 	Argv:          kimi.Argv,
 	SessionID:     kimi.SessionID,

@@ -21,6 +21,7 @@ var opencodeAdapter = Adapter{
 	SummarizeFile: opencode.SummarizeFile,
 	Sniff:         opencode.Sniff,
 	Tools:         opencode.Tools,
+	Calls:         opencode.Calls,
 	Setup:         opencode.Setup,
 	Argv:          opencode.Argv,
 	SessionID:     opencode.SessionID,

@@ -57,3 +57,20 @@ func modifiesFiles(name string) string {
 	}
 	return ""
 }
+
+// Calls names the tool a model calls, for each universal tool, when it
+// drives Claude Code: the model stub plays scripted tool uses through it.
+var Calls = map[session.Tool]string{
+	session.ToolBash:      "Bash",
+	session.ToolRead:      "Read",
+	session.ToolWrite:     "Write",
+	session.ToolEdit:      "Edit",
+	session.ToolGlob:      "Glob",
+	session.ToolSearch:    "Grep",
+	session.ToolWebFetch:  "WebFetch",
+	session.ToolWebSearch: "WebSearch",
+	session.ToolTask:      "Agent",
+	session.ToolTodo:      "TodoWrite",
+	session.ToolNotebook:  "NotebookEdit",
+	session.ToolSkill:     "Skill",
+}

@@ -161,3 +161,12 @@ func leadingInt(b []byte) (int, bool) {
 	}
 	return n, digits > 0
 }
+
+// Calls names the tool a model calls, for each universal tool, when it
+// drives Codex: the model stub plays scripted tool uses through it.
+var Calls = map[session.Tool]string{
+	session.ToolBash:      "exec_command",
+	session.ToolImage:     "view_image",
+	session.ToolWebSearch: "web_search",
+	session.ToolAsk:       "request_user_input",
+}

@@ -12,9 +12,7 @@ import (
 //
 // Tools that only resemble a universal one stay out (they read as
 // ToolUnknown): list_background_processes and read_background_output are
-// not a shell, the tracker_* task tools not a todo list. The model stub
-// plays a universal tool through the first declared native name of it, in
-// sorted order, so listing them would make it call the wrong tool.
+// not a shell, the tracker_* task tools not a todo list.
 var Tools = map[string]session.Tool{
 	"run_shell_command":   session.ToolBash,
 	"read_file":           session.ToolRead,
@@ -52,4 +50,21 @@ func UniversalTool(name string) session.Tool {
 // file_path argument names.
 func modifiesFiles(name string) bool {
 	return name == "write_file" || name == "replace"
+}
+
+// Calls names the tool a model calls, for each universal tool, when it
+// drives Gemini CLI: the model stub plays scripted tool uses through it.
+var Calls = map[session.Tool]string{
+	session.ToolBash:      "run_shell_command",
+	session.ToolRead:      "read_file",
+	session.ToolWrite:     "write_file",
+	session.ToolEdit:      "replace",
+	session.ToolList:      "list_directory",
+	session.ToolGlob:      "glob",
+	session.ToolSearch:    "grep_search",
+	session.ToolWebFetch:  "web_fetch",
+	session.ToolWebSearch: "google_web_search",
+	session.ToolTodo:      "write_todos",
+	session.ToolTask:      "invoke_agent",
+	session.ToolSkill:     "activate_skill",
 }

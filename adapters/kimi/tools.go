@@ -68,3 +68,18 @@ func modifiesFiles(name string) bool {
 	}
 	return false
 }
+
+// Calls names the tool a model calls, for each universal tool, when it
+// drives Kimi Code: the model stub plays scripted tool uses through it.
+var Calls = map[session.Tool]string{
+	session.ToolBash:     "Bash",
+	session.ToolRead:     "Read",
+	session.ToolWrite:    "Write",
+	session.ToolEdit:     "Edit",
+	session.ToolGlob:     "Glob",
+	session.ToolSearch:   "Grep",
+	session.ToolWebFetch: "FetchURL",
+	session.ToolTask:     "Agent",
+	session.ToolAsk:      "AskUserQuestion",
+	session.ToolSkill:    "Skill",
+}

@@ -82,3 +82,19 @@ func patchFiles(patch string) []string {
 	}
 	return files
 }
+
+// Calls names the tool a model calls, for each universal tool, when it
+// drives OpenCode: the model stub plays scripted tool uses through it.
+var Calls = map[session.Tool]string{
+	session.ToolBash:     "bash",
+	session.ToolRead:     "read",
+	session.ToolWrite:    "write",
+	session.ToolEdit:     "edit",
+	session.ToolList:     "list",
+	session.ToolGlob:     "glob",
+	session.ToolSearch:   "grep",
+	session.ToolWebFetch: "webfetch",
+	session.ToolTask:     "task",
+	session.ToolTodo:     "todowrite",
+	session.ToolSkill:    "skill",
+}
