@@ -27,9 +27,10 @@ var rules = map[string][]string{
 	"internal/usftest":    {"session", "github.com/santhosh-tekuri/jsonschema/v6", "github.com/rogpeppe/go-internal/txtar"},
 	"cmd/stead-corpus":    {"internal/corpusgen"},
 	"modelstub":           {"session"},
+	"inject":              {"session", "internal/atomicfile"},
 	"internal/atomicfile": {},
 	"internal/clitest":    {"session", "adapters", "modelstub"},
-	"e2e":                 {"session", "adapters", "adapters/", "catalog", "modelstub", "internal/clitest", "internal/usftest"},
+	"e2e":                 {"session", "adapters", "adapters/", "catalog", "inject", "modelstub", "internal/clitest", "internal/usftest"},
 	"cmd/stead":           {"*"},
 	"":                    {},
 }

@@ -1,6 +1,7 @@
 package adapters
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -49,6 +50,31 @@ type Adapter struct {
 	SessionID func(stdout []byte) string
 	// Failure finds the error a failed headless run reported.
 	Failure func(stdout, stderr []byte) string
+
+	// ToolArgs reads a native tool call into universal arguments
+	// (session.Arg*); ToolCall writes universal arguments as a native
+	// call. Either reports false for a tool with no counterpart.
+	ToolArgs func(name string, input json.RawMessage) (session.Tool, map[string]any, bool)
+	ToolCall func(tool session.Tool, args map[string]any) (string, json.RawMessage, bool)
+	// Place chooses a new session's id (when t.ID is empty) and where it
+	// goes in the store env points at.
+	Place func(env session.Env, t *session.Target) (session.Placement, error)
+	// NewEncoder writes a native session to w, one entry at a time; lost
+	// hears what the CLI cannot hold.
+	NewEncoder func(w io.Writer, t session.Target, lost func(session.Loss)) Encoder
+	// Commit, when set, installs the native file written at tmp (a CLI
+	// whose store is a database imports it) instead of it being linked to
+	// the placement's path.
+	Commit func(env session.Env, p session.Placement, t session.Target, tmp string) error
+}
+
+// Writes reports whether stead writes sessions for the CLI.
+func (a Adapter) Writes() bool { return a.Place != nil && a.NewEncoder != nil }
+
+// Encoder writes a native session one entry at a time.
+type Encoder interface {
+	Encode(e *session.Entry) error
+	Close() error
 }
 
 // Reads reports whether stead reads the CLI's sessions.
@@ -63,6 +89,21 @@ type Decoder interface {
 // All lists every supported CLI. Each one's entry is in the file of its
 // name.
 var All = []Adapter{claudeAdapter, codexAdapter, geminiAdapter, opencodeAdapter, kimiAdapter}
+
+// NativeCall writes a universal tool call as the first CLI's native call
+// that accept takes (the model stub accepts one the request declared and
+// whose schema the input fits).
+func NativeCall(tool session.Tool, args map[string]any, accept func(name string, input json.RawMessage) bool) (string, json.RawMessage, bool) {
+	for _, a := range All {
+		if a.ToolCall == nil {
+			continue
+		}
+		if name, input, ok := a.ToolCall(tool, args); ok && accept(name, input) {
+			return name, input, true
+		}
+	}
+	return "", nil, false
+}
 
 // fileLocate adapts a CLI that keeps one session per file.
 func fileLocate(cli string, locate func(session.Env, string) (string, error)) func(session.Env, string) (session.Ref, error) {

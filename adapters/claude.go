@@ -24,4 +24,10 @@ var claudeAdapter = Adapter{
 	Argv:          claude.Argv,
 	SessionID:     claude.SessionID,
 	Failure:       claude.Failure,
+	ToolArgs:      claude.ToolArgs,
+	ToolCall:      claude.ToolCall,
+	Place:         claude.Place,
+	NewEncoder: func(w io.Writer, t session.Target, lost func(session.Loss)) Encoder {
+		return claude.NewEncoder(w, t, lost)
+	},
 }

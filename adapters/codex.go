@@ -24,4 +24,10 @@ var codexAdapter = Adapter{
 	Argv:          codex.Argv,
 	SessionID:     codex.SessionID,
 	Failure:       codex.Failure,
+	ToolArgs:      codex.ToolArgs,
+	ToolCall:      codex.ToolCall,
+	Place:         codex.Place,
+	NewEncoder: func(w io.Writer, t session.Target, lost func(session.Loss)) Encoder {
+		return codex.NewEncoder(w, t, lost)
+	},
 }

@@ -196,17 +196,24 @@ func flatten(msgs []modelstub.Message) []item {
 }
 
 // inOrder reports the first of want not found, in order, in got: each
-// want item must match a later item of the same kind.
+// want item must match an item of the same kind at or after the previous
+// match (several may match one item, in order, as when a target merges
+// the parts of one model response into one message).
 func inOrder(got, want []item) (missing item, ok bool) {
-	i := 0
+	i, at := 0, 0 // the item and the offset in its text after the last match
 	for _, w := range want {
-		for i < len(got) && (got[i].kind != w.kind || !matches(got[i].text, w.text)) {
-			i++
+		for ; i < len(got); i, at = i+1, 0 {
+			if got[i].kind != w.kind {
+				continue
+			}
+			if end, found := matchAt(got[i].text[at:], w.text); found {
+				at += end
+				break
+			}
 		}
 		if i == len(got) {
 			return w, false
 		}
-		i++
 	}
 	return item{}, true
 }
@@ -373,14 +380,22 @@ func checkSession(t *testing.T, env *clitest.Env, id string, script *modelstub.S
 // matches reports whether text holds the parts of pattern, separated by
 // "…", in order.
 func matches(text, pattern string) bool {
+	_, ok := matchAt(text, pattern)
+	return ok
+}
+
+// matchAt finds the parts of pattern in text, in order, and returns where
+// the match ends.
+func matchAt(text, pattern string) (int, bool) {
+	end := 0
 	for _, part := range strings.Split(pattern, "…") {
-		i := strings.Index(text, part)
+		i := strings.Index(text[end:], part)
 		if i < 0 {
-			return false
+			return 0, false
 		}
-		text = text[i+len(part):]
+		end += i + len(part)
 	}
-	return true
+	return end, true
 }
 
 func list(items []item) string {

@@ -29,6 +29,12 @@ type Options struct {
 	// calls whichever of them a request declared. Nil falls back to the
 	// universal name and to declared names that contain it.
 	ToolNames func(session.Tool) []string
+	// ToolCall, when set, writes a scripted tool use (universal tool and
+	// arguments) as a native call. It may offer several candidates to
+	// accept, which takes one the request declared whose schema the input
+	// fits; ToolCall returns the accepted one. The stub's own mapping
+	// (ToolNames and argument aliases) is the fallback.
+	ToolCall func(tool session.Tool, args map[string]any, accept func(name string, input json.RawMessage) bool) (name string, input json.RawMessage, ok bool)
 	// Dir, when set, is the directory the CLI works in: relative paths
 	// in scripted tool calls (read, write, edit, list) are made absolute
 	// against it, since most CLIs' file tools take absolute paths only.
@@ -321,7 +327,7 @@ type call struct {
 func (s *Stub) turnAnswer(t Turn, req *Request) *answer {
 	a := &answer{thinking: t.Thinking, text: t.Text, delay: time.Duration(t.DelayMs) * time.Millisecond}
 	for _, u := range t.Tools {
-		c, warn := resolveTool(absArgs(u, s.opts.Dir), req.Tools, s.opts.ToolNames)
+		c, warn := resolveTool(absArgs(u, s.opts.Dir), req.Tools, s.opts.ToolNames, s.opts.ToolCall)
 		if warn != "" {
 			req.Warnings = append(req.Warnings, warn)
 		}

@@ -54,12 +54,17 @@ func (s schema) typeOf(prop string) string {
 // resolveTool turns a scripted tool use into a call of a tool the request
 // declared, with arguments in that tool's schema. It returns a warning when
 // it had to guess.
-func resolveTool(u ToolUse, declared []Tool, names func(session.Tool) []string) (call, string) {
+func resolveTool(u ToolUse, declared []Tool, names func(session.Tool) []string, native nativeCall) (call, string) {
 	if u.Name != "" {
 		for _, t := range declared {
 			if t.Name == u.Name {
 				return buildCall(t, u.Args), ""
 			}
+		}
+	}
+	if native != nil && u.Name == "" {
+		if c, ok := nativeFits(u, declared, native); ok {
+			return c, ""
 		}
 	}
 	if t, ok := findTool(u.Tool, declared, names); ok {
@@ -233,4 +238,72 @@ func absArgs(u ToolUse, dir string) ToolUse {
 		u.Args = args
 	}
 	return u
+}
+
+// nativeCall is Options.ToolCall.
+type nativeCall func(tool session.Tool, args map[string]any, accept func(name string, input json.RawMessage) bool) (string, json.RawMessage, bool)
+
+// nativeFits asks native for the call, accepting a tool the request
+// declared whose schema the input fits.
+func nativeFits(u ToolUse, declared []Tool, native nativeCall) (call, bool) {
+	byName := map[string]Tool{}
+	for _, t := range declared {
+		byName[t.Name] = t
+	}
+	name, in, ok := native(u.Tool, u.Args, func(name string, input json.RawMessage) bool {
+		t, found := byName[name]
+		if !found {
+			return false
+		}
+		if t.Custom {
+			_, ok := customInput(input)
+			return ok
+		}
+		return fitsSchema(t, input)
+	})
+	if !ok {
+		return call{}, false
+	}
+	if byName[name].Custom {
+		text, _ := customInput(in)
+		b, _ := json.Marshal(map[string]string{"input": text})
+		return call{name: name, args: b, custom: true, input: text}, true
+	}
+	return call{name: name, args: in}, true
+}
+
+// customInput reads a freeform tool's text from {"input": text}.
+func customInput(input json.RawMessage) (string, bool) {
+	var in struct {
+		Input *string `json:"input"`
+	}
+	if json.Unmarshal(input, &in) != nil || in.Input == nil {
+		return "", false
+	}
+	return *in.Input, true
+}
+
+// fitsSchema reports whether input is an object that has the tool's
+// required properties and, when the schema is closed or lists properties,
+// no others.
+func fitsSchema(t Tool, input json.RawMessage) bool {
+	var args map[string]json.RawMessage
+	if json.Unmarshal(input, &args) != nil {
+		return false
+	}
+	var sch schema
+	if json.Unmarshal(t.Params, &sch) != nil || len(sch.Properties) == 0 {
+		return true // nothing to check against
+	}
+	for _, r := range sch.Required {
+		if _, ok := args[r]; !ok {
+			return false
+		}
+	}
+	for k := range args {
+		if _, ok := sch.Properties[k]; !ok {
+			return false
+		}
+	}
+	return true
 }

@@ -51,6 +51,10 @@ const (
 	KindError = "error"
 	// KindTurn marks the end of a turn (durations, counts).
 	KindTurn = "turn"
+	// KindPlaceholder marks a tool result a conversion made up for a
+	// call the source never saw finish; writers use the target CLI's own
+	// text for an aborted call.
+	KindPlaceholder = "placeholder"
 )
 
 // ToolStatus is the outcome of a tool call.

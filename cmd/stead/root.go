@@ -209,7 +209,7 @@ func newSessionCmd(f *Factory) *cobra.Command {
 		Use:   "session",
 		Short: "List, show and total sessions of every CLI",
 	}
-	cmd.AddCommand(newListCmd(f, nil), newShowCmd(f, nil), newStatsCmd(f, nil))
+	cmd.AddCommand(newListCmd(f, nil), newShowCmd(f, nil), newStatsCmd(f, nil), newConvertCmd(f, nil))
 	return cmd
 }
 

@@ -86,6 +86,7 @@ func stubRun(cmd *cobra.Command, opts *StubOptions) error {
 		Dir:       opts.Dir,
 		Addr:      net.JoinHostPort("127.0.0.1", strconv.Itoa(opts.Port)),
 		ToolNames: adapters.NativeTools,
+		ToolCall:  adapters.NativeCall,
 		Logger:    f.Logger,
 	}
 	if opts.Log != "" {

@@ -195,7 +195,8 @@ func New(tb testing.TB, cli string, script *modelstub.Script, opts ...Option) *E
 	if err != nil {
 		tb.Fatal(err)
 	}
-	e.Stub, err = modelstub.Start(modelstub.Options{Script: script, Log: e.log, ToolNames: adapters.NativeTools, Dir: e.Dir})
+	e.Stub, err = modelstub.Start(modelstub.Options{Script: script, Log: e.log,
+		ToolNames: adapters.NativeTools, ToolCall: adapters.NativeCall, Dir: e.Dir})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -1,0 +1,215 @@
+package codex
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/stead-dev/stead/session"
+)
+
+// ToolArgs reads a Codex tool call into universal arguments
+// (session.Arg*). A custom tool's input is the reader's {"input": text}.
+// ok is false for tools with no universal form.
+func ToolArgs(name string, input json.RawMessage) (session.Tool, map[string]any, bool) {
+	var in struct {
+		Cmd     *string         `json:"cmd"`
+		Command json.RawMessage `json:"command"`
+		Input   *string         `json:"input"`
+		Action  *struct {
+			Type    string   `json:"type"`
+			Command []string `json:"command"`
+			Query   string   `json:"query"`
+		} `json:"action"`
+		Plan []struct {
+			Step   string `json:"step"`
+			Status string `json:"status"`
+		} `json:"plan"`
+		Path string `json:"path"`
+	}
+	if json.Unmarshal(input, &in) != nil {
+		return "", nil, false
+	}
+	switch name {
+	case "exec_command", "shell", "shell_command", "container.exec", "unified_exec":
+		var cmd string
+		switch {
+		case in.Cmd != nil:
+			cmd = *in.Cmd
+		case len(in.Command) > 0:
+			var s string
+			var argv []string
+			if json.Unmarshal(in.Command, &s) == nil {
+				cmd = s
+			} else if json.Unmarshal(in.Command, &argv) == nil {
+				cmd = commandLine(argv)
+			}
+		}
+		if cmd == "" {
+			return "", nil, false
+		}
+		return session.ToolBash, map[string]any{session.ArgCommand: cmd}, true
+	case "local_shell":
+		if in.Action == nil || len(in.Action.Command) == 0 {
+			return "", nil, false
+		}
+		return session.ToolBash, map[string]any{session.ArgCommand: commandLine(in.Action.Command)}, true
+	case "apply_patch":
+		if in.Input == nil {
+			return "", nil, false
+		}
+		tool, a := patchArgs(*in.Input)
+		return session.Tool(tool), a, true
+	case "update_plan":
+		todos := make([]any, len(in.Plan))
+		for i, p := range in.Plan {
+			todos[i] = map[string]any{"content": p.Step, "status": p.Status}
+		}
+		return session.ToolTodo, map[string]any{session.ArgTodos: todos}, true
+	case "web_search":
+		if in.Action == nil || in.Action.Query == "" {
+			return "", nil, false
+		}
+		return session.ToolWebSearch, map[string]any{session.ArgQuery: in.Action.Query}, true
+	case "view_image":
+		if in.Path == "" {
+			return "", nil, false
+		}
+		return session.ToolImage, map[string]any{session.ArgPath: in.Path}, true
+	}
+	return "", nil, false
+}
+
+// commandLine turns an argv into a shell command line: the script of a
+// "bash -lc SCRIPT" call, else the words quoted as needed.
+func commandLine(argv []string) string {
+	if len(argv) == 3 && (argv[0] == "bash" || argv[0] == "/bin/bash" || argv[0] == "sh" || argv[0] == "/bin/sh" || argv[0] == "zsh") &&
+		(argv[1] == "-lc" || argv[1] == "-c") {
+		return argv[2]
+	}
+	words := make([]string, len(argv))
+	for i, w := range argv {
+		words[i] = shellWord(w)
+	}
+	return strings.Join(words, " ")
+}
+
+func shellWord(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-=:,+@%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// ToolCall writes a universal tool call as a Codex one: exec_command for
+// the shell and for reading, searching and listing files (Codex has no
+// tools of its own for those), apply_patch for writes and edits,
+// update_plan for todo lists, view_image for images. ok is false when
+// Codex has no tool for it (web fetches, web searches, whose results
+// Codex does not keep, and subagent tasks).
+func ToolCall(tool session.Tool, a map[string]any) (string, json.RawMessage, bool) {
+	str := func(k string) string { s, _ := a[k].(string); return s }
+	num := func(k string) int { f, _ := a[k].(float64); return int(f) }
+	exec := func(cmd string) (string, json.RawMessage, bool) {
+		b, _ := json.Marshal(map[string]string{"cmd": cmd})
+		return "exec_command", b, true
+	}
+	patch := func(p string) (string, json.RawMessage, bool) {
+		b, _ := json.Marshal(map[string]string{"input": p})
+		return "apply_patch", b, true
+	}
+	switch tool {
+	case session.ToolBash:
+		if cmd := str(session.ArgCommand); cmd != "" {
+			return exec(cmd)
+		}
+	case session.ToolRead:
+		p := str(session.ArgPath)
+		if p == "" {
+			break
+		}
+		off, lim := num(session.ArgOffset), num(session.ArgLimit)
+		if off > 0 || lim > 0 {
+			if off < 1 {
+				off = 1
+			}
+			end := "$"
+			if lim > 0 {
+				end = strconv.Itoa(off + lim - 1)
+			}
+			return exec("sed -n '" + strconv.Itoa(off) + "," + end + "p' " + shellWord(p))
+		}
+		return exec("cat " + shellWord(p))
+	case session.ToolWrite:
+		if p := str(session.ArgPath); p != "" {
+			return patch(addPatch(p, str(session.ArgContent)))
+		}
+	case session.ToolEdit:
+		if p := str(session.ArgPatch); p != "" {
+			return patch(p)
+		}
+		p := str(session.ArgPath)
+		if p == "" {
+			break
+		}
+		var edits [][2]string
+		if list, ok := a[session.ArgEdits].([]any); ok {
+			for _, x := range list {
+				m, _ := x.(map[string]any)
+				o, _ := m[session.ArgOld].(string)
+				n, _ := m[session.ArgNew].(string)
+				edits = append(edits, [2]string{o, n})
+			}
+		} else if _, ok := a[session.ArgOld].(string); ok {
+			edits = [][2]string{{str(session.ArgOld), str(session.ArgNew)}}
+		}
+		if len(edits) > 0 {
+			return patch(updatePatch(p, edits))
+		}
+	case session.ToolSearch:
+		if pat := str(session.ArgPattern); pat != "" {
+			cmd := "rg -n " + shellWord(pat)
+			if g := str(session.ArgGlob); g != "" {
+				cmd += " -g " + shellWord(g)
+			}
+			if p := str(session.ArgPath); p != "" {
+				cmd += " " + shellWord(p)
+			}
+			return exec(cmd)
+		}
+	case session.ToolGlob:
+		if pat := str(session.ArgPattern); pat != "" {
+			cmd := "rg --files -g " + shellWord(pat)
+			if p := str(session.ArgPath); p != "" {
+				cmd += " " + shellWord(p)
+			}
+			return exec(cmd)
+		}
+	case session.ToolList:
+		if p := str(session.ArgPath); p != "" {
+			return exec("ls -la " + shellWord(p))
+		}
+	case session.ToolTodo:
+		todos, ok := a[session.ArgTodos].([]any)
+		if !ok {
+			break
+		}
+		plan := make([]map[string]string, 0, len(todos))
+		for _, t := range todos {
+			m, _ := t.(map[string]any)
+			c, _ := m["content"].(string)
+			st, _ := m["status"].(string)
+			plan = append(plan, map[string]string{"step": c, "status": st})
+		}
+		b, _ := json.Marshal(map[string]any{"plan": plan})
+		return "update_plan", b, true
+	case session.ToolImage:
+		if p := str(session.ArgPath); p != "" {
+			b, _ := json.Marshal(map[string]string{"path": p})
+			return "view_image", b, true
+		}
+	}
+	return "", nil, false
+}

@@ -1,0 +1,309 @@
+package codex
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	"github.com/stead-dev/stead/adapters/internal/ids"
+	"github.com/stead-dev/stead/session"
+)
+
+// WriteVersion is the Codex version written sessions claim: the one whose
+// loading rules the writer follows (codex.md §7).
+const WriteVersion = "0.169.0"
+
+// Place chooses a new session's id (a time-ordered UUID, as Codex makes)
+// and its file: sessions/YYYY/MM/DD/rollout-YYYY-MM-DDThh-mm-ss-<id>.jsonl
+// under Codex's home, in local time, where resume, the picker and --last
+// all find it (codex.md §7).
+func Place(env session.Env, t *session.Target) (session.Placement, error) {
+	if t.ID == "" {
+		t.ID = ids.UUID7(time.Now())
+	}
+	if !ids.IsUUID(t.ID) {
+		return session.Placement{}, fmt.Errorf("codex: session id %q is not a UUID, which Codex requires", t.ID)
+	}
+	if !filepath.IsAbs(t.Dir) {
+		return session.Placement{}, fmt.Errorf("codex: project directory %q is not absolute", t.Dir)
+	}
+	root := Root(env)
+	local := t.Created.Local()
+	name := "rollout-" + local.Format("2006-01-02T15-04-05") + "-" + t.ID + ".jsonl"
+	return session.Placement{
+		Root:   root,
+		Path:   filepath.Join(root, "sessions", local.Format("2006"), local.Format("01"), local.Format("02"), name),
+		Resume: []string{"codex", "resume", t.ID},
+	}, nil
+}
+
+// Encoder writes a Codex rollout in the legacy history mode, which Codex
+// loads and keeps appending to: a session_meta line first, whose id is the
+// file's (and no model_provider, which would pin the provider on resume);
+// then response items (messages, reasoning, function and custom tool calls
+// with their outputs), the user_message and agent_message events the
+// picker shows, a turn_context naming the model and token_count events
+// with the usage.
+type Encoder struct {
+	w    io.Writer
+	t    session.Target
+	lost func(session.Loss)
+	err  error
+
+	model   string
+	total   tokenUsage
+	custom  map[string]bool // calls of custom (freeform) tools
+	hosted  map[string]bool // web searches run on OpenAI's side
+	last    time.Time
+	started bool
+}
+
+// NewEncoder returns an encoder of the session t to w; lost hears what
+// Codex cannot hold.
+func NewEncoder(w io.Writer, t session.Target, lost func(session.Loss)) *Encoder {
+	if lost == nil {
+		lost = func(session.Loss) {}
+	}
+	return &Encoder{w: w, t: t, lost: lost, custom: map[string]bool{}, hosted: map[string]bool{}, last: t.Created}
+}
+
+type outLine struct {
+	Timestamp string `json:"timestamp"`
+	Type      string `json:"type"`
+	Payload   any    `json:"payload"`
+}
+
+func (e *Encoder) put(typ string, payload any) {
+	if e.err != nil {
+		return
+	}
+	b, err := json.Marshal(outLine{Timestamp: e.last.UTC().Format("2006-01-02T15:04:05.000Z"), Type: typ, Payload: payload})
+	if err == nil {
+		b = append(b, '\n')
+		_, err = e.w.Write(b)
+	}
+	e.err = err
+}
+
+func (e *Encoder) start() {
+	if e.started {
+		return
+	}
+	e.started = true
+	e.put("session_meta", map[string]any{
+		"id":          e.t.ID,
+		"timestamp":   e.t.Created.UTC().Format("2006-01-02T15:04:05.000Z"),
+		"cwd":         e.t.Dir,
+		"originator":  "stead",
+		"cli_version": WriteVersion,
+		"source":      "cli",
+	})
+}
+
+// turnContext records the model, when it changes.
+func (e *Encoder) turnContext(model string) {
+	if model == "" || model == e.model {
+		return
+	}
+	e.model = model
+	e.put("turn_context", map[string]any{
+		"turn_id":         ids.UUID7(e.last),
+		"cwd":             e.t.Dir,
+		"approval_policy": "on-request",
+		"sandbox_policy":  map[string]any{"type": "read-only"},
+		"model":           model,
+		"summary":         "auto",
+	})
+}
+
+// Encode writes one entry.
+func (e *Encoder) Encode(en *session.Entry) error {
+	e.start()
+	if !en.Timestamp.IsZero() && en.Timestamp.After(e.last) {
+		e.last = en.Timestamp
+	}
+	switch en.Type {
+	case session.User:
+		content := []any{map[string]any{"type": "input_text", "text": en.Content}}
+		content = append(content, e.images(en)...)
+		e.put("response_item", map[string]any{"type": "message", "role": "user", "content": content})
+		e.put("event_msg", map[string]any{"type": "user_message", "message": en.Content, "images": []any{}, "local_images": []any{}, "text_elements": []any{}})
+	case session.Assistant:
+		e.turnContext(firstOf(en.Model, e.t.Model))
+		e.reasoning(en)
+		if en.Content != "" {
+			e.put("response_item", map[string]any{"type": "message", "role": "assistant",
+				"content": []any{map[string]any{"type": "output_text", "text": en.Content}}})
+			e.put("event_msg", map[string]any{"type": "agent_message", "message": en.Content})
+		}
+		for range en.Attachments {
+			e.lost(session.Loss{Entry: en.ID, What: session.LostAttachment, How: session.HandledDropped,
+				Detail: "Codex keeps no attachments on assistant messages"})
+		}
+		e.usage(en.Usage)
+	case session.ToolCall:
+		e.turnContext(firstOf(en.Model, e.t.Model))
+		e.call(en)
+		e.usage(en.Usage)
+	case session.ToolResult:
+		e.result(en)
+	}
+	return e.err
+}
+
+func (e *Encoder) reasoning(en *session.Entry) {
+	kept := false
+	for _, r := range en.Reasoning {
+		if r.Format != "openai" || r.Encrypted == "" {
+			continue
+		}
+		summary := []any{}
+		if r.Text != "" {
+			summary = append(summary, map[string]any{"type": "summary_text", "text": r.Text})
+		}
+		e.put("response_item", map[string]any{"type": "reasoning", "summary": summary, "content": nil, "encrypted_content": r.Encrypted})
+		kept = true
+	}
+	if en.Thinking != "" && !kept {
+		e.lost(session.Loss{Entry: en.ID, What: session.LostThinking, How: session.HandledDropped,
+			Detail: "OpenAI's Responses API takes back only reasoning it encrypted; this thinking has none"})
+	}
+}
+
+func (e *Encoder) call(en *session.Entry) {
+	if payload, ok := hostedCall(en); ok {
+		// A search Codex's model ran on OpenAI's side, written back to
+		// Codex as it was: it has no output item.
+		e.hosted[en.ID] = true
+		e.put("response_item", payload)
+		return
+	}
+	var in struct {
+		Input *string `json:"input"`
+	}
+	_ = json.Unmarshal(en.Input, &in)
+	if en.OriginalTool == "apply_patch" && in.Input != nil {
+		// A freeform tool: its input is text, not JSON.
+		e.custom[en.ID] = true
+		e.put("response_item", map[string]any{"type": "custom_tool_call", "status": "completed", "call_id": en.ID,
+			"name": en.OriginalTool, "input": *in.Input})
+		return
+	}
+	args := string(en.Input)
+	if args == "" {
+		args = "{}"
+	}
+	e.put("response_item", map[string]any{"type": "function_call", "name": en.OriginalTool, "arguments": args, "call_id": en.ID})
+}
+
+// hostedCall returns the native payload of a Codex web_search_call.
+func hostedCall(en *session.Entry) (json.RawMessage, bool) {
+	if en.Native == nil {
+		return nil, false
+	}
+	var rec struct {
+		Payload json.RawMessage `json:"payload"`
+	}
+	var typ struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(en.Native.Record, &rec) != nil || json.Unmarshal(rec.Payload, &typ) != nil || typ.Type != "web_search_call" {
+		return nil, false
+	}
+	return rec.Payload, true
+}
+
+func (e *Encoder) result(en *session.Entry) {
+	if e.hosted[en.CallID] {
+		return // a hosted search has no output item
+	}
+	out := en.Output
+	if !(en.Success || en.Status == session.StatusOK) && en.Error != "" {
+		out = en.Error
+	}
+	typ := "function_call_output"
+	if e.custom[en.CallID] {
+		typ = "custom_tool_call_output"
+	}
+	var output any = out
+	switch {
+	case en.Kind == session.KindPlaceholder:
+		output = "aborted" // Codex's own output for a call that never finished
+	case en.Native != nil:
+		// A Codex result written back to Codex keeps its output as it was
+		// (a JSON wrapper with the exit code, say).
+		var rec struct {
+			Payload struct {
+				Output json.RawMessage `json:"output"`
+			} `json:"payload"`
+		}
+		if json.Unmarshal(en.Native.Record, &rec) == nil && len(rec.Payload.Output) > 0 {
+			output = rec.Payload.Output
+		}
+	}
+	if en.Native == nil {
+		for range en.Attachments {
+			e.lost(session.Loss{Entry: en.ID, What: session.LostAttachment, How: session.HandledDropped,
+				Detail: "Codex tool outputs are text"})
+		}
+	}
+	e.put("response_item", map[string]any{"type": typ, "call_id": en.CallID, "output": output})
+}
+
+// images writes the images of a user message as input_image parts.
+func (e *Encoder) images(en *session.Entry) []any {
+	var out []any
+	for _, a := range en.Attachments {
+		switch {
+		case a.Type == "image" && a.Data != "" && a.MediaType != "":
+			out = append(out, map[string]any{"type": "input_image", "image_url": "data:" + a.MediaType + ";base64," + a.Data})
+		case a.Type == "image" && a.URL != "":
+			out = append(out, map[string]any{"type": "input_image", "image_url": a.URL})
+		default:
+			e.lost(session.Loss{Entry: en.ID, What: session.LostAttachment, How: session.HandledDropped,
+				Detail: fmt.Sprintf("Codex takes images only; the %s %q is left out", a.Type, firstOf(a.Name, a.Path))})
+		}
+	}
+	return out
+}
+
+// usage writes a model response's token usage as Codex records it.
+func (e *Encoder) usage(u *session.Usage) {
+	if u == nil {
+		return
+	}
+	last := tokenUsage{
+		InputTokens:           u.Input + u.CacheRead,
+		CachedInputTokens:     u.CacheRead,
+		CacheWriteInputTokens: u.CacheWrite,
+		OutputTokens:          u.Output,
+		ReasoningOutputTokens: u.Reasoning,
+		TotalTokens:           u.Input + u.CacheRead + u.CacheWrite + u.Output,
+	}
+	e.total.InputTokens += last.InputTokens
+	e.total.CachedInputTokens += last.CachedInputTokens
+	e.total.CacheWriteInputTokens += last.CacheWriteInputTokens
+	e.total.OutputTokens += last.OutputTokens
+	e.total.ReasoningOutputTokens += last.ReasoningOutputTokens
+	e.total.TotalTokens += last.TotalTokens
+	e.put("event_msg", map[string]any{"type": "token_count", "info": map[string]any{
+		"total_token_usage": e.total, "last_token_usage": last, "model_context_window": nil}, "rate_limits": nil})
+}
+
+// Close finishes the rollout: a title, if any, as the thread name.
+func (e *Encoder) Close() error {
+	e.start()
+	if e.t.Title != "" {
+		e.put("event_msg", map[string]any{"type": "thread_name_updated", "thread_id": e.t.ID, "thread_name": e.t.Title})
+	}
+	return e.err
+}
+
+func firstOf(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

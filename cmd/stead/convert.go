@@ -1,0 +1,273 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stead-dev/stead/adapters"
+	"github.com/stead-dev/stead/inject"
+	"github.com/stead-dev/stead/session"
+)
+
+// ConvertOptions are the inputs of `stead session convert`.
+type ConvertOptions struct {
+	Factory  *Factory
+	Ref      string
+	CLI      string
+	To       string
+	Install  bool
+	Cwd      string
+	Fidelity string
+	Output   string
+	JSON     bool
+}
+
+func newConvertCmd(f *Factory, runF func(*ConvertOptions) error) *cobra.Command {
+	opts := &ConvertOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "convert <cli>:<id> | <id> | <file> --to <cli>",
+		Short: "Write a session in another CLI's native format, ready to resume there",
+		Long: `Write a session as a native session of another CLI (or of the same one), so that
+CLI resumes it with the real history: user and assistant messages, and each tool
+call as a call of the target's own tool, paired with its result.
+
+With --install the session is placed in the target CLI's store, under a new id,
+and the command that resumes it is printed. Nothing existing is ever changed.
+Without it the native file goes to stdout, or to -o FILE.
+
+A loss report lists everything that could not be carried over as it was
+(thinking another provider signed, an image the target cannot hold, a tool the
+target has no counterpart for, which is carried as text), on stderr, or as JSON
+with --json.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return flagErrorf("convert needs exactly one session reference, got %d", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Ref = args[0]
+			if opts.To == "" {
+				return flagErrorf("--to is required (%s)", strings.Join(writers(), ", "))
+			}
+			a, ok := adapters.Lookup(opts.To)
+			if !ok {
+				return flagErrorf("--to: unknown CLI %q (known: %s)", opts.To, strings.Join(adapters.Names(), ", "))
+			}
+			if !a.Writes() {
+				return fmt.Errorf("stead does not write %s sessions yet: %w", opts.To, session.ErrUnsupported)
+			}
+			switch inject.Fidelity(opts.Fidelity) {
+			case inject.Native, inject.Text:
+			default:
+				return flagErrorf("--fidelity must be native or text, not %q", opts.Fidelity)
+			}
+			if opts.CLI != "" {
+				if _, ok := adapters.Lookup(opts.CLI); !ok {
+					return flagErrorf("--cli: unknown CLI %q (known: %s)", opts.CLI, strings.Join(adapters.Names(), ", "))
+				}
+			}
+			if opts.Install && opts.Output != "" {
+				return flagErrorf("--install and -o are exclusive: --install places the session in the store")
+			}
+			if opts.JSON && !opts.Install && opts.Output == "" {
+				return flagErrorf("--json prints the report on stdout: write the session with -o FILE or --install")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return convertRun(opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.To, "to", "", "the target CLI")
+	cmd.Flags().BoolVar(&opts.Install, "install", false, "place the session in the target CLI's store and print how to resume it")
+	cmd.Flags().StringVar(&opts.Cwd, "cwd", "", "the project directory the session belongs to (default: the source's)")
+	cmd.Flags().StringVar(&opts.Fidelity, "fidelity", "native", "native (tool calls stay structured) or text (a flat transcript)")
+	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "write the native session to this new file")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the report as JSON")
+	cmd.Flags().StringVar(&opts.CLI, "cli", "", "the CLI that wrote a file given by path (default: detected)")
+	return cmd
+}
+
+// writers lists the CLIs stead writes.
+func writers() []string {
+	var out []string
+	for _, name := range adapters.Names() {
+		if a, _ := adapters.Lookup(name); a.Writes() {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+func convertRun(opts *ConvertOptions) error {
+	f := opts.Factory
+	src, ref, err := resolveRef(f.Env, opts.Ref, opts.CLI)
+	if err != nil {
+		return err
+	}
+	s, err := src.Open(f.Env, ref)
+	if err != nil {
+		return err
+	}
+	for _, w := range s.Warnings {
+		fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", w)
+	}
+	dst, _ := adapters.Lookup(opts.To)
+	iopts := inject.Options{
+		Fidelity: inject.Fidelity(opts.Fidelity),
+		Env:      f.Env,
+		Tool:     "stead " + version,
+	}
+	if opts.Cwd != "" {
+		if iopts.Dir, err = filepath.Abs(opts.Cwd); err != nil {
+			return err
+		}
+	}
+	r := inject.Reader{CLI: src.Name, ToolArgs: src.ToolArgs}
+	w := inject.Writer{CLI: dst.Name, Place: dst.Place, ToolCall: dst.ToolCall, Commit: dst.Commit,
+		NewEncoder: func(out io.Writer, t session.Target, lost func(session.Loss)) inject.Encoder {
+			return dst.NewEncoder(out, t, lost)
+		}}
+
+	var rep *inject.Report
+	switch {
+	case opts.Install:
+		rep, err = inject.Install(s, r, w, iopts)
+		if err == nil {
+			logConversion(f, rep)
+		}
+	case opts.Output != "":
+		rep, err = convertToFile(s, r, w, iopts, opts.Output)
+	default:
+		bw := bufio.NewWriter(f.IO.Out)
+		rep, err = inject.Convert(s, r, w, iopts, bw)
+		if ferr := bw.Flush(); err == nil {
+			err = ferr
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return writeConvertJSON(f.IO.Out, rep)
+	}
+	out := f.IO.ErrOut
+	if opts.Install {
+		out = f.IO.Out
+	}
+	printReport(out, rep)
+	return nil
+}
+
+// convertToFile writes the native session to a new file, never replacing
+// one.
+func convertToFile(s *session.Session, r inject.Reader, w inject.Writer, opts inject.Options, path string) (*inject.Report, error) {
+	file, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	bw := bufio.NewWriter(file)
+	rep, err := inject.Convert(s, r, w, opts, bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := file.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+		return nil, err
+	}
+	return rep, nil
+}
+
+type convertJSON struct {
+	*inject.Report
+	// ResumeCommand is the shell command that resumes the session.
+	ResumeCommand string `json:"resumeCommand,omitempty"`
+}
+
+func writeConvertJSON(w io.Writer, rep *inject.Report) error {
+	out := convertJSON{Report: rep}
+	if rep.Installed {
+		out.ResumeCommand = resumeCommand(rep)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+// resumeCommand is the shell command that continues an installed session.
+func resumeCommand(rep *inject.Report) string {
+	words := make([]string, len(rep.Placement.Resume))
+	for i, w := range rep.Placement.Resume {
+		words[i] = shellWord(w)
+	}
+	return "cd " + shellWord(rep.Target.Dir) + " && " + strings.Join(words, " ")
+}
+
+func printReport(w io.Writer, rep *inject.Report) {
+	fmt.Fprintf(w, "Converted %s:%s to %s:%s (%d entries, %d tool calls, %s fidelity).\n",
+		rep.Source.CLI, rep.Source.ID, rep.Target.CLI, rep.Target.ID, rep.Entries, rep.ToolCalls, rep.Fidelity)
+	if rep.Installed {
+		fmt.Fprintf(w, "Installed %s\n", rep.Placement.Path)
+		fmt.Fprintf(w, "Resume it with:\n\n    %s\n\n", resumeCommand(rep))
+	}
+	if len(rep.Losses) == 0 {
+		fmt.Fprintln(w, "Nothing was lost.")
+		return
+	}
+	fmt.Fprintf(w, "%d items were lost or changed:\n", len(rep.Losses))
+	for _, l := range rep.Losses {
+		id := ""
+		if l.Entry != "" {
+			id = " (" + l.Entry + ")"
+		}
+		fmt.Fprintf(w, "  - %s %s%s: %s\n", l.What, l.How, id, l.Detail)
+	}
+}
+
+// logConversion appends a record of an installed conversion to stead's
+// state directory, so that where each converted session came from stays
+// known even for CLIs whose files have no room for it. Failing to write it
+// does not fail the conversion.
+func logConversion(f *Factory, rep *inject.Report) {
+	dir := f.Env.Get("XDG_STATE_HOME")
+	if dir == "" && f.Env.Home != "" {
+		dir = filepath.Join(f.Env.Home, ".local", "state")
+	}
+	if dir == "" {
+		return
+	}
+	dir = filepath.Join(dir, "stead")
+	rec := map[string]any{
+		"time": time.Now().UTC().Format(time.RFC3339Nano), "source": rep.Source,
+		"target":   map[string]string{"cli": rep.Target.CLI, "id": rep.Target.ID, "path": rep.Placement.Path},
+		"fidelity": rep.Fidelity, "losses": len(rep.Losses),
+	}
+	b, _ := json.Marshal(rec)
+	err := os.MkdirAll(dir, 0o700)
+	if err == nil {
+		var file *os.File
+		file, err = os.OpenFile(filepath.Join(dir, "conversions.jsonl"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		if err == nil {
+			_, err = file.Write(append(b, '\n'))
+			if cerr := file.Close(); err == nil {
+				err = cerr
+			}
+		}
+	}
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		f.Logger.Debug("conversion log", "err", err)
+	}
+}

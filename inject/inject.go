@@ -1,0 +1,227 @@
+package inject
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/stead-dev/stead/session"
+)
+
+// Encoder writes a native session, one normalised entry at a time. Tool
+// calls arrive with OriginalTool and Input in the target's own terms, each
+// followed by its result before anything else of a later turn.
+type Encoder interface {
+	Encode(e *session.Entry) error
+	// Close finishes the native file.
+	Close() error
+}
+
+// Sidecars is implemented by encoders whose CLI needs small files beside
+// the session that only the whole session determines (an index entry, a
+// state file). Install creates them after the session file.
+type Sidecars interface {
+	Files() []session.File
+}
+
+// Writer is what inject needs of the target CLI's adapter.
+type Writer struct {
+	CLI string
+	// Place chooses the new session's id (when t.ID is empty) and where it
+	// goes in the store env points at.
+	Place func(env session.Env, t *session.Target) (session.Placement, error)
+	// NewEncoder writes the native session to w; lost reports what the
+	// target cannot hold (thinking it cannot sign, images, ...).
+	NewEncoder func(w io.Writer, t session.Target, lost func(session.Loss)) Encoder
+	// ToolCall turns a universal tool call into the target's own: its
+	// tool name and input. ok is false when the target has no such tool.
+	ToolCall func(tool session.Tool, args map[string]any) (name string, input json.RawMessage, ok bool)
+	// Commit, when set, installs the native file written at tmp itself
+	// (a CLI whose store is a database imports it) instead of Install
+	// linking it to Placement.Path.
+	Commit func(env session.Env, p session.Placement, t session.Target, tmp string) error
+}
+
+// Reader is what inject needs of the source CLI's adapter.
+type Reader struct {
+	CLI string
+	// ToolArgs reads a native tool call into universal arguments. ok is
+	// false when the tool has no universal form.
+	ToolArgs func(name string, input json.RawMessage) (tool session.Tool, args map[string]any, ok bool)
+}
+
+// Fidelity is how much structure a conversion keeps.
+type Fidelity string
+
+// Fidelity levels.
+const (
+	// Native keeps tool calls as the target's own structured calls.
+	Native Fidelity = "native"
+	// Text flattens the conversation to user and assistant text, which
+	// every CLI loads.
+	Text Fidelity = "text"
+)
+
+// Options configures a conversion. The zero value converts at native
+// fidelity into the source's project directory.
+type Options struct {
+	Fidelity Fidelity
+	// Dir is the project directory of the new session; empty means the
+	// source's.
+	Dir string
+	// Env is the environment the target's store is found from.
+	Env session.Env
+	// ID is the new session's id; empty lets the target choose.
+	ID string
+	// Tool names the converter in the provenance record.
+	Tool string
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+}
+
+// Report says what a conversion did.
+type Report struct {
+	Source    session.Origin    `json:"source"`
+	Target    session.Target    `json:"target"`
+	Placement session.Placement `json:"placement"`
+	// Installed is true when the session was placed in the store.
+	Installed bool     `json:"installed"`
+	Fidelity  Fidelity `json:"fidelity"`
+	// Entries counts the entries written, ToolCalls the tool calls
+	// carried as calls.
+	Entries   int `json:"entries"`
+	ToolCalls int `json:"toolCalls"`
+	// Losses lists everything dropped or changed, in order.
+	Losses []session.Loss `json:"losses"`
+}
+
+// ErrEmpty is returned for a session with nothing a CLI could resume.
+var ErrEmpty = errors.New("nothing to convert: the session has no user or assistant messages")
+
+// target builds the Target of a conversion of s.
+func target(s *session.Session, w Writer, opts Options) session.Target {
+	now := time.Now
+	if opts.Now != nil {
+		now = opts.Now
+	}
+	t := session.Target{
+		CLI:      w.CLI,
+		ID:       opts.ID,
+		Dir:      opts.Dir,
+		Created:  s.Metadata.Created,
+		Model:    s.Model.Model,
+		Provider: s.Model.Provider,
+		Title:    s.Title,
+		Origin:   session.Origin{CLI: s.Source.CLI, ID: s.ID, Tool: opts.Tool},
+	}
+	if t.Dir == "" {
+		t.Dir = s.Project.Path
+	}
+	if t.Created.IsZero() {
+		for _, e := range s.Timeline {
+			if !e.Timestamp.IsZero() {
+				t.Created = e.Timestamp
+				break
+			}
+		}
+	}
+	if t.Created.IsZero() {
+		t.Created = now().UTC()
+	}
+	return t
+}
+
+// Convert writes s as a native session of w's CLI to out, without placing
+// it in a store: the target's id and placement are still chosen (from
+// opts.Env), so the output is what Install would write.
+func Convert(s *session.Session, r Reader, w Writer, opts Options, out io.Writer) (*Report, error) {
+	rep, t, err := prepare(s, w, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := encode(s, r, w, t, opts, out, rep); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+func prepare(s *session.Session, w Writer, opts Options) (*Report, session.Target, error) {
+	if opts.Fidelity == "" {
+		opts.Fidelity = Native
+	}
+	if opts.Fidelity != Native && opts.Fidelity != Text {
+		return nil, session.Target{}, fmt.Errorf("inject: unknown fidelity %q (want native or text)", opts.Fidelity)
+	}
+	t := target(s, w, opts)
+	if t.Dir == "" {
+		return nil, t, fmt.Errorf("inject: the session records no project directory: name one")
+	}
+	p, err := w.Place(opts.Env, &t)
+	if err != nil {
+		return nil, t, fmt.Errorf("inject: placing the session in %s's store: %w", w.CLI, err)
+	}
+	if err := checkPlacement(p); err != nil {
+		return nil, t, err
+	}
+	rep := &Report{Source: t.Origin, Target: t, Placement: p, Fidelity: opts.Fidelity, Losses: []session.Loss{}}
+	return rep, t, nil
+}
+
+// encode normalises s and streams it through w's encoder to out.
+func encode(s *session.Session, r Reader, w Writer, t session.Target, opts Options, out io.Writer, rep *Report) error {
+	lost := func(l session.Loss) { rep.Losses = append(rep.Losses, l) }
+	enc := w.NewEncoder(out, t, lost)
+	n := normalizer{s: s, r: r, w: w, fidelity: rep.Fidelity, lost: lost}
+	if opts.Fidelity == "" {
+		n.fidelity = Native
+	}
+	var werr error
+	emitted := 0
+	n.emit = func(e *session.Entry) {
+		if werr != nil {
+			return
+		}
+		if e.Type == session.ToolCall {
+			rep.ToolCalls++
+		}
+		emitted++
+		werr = enc.Encode(e)
+	}
+	n.run()
+	if werr != nil {
+		return fmt.Errorf("inject: writing %s session: %w", w.CLI, werr)
+	}
+	if err := enc.Close(); err != nil {
+		return fmt.Errorf("inject: writing %s session: %w", w.CLI, err)
+	}
+	if n.conversational == 0 {
+		return ErrEmpty
+	}
+	rep.Entries = emitted
+	if sc, ok := enc.(Sidecars); ok {
+		rep.Placement.Files = append(rep.Placement.Files, sc.Files()...)
+	}
+	return nil
+}
+
+// Summary describes a report in a few lines for people.
+func (r *Report) Summary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s:%s -> %s:%s (%d entries, %d tool calls, fidelity %s)\n", r.Source.CLI, r.Source.ID, r.Target.CLI, r.Target.ID, r.Entries, r.ToolCalls, r.Fidelity)
+	if len(r.Losses) == 0 {
+		b.WriteString("nothing was lost\n")
+		return b.String()
+	}
+	fmt.Fprintf(&b, "%d items lost or changed:\n", len(r.Losses))
+	for _, l := range r.Losses {
+		id := ""
+		if l.Entry != "" {
+			id = " [" + l.Entry + "]"
+		}
+		fmt.Fprintf(&b, "  %s %s%s: %s\n", l.What, l.How, id, l.Detail)
+	}
+	return b.String()
+}

@@ -1,0 +1,157 @@
+package inject_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/stead-dev/stead/adapters"
+	"github.com/stead-dev/stead/inject"
+	"github.com/stead-dev/stead/internal/usftest"
+	"github.com/stead-dev/stead/session"
+)
+
+// collector is an encoder that keeps the normalised entries.
+type collector struct{ entries []session.Entry }
+
+func (c *collector) Encode(e *session.Entry) error { c.entries = append(c.entries, *e); return nil }
+func (c *collector) Close() error                  { return nil }
+
+func writerFor(a adapters.Adapter) inject.Writer {
+	return inject.Writer{CLI: a.Name, Place: a.Place, ToolCall: a.ToolCall, Commit: a.Commit,
+		NewEncoder: func(w io.Writer, t session.Target, lost func(session.Loss)) inject.Encoder {
+			return a.NewEncoder(w, t, lost)
+		}}
+}
+
+// normalised returns what a conversion of s to its own CLI carries.
+func normalised(t *testing.T, a adapters.Adapter, s *session.Session) []session.Entry {
+	t.Helper()
+	c := &collector{}
+	w := writerFor(a)
+	w.NewEncoder = func(io.Writer, session.Target, func(session.Loss)) inject.Encoder { return c }
+	if _, err := inject.Convert(s, inject.Reader{CLI: a.Name, ToolArgs: a.ToolArgs}, w, inject.Options{Dir: "/p", Env: session.Env{Home: t.TempDir()}}, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	return c.entries
+}
+
+// canon is what a same-CLI round trip must keep of an entry: everything
+// but ids (and the model of an entry that had none, which a writer may
+// fill in).
+func canon(e session.Entry, model bool) string {
+	if !model {
+		e.Model = ""
+	}
+	var in any
+	json.Unmarshal(e.Input, &in)
+	input, _ := json.Marshal(in)
+	u := ""
+	if e.Usage != nil {
+		u = fmt.Sprintf("%+v", *e.Usage)
+	}
+	out, errText := e.Output, e.Error
+	return fmt.Sprintf("%s|%s|content=%q|thinking=%q|tool=%s %s %s|out=%q err=%q ok=%v status=%s|model=%s|usage=%s|atts=%d",
+		e.Type, e.Kind, e.Content, e.Thinking, e.Tool, e.OriginalTool, input, out, errText, e.Success, e.Status, e.Model, u, len(e.Attachments))
+}
+
+// TestSameCLIRoundTrip reads each testdata session of every CLI stead
+// both reads and writes, writes it back as a new session of the same CLI,
+// reads that, and checks both carry the same conversation, ids aside.
+func TestSameCLIRoundTrip(t *testing.T) {
+	for _, a := range adapters.All {
+		if !a.Reads() || !a.Writes() || a.Read == nil {
+			continue
+		}
+		cases, _ := filepath.Glob(filepath.Join("..", "adapters", a.Name, "testdata", "*.txtar"))
+		for _, path := range cases {
+			name := a.Name + "/" + strings.TrimSuffix(filepath.Base(path), ".txtar")
+			t.Run(name, func(t *testing.T) {
+				s := openCase(t, a, path)
+				if s == nil {
+					return
+				}
+				var buf bytes.Buffer
+				rep, err := inject.Convert(s, inject.Reader{CLI: a.Name, ToolArgs: a.ToolArgs}, writerFor(a),
+					inject.Options{Dir: "/p", Env: session.Env{Home: t.TempDir()}}, &buf)
+				if err == inject.ErrEmpty {
+					t.Skip("nothing to resume in this case")
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				back, err := a.Read(&buf)
+				if err != nil {
+					t.Fatal(err)
+				}
+				usftest.ValidateSession(t, back)
+				for _, w := range back.Warnings {
+					t.Errorf("reading the written session: %v", w)
+				}
+				want, got := normalised(t, a, s), normalised(t, a, back)
+				for i := 0; i < len(want) || i < len(got); i++ {
+					var w, g string
+					model := i < len(want) && want[i].Model != ""
+					if i < len(want) && i < len(got) && want[i].Kind == session.KindPlaceholder &&
+						got[i].Type == session.ToolResult && got[i].Status == session.StatusInterrupted {
+						continue // the source's unfinished call now has the CLI's own "aborted" result
+					}
+					if i < len(want) {
+						w = canon(want[i], model)
+					}
+					if i < len(got) {
+						g = canon(got[i], model)
+					}
+					if w != g {
+						t.Errorf("entry %d differs after the round trip:\nwant %s\ngot  %s", i, w, g)
+					}
+				}
+				for _, l := range rep.Losses {
+					if l.What != session.LostBranch && l.What != session.LostEntry && l.What != session.LostResult {
+						t.Errorf("a same-CLI conversion lost %s (%s): %s", l.What, l.How, l.Detail)
+					}
+				}
+			})
+		}
+	}
+}
+
+// openCase lays out a golden case's native files and opens its session.
+func openCase(t *testing.T, a adapters.Adapter, path string) *session.Session {
+	t.Helper()
+	ar, err := txtar.ParseFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	main := ""
+	for _, f := range ar.Files {
+		rel, ok := strings.CutPrefix(f.Name, "native/")
+		if !ok {
+			continue
+		}
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if main == "" {
+			main = p
+		}
+	}
+	if main == "" || strings.HasSuffix(main, ".sql") {
+		t.Skip("not a session file")
+	}
+	s, err := a.Open(session.Env{Home: dir}, session.Ref{CLI: a.Name, Path: main})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

@@ -1,0 +1,90 @@
+package session
+
+import "time"
+
+// Target describes a new native session that a conversion writes: which
+// CLI it is for, and the facts its native files need up front.
+type Target struct {
+	// CLI is the target CLI.
+	CLI string `json:"cli"`
+	// ID is the new session's native id. Place chooses one when it is
+	// empty; a conversion never reuses the source's id.
+	ID string `json:"id"`
+	// Dir is the absolute project directory the session belongs to (the
+	// cwd the target CLI resumes it from).
+	Dir string `json:"dir"`
+	// Created is when the session started.
+	Created time.Time `json:"created"`
+	// Model and Provider name the model of the source session, when
+	// known; writers put them where the target records a model.
+	Model    string `json:"model,omitempty"`
+	Provider string `json:"provider,omitempty"`
+	// Title is the session's title, if it has one.
+	Title string `json:"title,omitempty"`
+	// Origin records where the session came from (provenance): the
+	// source CLI and session id.
+	Origin Origin `json:"origin"`
+}
+
+// Origin is the source of a converted session.
+type Origin struct {
+	CLI string `json:"cli"`
+	ID  string `json:"id"`
+	// Tool is the converter ("stead") and its version.
+	Tool string `json:"tool,omitempty"`
+}
+
+// Placement is where a new native session goes in a CLI's store.
+type Placement struct {
+	// Root is the store's root: every path below lies inside it.
+	Root string `json:"root"`
+	// Path is the main native file, which the writer's encoder fills.
+	Path string `json:"path"`
+	// Files are small files the CLI also needs (project markers), created
+	// before the main file when they do not exist yet. An existing file
+	// is never changed.
+	Files []File `json:"files,omitempty"`
+	// Resume is the command that continues the session in the target
+	// CLI, run from Target.Dir.
+	Resume []string `json:"resume"`
+}
+
+// File is a file to create.
+type File struct {
+	Path string `json:"path"`
+	Data []byte `json:"-"`
+}
+
+// Loss is something a conversion could not carry over as it was.
+type Loss struct {
+	// Entry is the id of the source entry concerned, if any.
+	Entry string `json:"entry,omitempty"`
+	// What was lost: one of the Lost constants.
+	What string `json:"what"`
+	// How it was handled: one of the Handled constants.
+	How string `json:"how"`
+	// Detail says why, for a person.
+	Detail string `json:"detail"`
+}
+
+// What a conversion can lose.
+const (
+	LostReasoning  = "reasoning"  // a signed or encrypted reasoning block
+	LostThinking   = "thinking"   // thinking text the target cannot hold
+	LostAttachment = "attachment" // an image or file
+	LostTool       = "tool"       // a tool call the target cannot express as a call
+	LostResult     = "result"     // a tool call without a result
+	LostEntry      = "entry"      // a system entry, marker or other entry
+	LostBranch     = "branch"     // entries off the main line of the conversation
+	LostUsage      = "usage"      // token usage the target cannot record
+	LostSize       = "size"       // history the target will not load because of its size
+)
+
+// How a loss was handled.
+const (
+	HandledDropped     = "dropped"     // left out
+	HandledText        = "text"        // carried as plain text
+	HandledPlaceholder = "placeholder" // a stand-in was made up
+	HandledChanged     = "changed"     // carried, but altered
+	HandledWarned      = "warned"      // carried, with a caveat
+)
