@@ -76,6 +76,8 @@ type Options struct {
 	Env session.Env
 	// ID is the new session's id; empty lets the target choose.
 	ID string
+	// Format is the target's storage format, when it has several.
+	Format string
 	// Tool names the converter in the provenance record.
 	Tool string
 	// Now is the clock (time.Now when nil).
@@ -116,6 +118,7 @@ func target(s *session.Session, w Writer, opts Options) session.Target {
 		Provider: s.Model.Provider,
 		Title:    s.Title,
 		Origin:   session.Origin{CLI: s.Source.CLI, ID: s.ID, Tool: opts.Tool},
+		Format:   opts.Format,
 	}
 	if t.Dir == "" {
 		t.Dir = s.Project.Path

@@ -24,6 +24,9 @@ type Target struct {
 	// Origin records where the session came from (provenance): the
 	// source CLI and session id.
 	Origin Origin `json:"origin"`
+	// Format names one of the target's storage formats when it has
+	// several (Kimi: "legacy" for kimi-cli); empty means its current one.
+	Format string `json:"format,omitempty"`
 }
 
 // Origin is the source of a converted session.

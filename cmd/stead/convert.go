@@ -29,6 +29,7 @@ type ConvertOptions struct {
 	Fidelity string
 	Output   string
 	JSON     bool
+	Format   string
 }
 
 func newConvertCmd(f *Factory, runF func(*ConvertOptions) error) *cobra.Command {
@@ -94,6 +95,7 @@ with --json.`,
 	cmd.Flags().StringVar(&opts.Fidelity, "fidelity", "native", "native (tool calls stay structured) or text (a flat transcript)")
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "write the native session to this new file")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the report as JSON")
+	cmd.Flags().StringVar(&opts.Format, "format", "", "the target's storage format, when it has several (kimi: legacy writes a kimi-cli session)")
 	cmd.Flags().StringVar(&opts.CLI, "cli", "", "the CLI that wrote a file given by path (default: detected)")
 	return cmd
 }
@@ -127,6 +129,7 @@ func convertRun(opts *ConvertOptions) error {
 		Fidelity: inject.Fidelity(opts.Fidelity),
 		Env:      f.Env,
 		Tool:     "stead " + version,
+		Format:   opts.Format,
 	}
 	if opts.Cwd != "" {
 		if iopts.Dir, err = filepath.Abs(opts.Cwd); err != nil {
