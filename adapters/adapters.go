@@ -27,6 +27,12 @@ type Adapter struct {
 	Read func(r io.Reader) (*session.Session, error)
 	// NewDecoder decodes a stream record by record.
 	NewDecoder func(r io.Reader) Decoder
+	// StreamDecoder, when set, decodes a stream record by record for a
+	// conversion: the same conversation, faster, without native records.
+	// It is set only for CLIs whose session files hold their whole
+	// conversation (a fork copies its history), so that a large session
+	// can be converted as it is read.
+	StreamDecoder func(r io.Reader) Decoder
 	// Summarize scans a session stream for listing and statistics, in
 	// memory independent of its size.
 	Summarize func(r io.Reader, detail session.Detail) (session.Summary, error)

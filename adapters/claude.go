@@ -15,6 +15,7 @@ var claudeAdapter = Adapter{
 	Open:          fileOpen(claude.Open),
 	Read:          claude.Read,
 	NewDecoder:    func(r io.Reader) Decoder { return claude.NewDecoder(r) },
+	StreamDecoder: func(r io.Reader) Decoder { return claude.NewStreamDecoder(r) },
 	Summarize:     claude.Summarize,
 	SummarizeFile: claude.SummarizeFile,
 	Sniff:         claude.Sniff,

@@ -58,6 +58,13 @@ type record struct {
 	Input     json.RawMessage `json:"input"`
 	ToolUseID string          `json:"tool_use_id"`
 	IsError   bool            `json:"is_error"`
+
+	// parsed is the message as the stream decoder read it.
+	parsed *parsedMessage
+	// interrupted and agentID are what the stream decoder read of
+	// toolUseResult.
+	interrupted, fastMeta bool
+	agentID               string
 }
 
 type message struct {
@@ -103,6 +110,11 @@ type block struct {
 	IsError   bool            `json:"is_error"`
 	Source    *source         `json:"source"`
 	Title     string          `json:"title"`
+
+	// A tool result's content as the stream decoder read it.
+	resultRead bool
+	resultText string
+	resultAtts []session.Attachment
 }
 
 type source struct {
@@ -137,6 +149,7 @@ type Decoder struct {
 	cwdKnown  bool
 	forked    bool
 	unknown   map[string]bool
+	sc        *jsonl.Scanner // set for a stream decoder (NewStreamDecoder)
 }
 
 // NewDecoder returns a decoder reading from r.
@@ -147,6 +160,9 @@ func NewDecoder(r io.Reader) *Decoder {
 // Decode returns the event for the next record, or io.EOF at the end. A
 // record that cannot be parsed yields an event holding only a warning.
 func (d *Decoder) Decode() (session.Event, error) {
+	if d.sc != nil {
+		return d.decodeStream()
+	}
 	var r record
 	line, err := d.r.Decode(&r)
 	if err == io.EOF {
@@ -307,12 +323,42 @@ func (d *Decoder) link(rec *record, ts time.Time, raw []byte, line int, entries 
 	}
 }
 
+// parsedMessage is a message with its content decoded: from JSON
+// (parseMessage) or by the scanner (the stream decoder).
+type parsedMessage struct {
+	message
+	str    *string // content that is a plain string
+	blocks []block
+}
+
+// parseMessage decodes a record's message. It reports a problem with the
+// message, or with its content.
+func parseMessage(raw json.RawMessage) (pm parsedMessage, msgErr, contentErr error) {
+	if len(raw) > 0 && raw[0] == '"' {
+		pm.Content = raw // plain-string message (seed form)
+	} else if err := json.Unmarshal(raw, &pm.message); err != nil && len(raw) > 0 {
+		msgErr = err
+	}
+	if s, ok := stringContent(pm.Content); ok {
+		pm.str = &s
+		return pm, msgErr, nil
+	}
+	pm.blocks, contentErr = blocksOf(pm.Content)
+	return pm, msgErr, contentErr
+}
+
 func (d *Decoder) user(rec *record, ts time.Time, ev *session.Event) []session.Entry {
-	var msg message
-	if len(rec.Message) > 0 && rec.Message[0] == '"' {
-		msg.Content = rec.Message // plain-string message (seed form)
-	} else if err := json.Unmarshal(rec.Message, &msg); err != nil && len(rec.Message) > 0 {
-		ev.Warning = d.warn(ev.Line, "unreadable user message: "+err.Error())
+	pm := rec.parsed
+	if pm == nil {
+		p, merr, cerr := parseMessage(rec.Message)
+		if merr != nil {
+			ev.Warning = d.warn(ev.Line, "unreadable user message: "+merr.Error())
+		}
+		if cerr != nil {
+			ev.Warning = d.warn(ev.Line, "unreadable user content: "+cerr.Error())
+			return nil
+		}
+		pm = &p
 	}
 	kindOf := func(text string) string {
 		switch {
@@ -335,14 +381,10 @@ func (d *Decoder) user(rec *record, ts time.Time, ev *session.Event) []session.E
 		return e
 	}
 
-	if s, ok := stringContent(msg.Content); ok {
-		return []session.Entry{userEntry(s, nil)}
+	if pm.str != nil {
+		return []session.Entry{userEntry(*pm.str, nil)}
 	}
-	blocks, err := blocksOf(msg.Content)
-	if err != nil {
-		ev.Warning = d.warn(ev.Line, "unreadable user content: "+err.Error())
-		return nil
-	}
+	blocks := pm.blocks
 	var entries []session.Entry
 	var text []string
 	var atts []session.Attachment
@@ -361,7 +403,10 @@ func (d *Decoder) user(rec *record, ts time.Time, ev *session.Event) []session.E
 			atts = append(atts, attachment(b))
 		case "tool_result":
 			flush()
-			out, ratts := toolResultContent(b.Content)
+			out, ratts := b.resultText, b.resultAtts
+			if !b.resultRead {
+				out, ratts = toolResultContent(b.Content)
+			}
 			e := resultEntry(b.ToolUseID, out, b.IsError, ratts)
 			e.Status = resultStatus(out, b.IsError, status)
 			if subagent != nil {
@@ -386,14 +431,16 @@ func (d *Decoder) resultMeta(rec *record) (session.ToolStatus, *session.Link) {
 	if len(rec.ToolDenialKind) > 0 && string(rec.ToolDenialKind) != "null" {
 		status = session.StatusDenied
 	}
-	if len(rec.ToolUseResult) == 0 || rec.ToolUseResult[0] != '{' {
-		return status, nil
-	}
 	var tur struct {
 		Interrupted bool   `json:"interrupted"`
 		AgentID     string `json:"agentId"`
 	}
-	if json.Unmarshal(rec.ToolUseResult, &tur) != nil {
+	switch {
+	case rec.fastMeta:
+		tur.Interrupted, tur.AgentID = rec.interrupted, rec.agentID
+	case len(rec.ToolUseResult) == 0 || rec.ToolUseResult[0] != '{':
+		return status, nil
+	case json.Unmarshal(rec.ToolUseResult, &tur) != nil:
 		return status, nil
 	}
 	if tur.Interrupted && status == "" {
@@ -425,13 +472,19 @@ func resultStatus(out string, isError bool, meta session.ToolStatus) session.Too
 }
 
 func (d *Decoder) assistant(rec *record, ts time.Time, ev *session.Event) []session.Entry {
-	var msg message
-	if len(rec.Message) > 0 && rec.Message[0] == '"' {
-		msg.Content = rec.Message // plain-string message (seed form)
-	} else if err := json.Unmarshal(rec.Message, &msg); err != nil && len(rec.Message) > 0 {
-		ev.Warning = d.warn(ev.Line, "unreadable assistant message: "+err.Error())
-		return nil
+	pm := rec.parsed
+	if pm == nil {
+		p, merr, cerr := parseMessage(rec.Message)
+		if merr != nil {
+			ev.Warning = d.warn(ev.Line, "unreadable assistant message: "+merr.Error())
+			return nil
+		}
+		if cerr != nil {
+			ev.Warning = d.warn(ev.Line, "unreadable assistant content: "+cerr.Error())
+		}
+		pm = &p
 	}
+	msg := pm.message
 	var entries []session.Entry
 	var cur *session.Entry
 	open := func() *session.Entry {
@@ -441,14 +494,10 @@ func (d *Decoder) assistant(rec *record, ts time.Time, ev *session.Event) []sess
 		}
 		return cur
 	}
-	if s, ok := stringContent(msg.Content); ok {
-		open().Content = s
+	if pm.str != nil {
+		open().Content = *pm.str
 	} else {
-		blocks, err := blocksOf(msg.Content)
-		if err != nil {
-			ev.Warning = d.warn(ev.Line, "unreadable assistant content: "+err.Error())
-		}
-		for _, b := range blocks {
+		for _, b := range pm.blocks {
 			switch b.Type {
 			case "text":
 				e := open()
@@ -479,7 +528,11 @@ func (d *Decoder) assistant(rec *record, ts time.Time, ev *session.Event) []sess
 			default:
 				if strings.HasSuffix(b.Type, "_tool_result") {
 					cur = nil
-					entries = append(entries, resultEntry(b.ToolUseID, compactJSON(b.Content), b.IsError, nil))
+					out := b.resultText
+					if !b.resultRead {
+						out = compactJSON(b.Content)
+					}
+					entries = append(entries, resultEntry(b.ToolUseID, out, b.IsError, nil))
 					continue
 				}
 				d.unknownBlock(ev, "assistant", b.Type)

@@ -3,145 +3,124 @@ package claude
 import (
 	"encoding/json"
 
+	"github.com/stead-dev/stead/adapters/internal/jsonl"
 	"github.com/stead-dev/stead/session"
 )
 
 // ToolArgs reads a Claude Code tool call into universal arguments
 // (session.Arg*). ok is false for tools with no universal form.
 func ToolArgs(name string, input json.RawMessage) (session.Tool, map[string]any, bool) {
-	var in struct {
-		Command     *string `json:"command"`
-		Description string  `json:"description"`
-		Timeout     float64 `json:"timeout"`
-		FilePath    *string `json:"file_path"`
-		Offset      float64 `json:"offset"`
-		Limit       float64 `json:"limit"`
-		Content     *string `json:"content"`
-		OldString   *string `json:"old_string"`
-		NewString   *string `json:"new_string"`
-		ReplaceAll  bool    `json:"replace_all"`
-		Edits       []struct {
-			OldString  string `json:"old_string"`
-			NewString  string `json:"new_string"`
-			ReplaceAll bool   `json:"replace_all"`
-		} `json:"edits"`
-		Pattern      *string `json:"pattern"`
-		Path         string  `json:"path"`
-		Glob         string  `json:"glob"`
-		URL          *string `json:"url"`
-		Prompt       *string `json:"prompt"`
-		Query        *string `json:"query"`
-		SubagentType string  `json:"subagent_type"`
-		Todos        []struct {
-			Content string `json:"content"`
-			Status  string `json:"status"`
-		} `json:"todos"`
-	}
-	if json.Unmarshal(input, &in) != nil {
+	in, ok := jsonl.ReadObject(input) // a Write's content can be huge
+	if !ok {
 		return "", nil, false
 	}
+	str := func(k string) (string, bool) { s, ok := in[k].(string); return s, ok }
 	a := map[string]any{}
-	set := func(k string, v any) {
-		switch x := v.(type) {
+	// copyIf copies a present, non-empty value under the universal key.
+	copyIf := func(from, to string) {
+		switch v := in[from].(type) {
 		case string:
-			if x == "" {
-				return
+			if v != "" {
+				a[to] = v
 			}
 		case float64:
-			if x == 0 {
-				return
+			if v != 0 {
+				a[to] = v
 			}
 		case bool:
-			if !x {
-				return
+			if v {
+				a[to] = v
 			}
 		}
-		a[k] = v
 	}
-	tool := UniversalTool(name)
+	need := func(from, to string) bool {
+		v, ok := str(from)
+		if ok {
+			a[to] = v
+		}
+		return ok
+	}
 	switch name {
 	case "Bash":
-		if in.Command == nil {
+		if !need("command", session.ArgCommand) {
 			return "", nil, false
 		}
-		a[session.ArgCommand] = *in.Command
-		set(session.ArgDescription, in.Description)
-		set(session.ArgTimeout, in.Timeout)
+		copyIf("description", session.ArgDescription)
+		copyIf("timeout", session.ArgTimeout)
 	case "Read":
-		if in.FilePath == nil {
+		if !need("file_path", session.ArgPath) {
 			return "", nil, false
 		}
-		a[session.ArgPath] = *in.FilePath
-		set(session.ArgOffset, in.Offset)
-		set(session.ArgLimit, in.Limit)
+		copyIf("offset", session.ArgOffset)
+		copyIf("limit", session.ArgLimit)
 	case "Write":
-		if in.FilePath == nil || in.Content == nil {
+		if !need("file_path", session.ArgPath) || !need("content", session.ArgContent) {
 			return "", nil, false
 		}
-		a[session.ArgPath], a[session.ArgContent] = *in.FilePath, *in.Content
 	case "Edit":
-		if in.FilePath == nil || in.OldString == nil || in.NewString == nil {
+		if !need("file_path", session.ArgPath) || !need("old_string", session.ArgOld) || !need("new_string", session.ArgNew) {
 			return "", nil, false
 		}
-		a[session.ArgPath], a[session.ArgOld], a[session.ArgNew] = *in.FilePath, *in.OldString, *in.NewString
-		set(session.ArgReplaceAll, in.ReplaceAll)
+		copyIf("replace_all", session.ArgReplaceAll)
 	case "MultiEdit":
-		if in.FilePath == nil || len(in.Edits) == 0 {
+		list, _ := in["edits"].([]any)
+		if !need("file_path", session.ArgPath) || len(list) == 0 {
 			return "", nil, false
 		}
-		edits := make([]any, len(in.Edits))
-		for i, e := range in.Edits {
-			m := map[string]any{session.ArgOld: e.OldString, session.ArgNew: e.NewString}
-			if e.ReplaceAll {
-				m[session.ArgReplaceAll] = true
+		edits := make([]any, 0, len(list))
+		for _, x := range list {
+			m, _ := x.(map[string]any)
+			old, _ := m["old_string"].(string)
+			nw, _ := m["new_string"].(string)
+			e := map[string]any{session.ArgOld: old, session.ArgNew: nw}
+			if all, _ := m["replace_all"].(bool); all {
+				e[session.ArgReplaceAll] = true
 			}
-			edits[i] = m
+			edits = append(edits, e)
 		}
-		a[session.ArgPath], a[session.ArgEdits] = *in.FilePath, edits
+		a[session.ArgEdits] = edits
 	case "Grep", "Glob":
-		if in.Pattern == nil {
+		if !need("pattern", session.ArgPattern) {
 			return "", nil, false
 		}
-		a[session.ArgPattern] = *in.Pattern
-		set(session.ArgPath, in.Path)
+		copyIf("path", session.ArgPath)
 		if name == "Grep" {
-			set(session.ArgGlob, in.Glob)
+			copyIf("glob", session.ArgGlob)
 		}
 	case "LS":
-		if in.Path == "" {
+		if p, _ := str("path"); p == "" {
 			return "", nil, false
 		}
-		a[session.ArgPath] = in.Path
+		need("path", session.ArgPath)
 	case "WebFetch":
-		if in.URL == nil {
+		if !need("url", session.ArgURL) {
 			return "", nil, false
 		}
-		a[session.ArgURL] = *in.URL
-		if in.Prompt != nil {
-			set(session.ArgPrompt, *in.Prompt)
-		}
+		copyIf("prompt", session.ArgPrompt)
 	case "WebSearch":
-		if in.Query == nil {
+		if !need("query", session.ArgQuery) {
 			return "", nil, false
 		}
-		a[session.ArgQuery] = *in.Query
 	case "TodoWrite":
-		todos := make([]any, len(in.Todos))
-		for i, t := range in.Todos {
-			todos[i] = map[string]any{"content": t.Content, "status": t.Status}
+		list, _ := in["todos"].([]any)
+		todos := make([]any, 0, len(list))
+		for _, x := range list {
+			m, _ := x.(map[string]any)
+			c, _ := m["content"].(string)
+			st, _ := m["status"].(string)
+			todos = append(todos, map[string]any{"content": c, "status": st})
 		}
 		a[session.ArgTodos] = todos
 	case "Task", "Agent":
-		if in.Prompt == nil {
+		if !need("prompt", session.ArgPrompt) {
 			return "", nil, false
 		}
-		a[session.ArgPrompt] = *in.Prompt
-		set(session.ArgDescription, in.Description)
-		set(session.ArgAgent, in.SubagentType)
+		copyIf("description", session.ArgDescription)
+		copyIf("subagent_type", session.ArgAgent)
 	default:
 		return "", nil, false
 	}
-	return tool, a, true
+	return UniversalTool(name), a, true
 }
 
 // ToolCall writes a universal tool call as a Claude Code one: its tool name

@@ -117,10 +117,17 @@ func patchArgs(patch string) (tool string, a map[string]any) {
 // addPatch writes a patch that creates path with content.
 func addPatch(path, content string) string {
 	var b strings.Builder
-	b.WriteString("*** Begin Patch\n*** Add File: " + path + "\n")
+	b.Grow(len(path) + len(content) + strings.Count(content, "\n") + 64)
+	b.WriteString("*** Begin Patch\n*** Add File: ")
+	b.WriteString(path)
+	b.WriteString("\n")
 	if content != "" {
-		for _, l := range strings.Split(strings.TrimSuffix(content, "\n"), "\n") {
-			b.WriteString("+" + l + "\n")
+		for l := range strings.Lines(content) {
+			b.WriteByte('+')
+			b.WriteString(l)
+			if !strings.HasSuffix(l, "\n") {
+				b.WriteByte('\n')
+			}
 		}
 	}
 	b.WriteString("*** End Patch\n")
@@ -131,6 +138,11 @@ func addPatch(path, content string) string {
 // its new text.
 func updatePatch(path string, edits [][2]string) string {
 	var b strings.Builder
+	n := len(path) + 64
+	for _, e := range edits {
+		n += len(e[0]) + len(e[1]) + 2*(strings.Count(e[0], "\n")+strings.Count(e[1], "\n")+2) + 3
+	}
+	b.Grow(n)
 	b.WriteString("*** Begin Patch\n*** Update File: " + path + "\n")
 	for _, e := range edits {
 		b.WriteString("@@\n")

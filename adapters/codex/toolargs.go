@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/stead-dev/stead/adapters/internal/jsonl"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -117,8 +118,10 @@ func ToolCall(tool session.Tool, a map[string]any) (string, json.RawMessage, boo
 		return "exec_command", b, true
 	}
 	patch := func(p string) (string, json.RawMessage, bool) {
-		b, _ := json.Marshal(map[string]string{"input": p})
-		return "apply_patch", b, true
+		b := make([]byte, 0, len(p)+len(p)/8+16)
+		b = append(b, `{"input":`...)
+		b = jsonl.AppendString(b, p)
+		return "apply_patch", append(b, '}'), true
 	}
 	switch tool {
 	case session.ToolBash:

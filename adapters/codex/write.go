@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stead-dev/stead/adapters/internal/ids"
+	"github.com/stead-dev/stead/adapters/internal/jsonl"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -58,6 +59,7 @@ type Encoder struct {
 	hosted  map[string]bool // web searches run on OpenAI's side
 	last    time.Time
 	started bool
+	buf     []byte // line buffer
 }
 
 // NewEncoder returns an encoder of the session t to w; lost hears what
@@ -75,16 +77,75 @@ type outLine struct {
 	Payload   any    `json:"payload"`
 }
 
-func (e *Encoder) put(typ string, payload any) {
+// put writes a line whose payload is marshalled from v (small lines).
+func (e *Encoder) put(typ string, v any) {
 	if e.err != nil {
 		return
 	}
-	b, err := json.Marshal(outLine{Timestamp: e.last.UTC().Format("2006-01-02T15:04:05.000Z"), Type: typ, Payload: payload})
-	if err == nil {
-		b = append(b, '\n')
-		_, err = e.w.Write(b)
+	b, err := json.Marshal(v)
+	if err != nil {
+		e.err = err
+		return
 	}
-	e.err = err
+	e.putRaw(typ, b)
+}
+
+// putRaw writes a line around a payload that is JSON already.
+func (e *Encoder) putRaw(typ string, payload []byte) {
+	e.end(append(e.begin(typ), payload...))
+}
+
+// begin starts a line in the line buffer, up to its payload, which the
+// caller appends before calling end.
+func (e *Encoder) begin(typ string) []byte {
+	b := append(e.buf[:0], `{"timestamp":"`...)
+	b = e.last.UTC().AppendFormat(b, "2006-01-02T15:04:05.000Z")
+	b = append(b, `","type":"`...)
+	b = append(b, typ...)
+	return append(b, `","payload":`...)
+}
+
+// end finishes the line begin started and writes it.
+func (e *Encoder) end(b []byte) {
+	b = append(b, "}\n"...)
+	if e.err == nil {
+		_, e.err = e.w.Write(b)
+	}
+	e.buf = b[:0]
+}
+
+// str appends s to a line as a JSON string. A large string is not built in
+// the line buffer: what the line holds so far is written, then the string
+// in escaped chunks, so the buffer stays small whatever the content.
+func (e *Encoder) str(b []byte, s string) []byte {
+	const chunk = 64 << 10
+	if len(s) <= chunk {
+		return jsonl.AppendString(b, s)
+	}
+	return e.flushed(jsonl.WriteString(e.writer(b), s, b[:0]))
+}
+
+// writer writes the line so far and returns where the rest goes.
+func (e *Encoder) writer(b []byte) io.Writer {
+	if e.err == nil {
+		_, e.err = e.w.Write(b)
+	}
+	return errWriter{e}
+}
+
+// flushed takes back the buffer after a streamed string.
+func (e *Encoder) flushed(b []byte) []byte { return b[:0] }
+
+// errWriter writes to the encoder's writer, keeping its first error.
+type errWriter struct{ e *Encoder }
+
+func (w errWriter) Write(p []byte) (int, error) {
+	if w.e.err != nil {
+		return 0, w.e.err
+	}
+	n, err := w.e.w.Write(p)
+	w.e.err = err
+	return n, err
 }
 
 func (e *Encoder) start() {
@@ -126,17 +187,28 @@ func (e *Encoder) Encode(en *session.Entry) error {
 	}
 	switch en.Type {
 	case session.User:
-		content := []any{map[string]any{"type": "input_text", "text": en.Content}}
-		content = append(content, e.images(en)...)
-		e.put("response_item", map[string]any{"type": "message", "role": "user", "content": content})
-		e.put("event_msg", map[string]any{"type": "user_message", "message": en.Content, "images": []any{}, "local_images": []any{}, "text_elements": []any{}})
+		b := append(e.begin("response_item"), `{"type":"message","role":"user","content":[{"type":"input_text","text":`...)
+		b = e.str(b, en.Content)
+		b = append(b, '}')
+		for _, img := range e.images(en) {
+			b = append(b, `,{"type":"input_image","image_url":`...)
+			b = jsonl.AppendString(b, img)
+			b = append(b, '}')
+		}
+		e.end(append(b, "]}"...))
+		b = append(e.begin("event_msg"), `{"type":"user_message","message":`...)
+		b = jsonl.AppendString(b, en.Content)
+		e.end(append(b, `,"images":[],"local_images":[],"text_elements":[]}`...))
 	case session.Assistant:
 		e.turnContext(firstOf(en.Model, e.t.Model))
 		e.reasoning(en)
 		if en.Content != "" {
-			e.put("response_item", map[string]any{"type": "message", "role": "assistant",
-				"content": []any{map[string]any{"type": "output_text", "text": en.Content}}})
-			e.put("event_msg", map[string]any{"type": "agent_message", "message": en.Content})
+			b := append(e.begin("response_item"), `{"type":"message","role":"assistant","content":[{"type":"output_text","text":`...)
+			b = e.str(b, en.Content)
+			e.end(append(b, "}]}"...))
+			b = append(e.begin("event_msg"), `{"type":"agent_message","message":`...)
+			b = jsonl.AppendString(b, en.Content)
+			e.end(append(b, '}'))
 		}
 		for range en.Attachments {
 			e.lost(session.Loss{Entry: en.ID, What: session.LostAttachment, How: session.HandledDropped,
@@ -180,22 +252,37 @@ func (e *Encoder) call(en *session.Entry) {
 		e.put("response_item", payload)
 		return
 	}
-	var in struct {
-		Input *string `json:"input"`
-	}
-	_ = json.Unmarshal(en.Input, &in)
-	if en.OriginalTool == "apply_patch" && in.Input != nil {
-		// A freeform tool: its input is text, not JSON.
-		e.custom[en.ID] = true
-		e.put("response_item", map[string]any{"type": "custom_tool_call", "status": "completed", "call_id": en.ID,
-			"name": en.OriginalTool, "input": *in.Input})
-		return
+	if en.OriginalTool == "apply_patch" {
+		if input, ok := freeformInput(en.Input); ok {
+			// A freeform tool: its input is text, not JSON. The text
+			// goes out as the JSON string it already is in the input.
+			e.custom[en.ID] = true
+			b := append(e.begin("response_item"), `{"type":"custom_tool_call","status":"completed","call_id":`...)
+			b = jsonl.AppendString(b, en.ID)
+			b = append(b, `,"name":`...)
+			b = jsonl.AppendString(b, en.OriginalTool)
+			b = append(b, `,"input":"`...)
+			if e.err == nil {
+				_, e.err = e.w.Write(b)
+			}
+			if e.err == nil {
+				_, e.err = e.w.Write(input)
+			}
+			e.end(append(b[:0], `"}`...))
+			return
+		}
 	}
 	args := string(en.Input)
 	if args == "" {
 		args = "{}"
 	}
-	e.put("response_item", map[string]any{"type": "function_call", "name": en.OriginalTool, "arguments": args, "call_id": en.ID})
+	b := append(e.begin("response_item"), `{"type":"function_call","name":`...)
+	b = jsonl.AppendString(b, en.OriginalTool)
+	b = append(b, `,"arguments":`...)
+	b = e.str(b, args)
+	b = append(b, `,"call_id":`...)
+	b = jsonl.AppendString(b, en.ID)
+	e.end(append(b, '}'))
 }
 
 // hostedCall returns the native payload of a Codex web_search_call.
@@ -249,18 +336,30 @@ func (e *Encoder) result(en *session.Entry) {
 				Detail: "Codex tool outputs are text"})
 		}
 	}
-	e.put("response_item", map[string]any{"type": typ, "call_id": en.CallID, "output": output})
+	b := append(e.begin("response_item"), `{"type":"`...)
+	b = append(b, typ...)
+	b = append(b, `","call_id":`...)
+	b = jsonl.AppendString(b, en.CallID)
+	b = append(b, `,"output":`...)
+	switch o := output.(type) {
+	case string:
+		b = e.str(b, o)
+	case json.RawMessage:
+		b = append(b, o...)
+	}
+	e.end(append(b, '}'))
 }
 
-// images writes the images of a user message as input_image parts.
-func (e *Encoder) images(en *session.Entry) []any {
-	var out []any
+// images returns the image URLs of a user message's images (data URLs for
+// embedded ones), reporting what Codex cannot take.
+func (e *Encoder) images(en *session.Entry) []string {
+	var out []string
 	for _, a := range en.Attachments {
 		switch {
 		case a.Type == "image" && a.Data != "" && a.MediaType != "":
-			out = append(out, map[string]any{"type": "input_image", "image_url": "data:" + a.MediaType + ";base64," + a.Data})
+			out = append(out, "data:"+a.MediaType+";base64,"+a.Data)
 		case a.Type == "image" && a.URL != "":
-			out = append(out, map[string]any{"type": "input_image", "image_url": a.URL})
+			out = append(out, a.URL)
 		default:
 			e.lost(session.Loss{Entry: en.ID, What: session.LostAttachment, How: session.HandledDropped,
 				Detail: fmt.Sprintf("Codex takes images only; the %s %q is left out", a.Type, firstOf(a.Name, a.Path))})
@@ -306,4 +405,21 @@ func firstOf(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// freeformInput returns a freeform tool's text, still JSON-escaped, from
+// its {"input": text}.
+func freeformInput(in json.RawMessage) ([]byte, bool) {
+	s := jsonl.NewScanner(nil, 64)
+	s.ResetBytes(in)
+	if !s.NextLine() || !s.BeginObject() {
+		return nil, false
+	}
+	for s.NextKey() {
+		if string(s.Key()) == "input" {
+			return s.StringSpan()
+		}
+		s.Skip()
+	}
+	return nil, false
 }

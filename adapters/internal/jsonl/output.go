@@ -125,3 +125,42 @@ func FirstString(out []byte, typ, key string) (s string) {
 	})
 	return s
 }
+
+// ReadObject decodes a JSON object with the scanner, at memory speed for
+// large strings: strings, numbers (as float64), booleans and nulls are
+// read directly, nested objects and arrays with encoding/json. It returns
+// false for anything that is not one well-formed object.
+func ReadObject(b []byte) (map[string]any, bool) {
+	s := NewScanner(nil, 64)
+	s.ResetBytes(b)
+	if !s.NextLine() || !s.BeginObject() {
+		return nil, false
+	}
+	out := map[string]any{}
+	for s.NextKey() {
+		k := string(s.Key())
+		switch s.Kind() {
+		case '"':
+			out[k] = s.StringValue()
+		case 't', 'f':
+			out[k] = s.Bool()
+		case 'n':
+			s.Skip()
+			out[k] = nil
+		case '{', '[':
+			var v any
+			if json.Unmarshal(s.AppendRaw(nil), &v) != nil {
+				return nil, false
+			}
+			out[k] = v
+		default:
+			var f float64
+			if json.Unmarshal(s.AppendRaw(nil), &f) != nil {
+				return nil, false
+			}
+			out[k] = f
+		}
+	}
+	s.Finish()
+	return out, !s.Failed()
+}

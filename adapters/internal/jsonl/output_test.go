@@ -70,3 +70,18 @@ func TestErrorMessage(t *testing.T) {
 		}
 	}
 }
+
+func TestReadObject(t *testing.T) {
+	in := `{"s":"a\nb \u00e9","n":-1.5e2,"t":true,"f":false,"z":null,"o":{"k":[1,"x"]},"a":[{"y":2}]}`
+	got, ok := ReadObject([]byte(in))
+	var want map[string]any
+	json.Unmarshal([]byte(in), &want)
+	if !ok || !reflect.DeepEqual(got, want) {
+		t.Errorf("ReadObject = %v, %v; want %v", got, ok, want)
+	}
+	for _, bad := range []string{``, `[1]`, `{"a":}`, `{"a":1`, `{"a":"x"} trailing`} {
+		if _, ok := ReadObject([]byte(bad)); ok {
+			t.Errorf("ReadObject(%q) succeeded", bad)
+		}
+	}
+}

@@ -22,6 +22,10 @@ type Reader struct {
 	err    error
 }
 
+// shrinkAbove is the buffer size above which a Reader lets go of a buffer
+// grown for a huge line.
+const shrinkAbove = 4 << 20
+
 // NewReader returns a Reader over r.
 func NewReader(r io.Reader) *Reader {
 	return &Reader{r: r, buf: make([]byte, 64<<10)}
@@ -60,7 +64,16 @@ func (r *Reader) next() bool {
 			r.line = nil
 			return false
 		}
-		// Make room: slide unread data to the front, or grow.
+		// Make room: slide unread data to the front, or grow. A buffer
+		// grown for a huge line shrinks back once that line is done.
+		if r.start > 0 && len(r.buf) > shrinkAbove && r.end-r.start < len(r.buf)/8 {
+			nb := make([]byte, max(64<<10, 2*(r.end-r.start)))
+			n := copy(nb, r.buf[r.start:r.end])
+			r.buf = nb
+			r.off += int64(r.start)
+			scanFrom -= r.start
+			r.start, r.end = 0, n
+		}
 		if r.start > 0 {
 			n := copy(r.buf, r.buf[r.start:r.end])
 			r.off += int64(r.start)

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"strconv"
 	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Scanner is a pull parser for JSON Lines over a fixed-size window. A caller
@@ -38,6 +40,11 @@ type Scanner struct {
 	keyBuf []byte // scratch for keys with escapes
 	str    []byte // scratch for string values
 	trunc  bool
+
+	// AppendRaw's capture of the value being skipped.
+	capture []byte
+	capOn   bool
+	capAt   int // start in buf of what is not yet in capture
 }
 
 // DefaultWindow is the window size NewScanner uses when given 0.
@@ -57,6 +64,13 @@ func NewScanner(r io.Reader, size int) *Scanner {
 // Reset makes the scanner read r from the start, keeping its buffers.
 func (s *Scanner) Reset(r io.Reader) {
 	*s = Scanner{r: r, buf: s.buf, keyBuf: s.keyBuf[:0], str: s.str[:0]}
+}
+
+// ResetBytes makes the scanner read b, in place: b is the window, so
+// nothing is copied and the window never grows. b must not change while
+// the scanner reads it.
+func (s *Scanner) ResetBytes(b []byte) {
+	*s = Scanner{buf: b, end: len(b), eof: true, keyBuf: s.keyBuf[:0], str: s.str[:0]}
 }
 
 // SyntaxError describes a malformed record.
@@ -316,6 +330,10 @@ func (s *Scanner) more() bool {
 		return false
 	}
 	if s.pos > 0 {
+		if s.capOn {
+			s.capture = append(s.capture, s.buf[s.capAt:s.pos]...)
+			s.capAt = 0
+		}
 		n := copy(s.buf, s.buf[s.pos:s.end])
 		s.off += int64(s.pos)
 		s.pos, s.end = 0, n
@@ -543,6 +561,73 @@ func (s *Scanner) RawString(max int) []byte {
 	}
 	s.trunc = length > max
 	return s.str
+}
+
+// StringValue reads a string value whole, unescaped, as a Go string. When
+// the input is all in the window (ResetBytes), it sizes the result from
+// the raw string and decodes straight into it, so that a huge string
+// costs one allocation of its own size and no scratch. Anything else reads
+// as String does.
+func (s *Scanner) StringValue() string {
+	if s.Kind() != '"' || !s.eof {
+		return string(s.String(math.MaxInt))
+	}
+	end := stringEnd(s.buf[:s.end], s.pos+1)
+	if end < 0 {
+		return string(s.String(math.MaxInt)) // reports the error
+	}
+	raw := s.buf[s.pos+1 : end]
+	if bytes.IndexByte(raw, '\\') < 0 {
+		if bytes.IndexByte(raw, '\n') >= 0 {
+			return string(s.String(math.MaxInt)) // reports the error
+		}
+		s.pos = end + 1
+		return string(raw)
+	}
+	s.pos++
+	b := s.readString(make([]byte, 0, len(raw)), math.MaxInt)
+	if s.lerr != nil {
+		return ""
+	}
+	// b is never written again: the string can share its memory.
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// StringSpan reads a string value and returns its content as it appears
+// in the input, escapes included, without copying: a slice of the window,
+// valid as long as the input. It works only when the input is all in the
+// window (ResetBytes); otherwise, or for a value that is not a string, it
+// returns false and consumes nothing.
+func (s *Scanner) StringSpan() ([]byte, bool) {
+	if s.Kind() != '"' || !s.eof {
+		return nil, false
+	}
+	end := stringEnd(s.buf[:s.end], s.pos+1)
+	if end < 0 || bytes.IndexByte(s.buf[s.pos+1:end], '\n') >= 0 {
+		return nil, false
+	}
+	raw := s.buf[s.pos+1 : end]
+	s.pos = end + 1
+	return raw, true
+}
+
+// AppendRaw appends the next value, whatever it is, to dst as it appears
+// in the input, and consumes it.
+func (s *Scanner) AppendRaw(dst []byte) []byte {
+	if s.Kind() == 0 {
+		if s.lerr == nil {
+			s.fail("record ends early")
+		}
+		return dst
+	}
+	s.capture, s.capOn, s.capAt = dst, true, s.pos
+	s.Skip()
+	if s.capOn && s.lerr == nil {
+		s.capture = append(s.capture, s.buf[s.capAt:s.pos]...)
+	}
+	out := s.capture
+	s.capture, s.capOn = nil, false
+	return out
 }
 
 // Truncated reports whether the last String result was cut at its limit.

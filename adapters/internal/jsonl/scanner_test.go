@@ -363,3 +363,95 @@ func TestRestChecksTheRecordEnds(t *testing.T) {
 		t.Errorf("Rest on a complete and a cut record: %v", ok)
 	}
 }
+
+func TestAppendRaw(t *testing.T) {
+	in := `{"a":{"x":[1,"two",{"y":"a\"b"}],"z":null},"b":"str","c":12.5,"d":true}` + "\n"
+	for _, window := range []int{64, 256 << 10} {
+		s := NewScanner(strings.NewReader(in), window)
+		if !s.NextLine() || !s.BeginObject() {
+			t.Fatal("no record")
+		}
+		got := map[string]string{}
+		for s.NextKey() {
+			k := string(s.Key())
+			got[k] = string(s.AppendRaw(nil))
+		}
+		s.Finish()
+		if s.Failed() {
+			t.Fatalf("window %d: %v", window, s.LineErr())
+		}
+		want := map[string]string{"a": `{"x":[1,"two",{"y":"a\"b"}],"z":null}`, "b": `"str"`, "c": "12.5", "d": "true"}
+		for k, v := range want {
+			if got[k] != v {
+				t.Errorf("window %d: %s = %s, want %s", window, k, got[k], v)
+			}
+		}
+	}
+	// A value much larger than the window.
+	big := `{"v":{"k":"` + strings.Repeat("x\\n", 50000) + `"}}` + "\n"
+	s := NewScanner(strings.NewReader(big), 64)
+	s.NextLine()
+	s.BeginObject()
+	s.NextKey()
+	if raw := s.AppendRaw(nil); string(raw) != big[5:len(big)-2] {
+		t.Errorf("large value: got %d bytes, want %d", len(raw), len(big)-7)
+	}
+}
+
+func TestStringValue(t *testing.T) {
+	for _, in := range []string{`"plain"`, `"esc\"aped\\ \n\t\u00e9 \ud83d\ude00"`, `""`, `null`, `12`} {
+		line := []byte(`{"k":` + in + `,"next":1}`)
+		var want string
+		if in[0] == '"' {
+			json.Unmarshal([]byte(in), &want)
+		}
+		for _, whole := range []bool{true, false} {
+			var s *Scanner
+			if whole {
+				s = NewScanner(nil, 64)
+				s.ResetBytes(line)
+			} else {
+				s = NewScanner(bytes.NewReader(line), 64)
+			}
+			s.NextLine()
+			s.BeginObject()
+			s.NextKey()
+			got := s.StringValue()
+			if !s.NextKey() || string(s.Key()) != "next" {
+				t.Errorf("%s (whole %v): the scanner lost its place", in, whole)
+			}
+			if got != want {
+				t.Errorf("%s (whole %v): got %q, want %q", in, whole, got, want)
+			}
+		}
+	}
+	s := NewScanner(nil, 64)
+	s.ResetBytes([]byte(`{"k":"unterminated`))
+	s.NextLine()
+	s.BeginObject()
+	s.NextKey()
+	if s.StringValue(); !s.Failed() {
+		t.Error("an unterminated string did not fail the line")
+	}
+}
+
+func TestStringSpan(t *testing.T) {
+	s := NewScanner(nil, 64)
+	s.ResetBytes([]byte(`{"a":"x\"y\\n","b":2}`))
+	s.NextLine()
+	s.BeginObject()
+	s.NextKey()
+	span, ok := s.StringSpan()
+	if !ok || string(span) != `x\"y\\n` {
+		t.Fatalf("StringSpan = %q, %v", span, ok)
+	}
+	if !s.NextKey() || string(s.Key()) != "b" {
+		t.Fatal("lost place after StringSpan")
+	}
+	if _, ok := s.StringSpan(); ok {
+		t.Error("StringSpan of a number succeeded")
+	}
+	if s.Int() != 2 {
+		t.Error("StringSpan consumed a number")
+	}
+}
