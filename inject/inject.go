@@ -137,15 +137,34 @@ func target(s *session.Session, w Writer, opts Options) session.Target {
 	return t
 }
 
+// Stream yields the events of a native session, one record at a time,
+// and io.EOF at the end: an adapter's decoder.
+type Stream interface {
+	Decode() (session.Event, error)
+}
+
 // Convert writes s as a native session of w's CLI to out, without placing
 // it in a store: the target's id and placement are still chosen (from
 // opts.Env), so the output is what Install would write.
 func Convert(s *session.Session, r Reader, w Writer, opts Options, out io.Writer) (*Report, error) {
+	return convert(s, nil, r, w, opts, out)
+}
+
+// ConvertStream is Convert for a session read as it goes: meta holds what
+// is known of the whole session up front (id, source, project, model,
+// title, created; its timeline is ignored), and events the entries, in
+// order. Memory stays bounded by the normaliser's window, whatever the
+// session's size.
+func ConvertStream(meta *session.Session, events Stream, r Reader, w Writer, opts Options, out io.Writer) (*Report, error) {
+	return convert(meta, events, r, w, opts, out)
+}
+
+func convert(s *session.Session, events Stream, r Reader, w Writer, opts Options, out io.Writer) (*Report, error) {
 	rep, t, err := prepare(s, w, opts)
 	if err != nil {
 		return nil, err
 	}
-	if err := encode(s, r, w, t, opts, out, rep); err != nil {
+	if err := encode(s, events, r, w, t, out, rep); err != nil {
 		return nil, err
 	}
 	return rep, nil
@@ -173,27 +192,42 @@ func prepare(s *session.Session, w Writer, opts Options) (*Report, session.Targe
 	return rep, t, nil
 }
 
-// encode normalises s and streams it through w's encoder to out.
-func encode(s *session.Session, r Reader, w Writer, t session.Target, opts Options, out io.Writer, rep *Report) error {
+// encode normalises the session (s's timeline, or events when set) and
+// streams it through w's encoder to out.
+func encode(s *session.Session, events Stream, r Reader, w Writer, t session.Target, out io.Writer, rep *Report) error {
 	lost := func(l session.Loss) { rep.Losses = append(rep.Losses, l) }
 	enc := w.NewEncoder(out, t, lost)
-	n := normalizer{s: s, r: r, w: w, fidelity: rep.Fidelity, lost: lost}
-	if opts.Fidelity == "" {
-		n.fidelity = Native
-	}
 	var werr error
-	emitted := 0
-	n.emit = func(e *session.Entry) {
+	n := newNormalizer(r, w, rep.Fidelity, lost, func(e *session.Entry) {
 		if werr != nil {
 			return
 		}
 		if e.Type == session.ToolCall {
 			rep.ToolCalls++
 		}
-		emitted++
+		rep.Entries++
 		werr = enc.Encode(e)
+	})
+	if events == nil {
+		n.run(s.Timeline)
+	} else {
+		for werr == nil {
+			ev, err := events.Decode()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return fmt.Errorf("inject: reading the %s session: %w", r.CLI, err)
+			}
+			for _, e := range ev.Entries {
+				n.push(e)
+			}
+			for _, u := range ev.Updates {
+				n.update(u)
+			}
+		}
+		n.finish()
 	}
-	n.run()
 	if werr != nil {
 		return fmt.Errorf("inject: writing %s session: %w", w.CLI, werr)
 	}
@@ -203,7 +237,6 @@ func encode(s *session.Session, r Reader, w Writer, t session.Target, opts Optio
 	if n.conversational == 0 {
 		return ErrEmpty
 	}
-	rep.Entries = emitted
 	if sc, ok := enc.(Sidecars); ok {
 		rep.Placement.Files = append(rep.Placement.Files, sc.Files()...)
 	}

@@ -77,7 +77,7 @@ func result(callID, out string) session.Entry {
 	return session.Entry{ID: callID + ":r", Type: session.ToolResult, CallID: callID, Output: out, Success: true, Status: session.StatusOK}
 }
 
-func convert(t *testing.T, s *session.Session, opts Options) ([]session.Entry, *Report) {
+func convertFake(t *testing.T, s *session.Session, opts Options) ([]session.Entry, *Report) {
 	t.Helper()
 	var rec *recorder
 	var out strings.Builder
@@ -196,7 +196,7 @@ func TestNormalize(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, rep := convert(t, newSession(tc.entries...), Options{})
+			got, rep := convertFake(t, newSession(tc.entries...), Options{})
 			if s := shape(got); s != tc.want {
 				t.Errorf("entries:\n%s\nwant:\n%s", s, tc.want)
 			}
@@ -211,7 +211,7 @@ func TestTextFidelity(t *testing.T) {
 	s := newSession(entry("u1", session.User, "hi"),
 		session.Entry{ID: "a1", Type: session.Assistant, Content: "ok", Thinking: "hmm"},
 		call("c1", "run", `{"cmd":"ls"}`, "m1"), result("c1", "a.txt"))
-	got, rep := convert(t, s, Options{Fidelity: Text})
+	got, rep := convertFake(t, s, Options{Fidelity: Text})
 	want := "user:hi\nassistant:ok\nassistant:[tool call: run {\"cmd\":\"ls\"}]\n[tool result]\na.txt"
 	if sh := shape(got); sh != want {
 		t.Errorf("entries:\n%s\nwant:\n%s", sh, want)

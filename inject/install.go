@@ -21,6 +21,16 @@ var ErrExists = errors.New("a session already exists there")
 // place, synced, and linked into place only if nothing is there; the
 // files the CLI also needs are created only where none exist.
 func Install(s *session.Session, r Reader, w Writer, opts Options) (*Report, error) {
+	return install(s, nil, r, w, opts)
+}
+
+// InstallStream is Install for a session read as it goes (see
+// ConvertStream).
+func InstallStream(meta *session.Session, events Stream, r Reader, w Writer, opts Options) (*Report, error) {
+	return install(meta, events, r, w, opts)
+}
+
+func install(s *session.Session, events Stream, r Reader, w Writer, opts Options) (*Report, error) {
 	rep, t, err := prepare(s, w, opts)
 	if err != nil {
 		return nil, err
@@ -40,7 +50,7 @@ func Install(s *session.Session, r Reader, w Writer, opts Options) (*Report, err
 	tmp := f.Name()
 	defer os.Remove(tmp)
 	bw := bufio.NewWriterSize(f, 256<<10)
-	err = encode(s, r, w, t, opts, bw, rep)
+	err = encode(s, events, r, w, t, bw, rep)
 	if err == nil {
 		err = bw.Flush()
 	}

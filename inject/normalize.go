@@ -12,83 +12,162 @@ import (
 // recorded (the turn was interrupted, or the session ends mid-call).
 const placeholder = "[no result was recorded for this tool call; stead added this placeholder when converting the session]"
 
-// normalizer turns a session's timeline into what an encoder receives.
-type normalizer struct {
-	s        *session.Session
-	r        Reader
-	w        Writer
-	fidelity Fidelity
-	lost     func(session.Loss)
-	emit     func(*session.Entry)
+// The normaliser looks ahead this far for a call's result, and holds this
+// many entries back so that updates (usage, status) can still reach them.
+const (
+	windowEntries = 1024
+	windowBytes   = 4 << 20
+)
 
-	entries  []session.Entry
-	resultOf map[string]int // call id -> index of its first result
-	consumed map[int]bool   // results already written, ahead of their place
-	open     []string       // calls written whose results are not yet
-	openMsg  string         // the model response the open calls belong to
+// normalizer turns a session's timeline into what an encoder receives. It
+// streams: entries come in with push (and changes to them with update),
+// and leave, normalised, once they are far enough behind the newest entry
+// that their results and updates have arrived.
+type normalizer struct {
+	sourceCLI string
+	r         Reader
+	w         Writer
+	fidelity  Fidelity
+	lost      func(session.Loss)
+	emit      func(*session.Entry)
+
+	buf      []session.Entry // the window: entries not yet written
+	base     int             // absolute index of buf[0]
+	bytes    int             // rough size of the window
+	index    map[string]int  // entry id -> absolute index, for updates
+	resultOf map[string]int  // call id -> absolute index of its first result
+	consumed map[int]bool    // results already written, ahead of their place
+
+	open    []string // calls written whose results are not yet
+	openMsg string   // the model response the open calls belong to
+	side    int      // sidechain entries left behind
+	late    int      // updates that came after their entry was written
 	// conversational counts user and assistant messages written.
 	conversational int
 }
 
-func (n *normalizer) run() {
-	n.entries = n.mainLine()
-	n.resultOf = map[string]int{}
-	n.consumed = map[int]bool{}
-	for i, e := range n.entries {
-		if e.Type == session.ToolResult && e.CallID != "" {
-			if _, seen := n.resultOf[e.CallID]; !seen {
-				n.resultOf[e.CallID] = i
-			}
-		}
-	}
-	for i := range n.entries {
-		if n.consumed[i] {
-			continue
-		}
-		e := n.entries[i]
-		switch e.Type {
-		case session.ToolCall:
-			n.call(i, e)
-		case session.ToolResult:
-			n.result(e)
-		default:
-			ne, ok := n.plain(e)
-			if !ok {
-				continue
-			}
-			sameResponse := ne.Type == session.Assistant && ne.MessageID != "" && ne.MessageID == n.openMsg
-			if len(n.open) > 0 && !sameResponse {
-				n.closeOpen(i)
-			}
-			n.conversational++
-			n.emit(ne)
-		}
-	}
-	n.closeOpen(len(n.entries))
+func newNormalizer(r Reader, w Writer, fidelity Fidelity, lost func(session.Loss), emit func(*session.Entry)) *normalizer {
+	return &normalizer{sourceCLI: r.CLI, r: r, w: w, fidelity: fidelity, lost: lost, emit: emit,
+		index: map[string]int{}, resultOf: map[string]int{}, consumed: map[int]bool{}}
 }
 
-// mainLine returns the entries of the conversation itself: subagent
-// sidechains stay behind.
-func (n *normalizer) mainLine() []session.Entry {
-	out := make([]session.Entry, 0, len(n.s.Timeline))
-	side := 0
-	for _, e := range n.s.Timeline {
-		if e.Sidechain {
-			side++
-			continue
-		}
-		if n.r.CLI != n.w.CLI {
-			// Native records mean something only to their own CLI's
-			// writer, which may reuse them.
-			e.Native = nil
-		}
-		out = append(out, e)
+// run normalises a whole timeline.
+func (n *normalizer) run(timeline []session.Entry) {
+	for i := range timeline {
+		n.push(timeline[i])
 	}
-	if side > 0 {
+	n.finish()
+}
+
+// push adds the next entry of the timeline.
+func (n *normalizer) push(e session.Entry) {
+	if e.Sidechain {
+		n.side++
+		return
+	}
+	if n.sourceCLI != n.w.CLI {
+		// Native records mean something only to their own CLI's writer,
+		// which may reuse them.
+		e.Native = nil
+	}
+	abs := n.base + len(n.buf)
+	if e.ID != "" {
+		n.index[e.ID] = abs
+	}
+	if e.Type == session.ToolResult && e.CallID != "" {
+		if _, seen := n.resultOf[e.CallID]; !seen {
+			n.resultOf[e.CallID] = abs
+		}
+	}
+	n.buf = append(n.buf, e)
+	n.bytes += size(&e)
+	for len(n.buf) > windowEntries || n.bytes > windowBytes {
+		n.step()
+	}
+}
+
+// update applies a change to an entry still in the window.
+func (n *normalizer) update(u session.Update) {
+	abs, ok := n.index[u.EntryID]
+	if !ok || abs < n.base {
+		n.late++
+		return
+	}
+	e := &n.buf[abs-n.base]
+	if u.Status != "" {
+		e.Status = u.Status
+	}
+	if u.Usage != nil {
+		e.Usage = u.Usage
+	}
+	if u.Model != "" {
+		e.Model = u.Model
+	}
+}
+
+// finish writes what is left and reports what was left behind.
+func (n *normalizer) finish() {
+	for len(n.buf) > 0 {
+		n.step()
+	}
+	n.closeOpen()
+	if n.side > 0 {
 		n.lost(session.Loss{What: session.LostBranch, How: session.HandledDropped,
-			Detail: fmt.Sprintf("%d entries of subagent sidechains (a subagent's own run) are not part of the main conversation", side)})
+			Detail: fmt.Sprintf("%d entries of subagent sidechains (a subagent's own run) are not part of the main conversation", n.side)})
 	}
-	return out
+	if n.late > 0 {
+		n.lost(session.Loss{What: session.LostUsage, How: session.HandledDropped,
+			Detail: fmt.Sprintf("%d updates (usage, status) arrived too long after their entry to be applied", n.late)})
+	}
+}
+
+// step writes the oldest entry of the window.
+func (n *normalizer) step() {
+	e := n.buf[0]
+	abs := n.base
+	n.buf[0] = session.Entry{}
+	n.buf = n.buf[1:]
+	n.base++
+	n.bytes -= size(&e)
+	if e.ID != "" && n.index[e.ID] == abs {
+		delete(n.index, e.ID)
+	}
+	if e.Type == session.ToolResult && n.resultOf[e.CallID] == abs {
+		delete(n.resultOf, e.CallID)
+	}
+	if n.consumed[abs] {
+		delete(n.consumed, abs)
+		return
+	}
+	switch e.Type {
+	case session.ToolCall:
+		n.call(e)
+	case session.ToolResult:
+		n.result(e)
+	default:
+		ne, ok := n.plain(e)
+		if !ok {
+			return
+		}
+		sameResponse := ne.Type == session.Assistant && ne.MessageID != "" && ne.MessageID == n.openMsg
+		if len(n.open) > 0 && !sameResponse {
+			n.closeOpen()
+		}
+		n.conversational++
+		n.emit(ne)
+	}
+}
+
+// size is a rough count of the bytes an entry holds.
+func size(e *session.Entry) int {
+	n := len(e.Content) + len(e.Thinking) + len(e.Input) + len(e.Output) + len(e.Error) + 256
+	if e.Native != nil {
+		n += len(e.Native.Record)
+	}
+	for _, a := range e.Attachments {
+		n += len(a.Data)
+	}
+	return n
 }
 
 // plain filters and adapts an entry that is not a tool call or result. It
@@ -124,7 +203,7 @@ func (n *normalizer) plain(e session.Entry) (*session.Entry, bool) {
 		}
 	case session.System:
 		switch e.Kind {
-		case session.KindContext, session.KindInstructions, session.KindTurn:
+		case session.KindContext, session.KindInstructions, session.KindTurn, session.KindInterrupt:
 			return nil, false // each CLI supplies its own
 		case session.KindCompaction, session.KindSummary:
 			if strings.TrimSpace(e.Content) == "" {
@@ -146,16 +225,16 @@ func (n *normalizer) plain(e session.Entry) (*session.Entry, bool) {
 }
 
 // call writes a tool call as the target's own call, or as text.
-func (n *normalizer) call(i int, e session.Entry) {
+func (n *normalizer) call(e session.Entry) {
 	name, input, ok := n.mapTool(e)
 	if !ok {
-		n.asText(i, e)
+		n.asText(e)
 		return
 	}
 	ne := e
 	ne.OriginalTool, ne.Input = name, input
 	if len(n.open) > 0 && e.MessageID != n.openMsg {
-		n.closeOpen(i)
+		n.closeOpen()
 	}
 	n.open = append(n.open, e.ID)
 	n.openMsg = e.MessageID
@@ -186,12 +265,10 @@ func (n *normalizer) mapTool(e session.Entry) (string, json.RawMessage, bool) {
 
 // asText carries a call the target cannot make, with its result, as
 // assistant text.
-func (n *normalizer) asText(i int, e session.Entry) {
+func (n *normalizer) asText(e session.Entry) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[tool call: %s %s]", e.OriginalTool, compact(e.Input))
-	if j, ok := n.resultAfter(e.ID, i); ok {
-		n.consumed[j] = true
-		r := n.entries[j]
+	if r, ok := n.takeResult(e.ID); ok {
 		if r.Success || r.Status == session.StatusOK {
 			fmt.Fprintf(&b, "\n[tool result]\n%s", r.Output)
 		} else {
@@ -207,7 +284,7 @@ func (n *normalizer) asText(i int, e session.Entry) {
 	n.lost(session.Loss{Entry: e.ID, What: session.LostTool, How: session.HandledText,
 		Detail: fmt.Sprintf("%s call %s carried as text: %s", e.Tool, e.OriginalTool, how)})
 	if len(n.open) > 0 && e.MessageID != n.openMsg {
-		n.closeOpen(i)
+		n.closeOpen()
 	}
 	n.conversational++
 	n.emit(&session.Entry{ID: e.ID, Timestamp: e.Timestamp, Type: session.Assistant, Content: b.String(),
@@ -216,6 +293,7 @@ func (n *normalizer) asText(i int, e session.Entry) {
 
 // result writes a result in its place, when its call is open.
 func (n *normalizer) result(e session.Entry) {
+	settle(&e)
 	for k, id := range n.open {
 		if id == e.CallID {
 			n.open = append(n.open[:k], n.open[k+1:]...)
@@ -227,13 +305,12 @@ func (n *normalizer) result(e session.Entry) {
 		Detail: "a tool result whose call is not in the conversation"})
 }
 
-// closeOpen gives every open call its result before entry i: the result
-// from later in the session, or a placeholder.
-func (n *normalizer) closeOpen(i int) {
+// closeOpen gives every open call its result before the entry being
+// written: the result from further on in the window, or a placeholder.
+func (n *normalizer) closeOpen() {
 	for _, id := range n.open {
-		if j, ok := n.resultAfter(id, i-1); ok {
-			n.consumed[j] = true
-			r := n.entries[j]
+		if r, ok := n.takeResult(id); ok {
+			settle(&r)
 			n.emit(&r)
 			continue
 		}
@@ -246,13 +323,26 @@ func (n *normalizer) closeOpen(i int) {
 	n.openMsg = ""
 }
 
-// resultAfter finds the unwritten result of call id after index i.
-func (n *normalizer) resultAfter(id string, i int) (int, bool) {
-	j, ok := n.resultOf[id]
-	if !ok || j <= i || n.consumed[j] {
-		return 0, false
+// settle gives a result without a status the one its success says, as
+// session.Pair does for a whole session.
+func settle(e *session.Entry) {
+	if e.Status == "" {
+		e.Status = session.StatusError
+		if e.Success {
+			e.Status = session.StatusOK
+		}
 	}
-	return j, true
+}
+
+// takeResult takes the unwritten result of call id out of the window.
+func (n *normalizer) takeResult(id string) (session.Entry, bool) {
+	abs, ok := n.resultOf[id]
+	if !ok || abs < n.base || n.consumed[abs] {
+		return session.Entry{}, false
+	}
+	n.consumed[abs] = true
+	delete(n.resultOf, id)
+	return n.buf[abs-n.base], true
 }
 
 func compact(raw json.RawMessage) string {

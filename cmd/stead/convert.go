@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -117,10 +118,11 @@ func convertRun(opts *ConvertOptions) error {
 	if err != nil {
 		return err
 	}
-	s, err := src.Open(f.Env, ref)
+	s, events, closeEvents, err := openForConvert(f, src, ref)
 	if err != nil {
 		return err
 	}
+	defer closeEvents()
 	for _, w := range s.Warnings {
 		fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", w)
 	}
@@ -144,19 +146,21 @@ func convertRun(opts *ConvertOptions) error {
 
 	var rep *inject.Report
 	switch {
+	case opts.Install && events != nil:
+		rep, err = inject.InstallStream(s, events, r, w, iopts)
 	case opts.Install:
 		rep, err = inject.Install(s, r, w, iopts)
-		if err == nil {
-			logConversion(f, rep)
-		}
 	case opts.Output != "":
-		rep, err = convertToFile(s, r, w, iopts, opts.Output)
+		rep, err = convertToFile(s, events, r, w, iopts, opts.Output)
 	default:
-		bw := bufio.NewWriter(f.IO.Out)
-		rep, err = inject.Convert(s, r, w, iopts, bw)
+		bw := bufio.NewWriterSize(f.IO.Out, 256<<10)
+		rep, err = convertTo(s, events, r, w, iopts, bw)
 		if ferr := bw.Flush(); err == nil {
 			err = ferr
 		}
+	}
+	if err == nil && opts.Install {
+		logConversion(f, rep)
 	}
 	if err != nil {
 		return err
@@ -172,15 +176,71 @@ func convertRun(opts *ConvertOptions) error {
 	return nil
 }
 
+// streamMemory is the soft memory limit of a streamed conversion.
+const streamMemory = 48 << 20
+
+// streamAbove is the size from which a session file is converted as it
+// is read rather than read whole first.
+const streamAbove = 32 << 20
+
+// openForConvert reads the session to convert: whole, or, for a large
+// file whose adapter has a stream decoder, only its summary up front and
+// its records as it goes.
+func openForConvert(f *Factory, a adapters.Adapter, ref session.Ref) (*session.Session, inject.Stream, func(), error) {
+	nothing := func() {}
+	if fi, err := os.Stat(ref.Path); err == nil && fi.Mode().IsRegular() && fi.Size() > streamAbove &&
+		a.StreamDecoder != nil && a.SummarizeFile != nil {
+		ref.Size = fi.Size()
+		sum, err := a.SummarizeFile(ref, session.DetailFull)
+		if err != nil {
+			return nil, nil, nothing, err
+		}
+		file, err := os.Open(ref.Path)
+		if err != nil {
+			return nil, nil, nothing, err
+		}
+		f.Logger.Debug("converting as the file is read", "path", ref.Path, "size", fi.Size())
+		// The live heap of a streamed conversion is a few times its
+		// largest record; ask the collector to keep close to it.
+		debug.SetMemoryLimit(streamMemory)
+		return metaOf(a.Name, sum), a.StreamDecoder(file), func() { file.Close() }, nil
+	}
+	s, err := a.Open(f.Env, ref)
+	return s, nil, nothing, err
+}
+
+// metaOf is what a summary says of a whole session, for a conversion that
+// reads the records as it goes.
+func metaOf(cli string, sum session.Summary) *session.Session {
+	model := ""
+	var most int64 = -1
+	for m, u := range sum.Models {
+		if t := u.Total(); t > most || (t == most && m < model) {
+			model, most = m, t
+		}
+	}
+	return &session.Session{ID: sum.ID, Source: session.Source{CLI: cli, Path: sum.Path},
+		Project: session.Project{Path: sum.Project}, Model: session.Model{Model: model}, Title: sum.Title,
+		Metadata: session.Metadata{Created: sum.Start}}
+}
+
+// convertTo writes the native session to out.
+func convertTo(s *session.Session, events inject.Stream, r inject.Reader, w inject.Writer, opts inject.Options, out io.Writer) (*inject.Report, error) {
+	if events != nil {
+		return inject.ConvertStream(s, events, r, w, opts, out)
+	}
+	return inject.Convert(s, r, w, opts, out)
+}
+
 // convertToFile writes the native session to a new file, never replacing
 // one.
-func convertToFile(s *session.Session, r inject.Reader, w inject.Writer, opts inject.Options, path string) (*inject.Report, error) {
+func convertToFile(s *session.Session, events inject.Stream, r inject.Reader, w inject.Writer, opts inject.Options, path string) (*inject.Report, error) {
 	file, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return nil, err
 	}
-	bw := bufio.NewWriter(file)
-	rep, err := inject.Convert(s, r, w, opts, bw)
+	bw := bufio.NewWriterSize(file, 256<<10)
+	rep, err := convertTo(s, events, r, w, opts, bw)
 	if err == nil {
 		err = bw.Flush()
 	}
@@ -230,13 +290,38 @@ func printReport(w io.Writer, rep *inject.Report) {
 		fmt.Fprintln(w, "Nothing was lost.")
 		return
 	}
+	// Grouped by what was lost and how, with a few examples each: a long
+	// session can lose thousands of like items (--json lists them all).
 	fmt.Fprintf(w, "%d items were lost or changed:\n", len(rep.Losses))
+	type group struct {
+		what, how string
+		items     []session.Loss
+	}
+	var groups []*group
+	byKey := map[string]*group{}
 	for _, l := range rep.Losses {
-		id := ""
-		if l.Entry != "" {
-			id = " (" + l.Entry + ")"
+		k := l.What + "\x00" + l.How
+		g := byKey[k]
+		if g == nil {
+			g = &group{what: l.What, how: l.How}
+			byKey[k] = g
+			groups = append(groups, g)
 		}
-		fmt.Fprintf(w, "  - %s %s%s: %s\n", l.What, l.How, id, l.Detail)
+		g.items = append(g.items, l)
+	}
+	for _, g := range groups {
+		fmt.Fprintf(w, "  %d x %s %s\n", len(g.items), g.what, g.how)
+		for i, l := range g.items {
+			if i == 3 {
+				fmt.Fprintf(w, "      ... and %d more (see --json)\n", len(g.items)-3)
+				break
+			}
+			id := ""
+			if l.Entry != "" {
+				id = " (" + l.Entry + ")"
+			}
+			fmt.Fprintf(w, "      - %s%s\n", l.Detail, id)
+		}
 	}
 }
 
