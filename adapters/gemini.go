@@ -24,4 +24,10 @@ var geminiAdapter = Adapter{
 	Argv:          gemini.Argv,
 	SessionID:     gemini.SessionID,
 	Failure:       gemini.Failure,
+	ToolArgs:      gemini.ToolArgs,
+	ToolCall:      gemini.ToolCall,
+	Place:         gemini.Place,
+	NewEncoder: func(w io.Writer, t session.Target, lost func(session.Loss)) Encoder {
+		return gemini.NewEncoder(w, t, lost)
+	},
 }

@@ -1,6 +1,6 @@
 // Package gemini knows Google's Gemini CLI (measured on 0.61.0): how to run
-// it offline against a model server, its tool names, and how to read its
-// sessions into the universal format.
+// it offline against a model server, its tool names, how to read its
+// sessions into the universal format, and how to write one it resumes.
 //
 // Gemini CLI keeps its state under $GEMINI_CLI_HOME/.gemini (default
 // ~/.gemini) and talks to the Gemini API at $GOOGLE_GEMINI_BASE_URL.
@@ -73,6 +73,30 @@
 // reads its "Exit Code:" line and marks the result an error. A cancelled
 // call is denied when its result says so, and interrupted otherwise.
 //
+// # Writing
+//
+// Place and Encoder write a new session Gemini CLI lists and resumes
+// (gemini.md §5.2, §5.3): a metadata line with a non-empty sessionId and
+// projectHash (plus a steadOrigin field naming the source, which the CLI
+// ignores), then one line per message, each with an id. A model turn is
+// one gemini message, its tool calls each with a result in
+// toolCalls[].result and a status; the result is not repeated as a user
+// functionResponse message, as the CLI's own files do, which a resume
+// would send twice. The file goes in the folder the CLI resolves for the
+// project directory; projects.json is left alone and missing
+// .project_root markers are created. Thinking becomes thoughts, which the
+// CLI shows and, as with its own, does not send back to the model.
+//
+// Session retention (on by default) deletes, at every start, the files of
+// sessions it cannot load, with every file whose name ends in the same
+// 8 characters; each resume in a later minute than the file's name leaves
+// an unloadable file named with the resumed id's first 8 characters. A
+// written file is therefore named with 8 other characters (see Place),
+// and its lastUpdated is the time of writing, so that the 30-day limit
+// counts from the conversion, not from the source's last message. (Once
+// resumed, the file is the CLI's: from the second resume on, 0.61.0 sends
+// each older tool result twice, from the history it rewrote on the first.)
+//
 // # API
 //
 // Decoder turns records into universal events (and reads the two
@@ -80,7 +104,8 @@
 // what the store knows outside the file (project, parent, subagents), and
 // Summarize scans a file for listing and statistics with the same merge
 // rules, in memory independent of record size. Discover and Locate find
-// files; Sniff recognises records.
+// files; Sniff recognises records. ToolArgs and ToolCall translate tool
+// calls to and from universal arguments; Place and NewEncoder write.
 //
 // All knowledge of Gemini CLI lives in this package.
 package gemini
