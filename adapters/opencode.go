@@ -1,6 +1,8 @@
 package adapters
 
 import (
+	"io"
+
 	"github.com/stead-dev/stead/adapters/opencode"
 	"github.com/stead-dev/stead/session"
 )
@@ -11,6 +13,11 @@ import (
 // given an export or a storage/ session file, the session it holds).
 // NewDecoder is nil: a database is not a stream of records, and an export
 // is one JSON document that Read decodes a message at a time.
+//
+// Writing goes through the export format: the encoder writes what
+// `opencode export` prints (and `opencode import` reads), and Commit
+// inserts it into the database, creating the database when there is none,
+// so installing needs no opencode binary.
 var opencodeAdapter = Adapter{
 	Name:          session.OpenCode,
 	Discover:      opencode.Discover,
@@ -26,4 +33,11 @@ var opencodeAdapter = Adapter{
 	Argv:          opencode.Argv,
 	SessionID:     opencode.SessionID,
 	Failure:       opencode.Failure,
+	ToolArgs:      opencode.ToolArgs,
+	ToolCall:      opencode.ToolCall,
+	Place:         opencode.Place,
+	NewEncoder: func(w io.Writer, t session.Target, lost func(session.Loss)) Encoder {
+		return opencode.NewEncoder(w, t, lost)
+	},
+	Commit: opencode.Commit,
 }

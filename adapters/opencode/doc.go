@@ -1,6 +1,7 @@
 // Package opencode knows OpenCode (npm opencode-ai, measured on 1.18.33):
-// how to run it offline against a model server, its tool names, and how to
-// read its sessions into the universal format.
+// how to run it offline against a model server, its tool names, how to
+// read its sessions into the universal format, and how to write a
+// converted session into its store.
 //
 // # The stores
 //
@@ -68,6 +69,53 @@
 // Rows that cannot be read (invalid JSON, unknown part types, parts of a
 // missing message) give a warning naming the store and the row's id, are
 // kept in Records, and the rest is read.
+//
+// # Writing
+//
+// A converted session is written in the export format (Encoder): what
+// `stead session convert --to opencode` prints, and what `opencode import`
+// reads (run it in the session's directory; it replaces the project and
+// directory with the cwd's). Installing needs no opencode binary: Commit
+// inserts the export's session, messages and parts into the database in
+// one transaction (BEGIN IMMEDIATE with a busy timeout, so it waits while
+// a running OpenCode holds the write lock, and readers see all of it or
+// none), refuses an id the database holds, changes no existing row, and
+// leaves the journal mode (WAL) alone. A home OpenCode never ran in has
+// no database: Commit creates it as OpenCode 1.18.33 does (its schema,
+// its migration record, the global project), beside its place, and links
+// it in only if none appeared meanwhile. The session's project is the one
+// OpenCode resolves for its directory (resolveProject): global outside
+// git, else the origin remote's hash or the root commit, with the
+// repository's top level as worktree; the session's path is the
+// directory relative to it. Ids are OpenCode's (session ids inverted,
+// message and part ids ascending in conversation order).
+//
+// Every field OpenCode's schemas require is filled, since its prompt loop
+// does not validate what it reads (a tool state without its time crashes
+// it): each user entry is a user message (agent build, the model to
+// continue with); each model response an assistant message (mode and
+// agent build, path {cwd, root}, modelID and providerID of the model that
+// answered, tokens, cost 0, time created and completed, finish) whose
+// steps are framed by step-start and step-finish parts carrying the
+// usage; a call and its result are one tool part whose state is completed
+// (output, title, metadata; a command's output also in metadata.output,
+// which the TUI shows) or error, with its time; a call that never
+// finished gets OpenCode's own error, "Tool execution aborted" marked
+// interrupted. Thinking becomes reasoning parts, with Anthropic's
+// signature (or redacted data) when it has one: OpenCode sends reasoning
+// back, as thinking or as reasoning_content on OpenAI-compatible
+// providers, only to the model that wrote it, and as plain text to any
+// other, which the loss report warns of; OpenAI's encrypted reasoning is
+// dropped (OpenCode would send it back by item id, which fails unless
+// OpenAI stored the item). OpenCode's own records (a same-CLI copy) keep
+// their tool states and provider metadata as they were.
+//
+// OpenCode continues a session with the model its last user message
+// names, so Place makes user messages name the default model of the
+// OpenCode configuration the store's environment sees (else the
+// source's). Provenance (the source CLI and session) goes in the
+// session's metadata, {"steadOrigin": {...}}, a free-form record OpenCode
+// keeps and `opencode import` carries over.
 //
 // # Not supported
 //

@@ -147,6 +147,28 @@ func openStore(path string) (*store, error) {
 	return st, nil
 }
 
+// releaseStores closes the read-only stores of the database at path, so
+// that this process can write to it: SQLite shares one mapping of a
+// database's -shm among all the process's connections to it, and a
+// mapping a readonly_shm reader made read-only makes every write fail
+// (SQLITE_READONLY). Queries under way finish first; the next openStore
+// opens the database again.
+func releaseStores(path string) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return
+	}
+	stores.mu.Lock()
+	defer stores.mu.Unlock()
+	delete(stores.current, abs)
+	for key, st := range stores.m {
+		if st.path == abs {
+			delete(stores.m, key)
+			st.db.Close()
+		}
+	}
+}
+
 // isOpenStore reports whether path is a database a store was opened on.
 func isOpenStore(path string) bool {
 	abs, err := filepath.Abs(path)
