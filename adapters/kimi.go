@@ -24,4 +24,10 @@ var kimiAdapter = Adapter{
 	Argv:          kimi.Argv,
 	SessionID:     kimi.SessionID,
 	Failure:       kimi.Failure,
+	ToolArgs:      kimi.ToolArgs,
+	ToolCall:      kimi.ToolCall,
+	Place:         kimi.Place,
+	NewEncoder: func(w io.Writer, t session.Target, lost func(session.Loss)) Encoder {
+		return kimi.NewEncoder(w, t, lost)
+	},
 }

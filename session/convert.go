@@ -27,6 +27,9 @@ type Target struct {
 	// Format names one of the target's storage formats when it has
 	// several (Kimi: "legacy" for kimi-cli); empty means its current one.
 	Format string `json:"format,omitempty"`
+	// Path is the main native file Place chose (Placement.Path), known
+	// to the encoder, which may put files beside it.
+	Path string `json:"path,omitempty"`
 }
 
 // Origin is the source of a converted session.

@@ -498,6 +498,11 @@ func toolResultEntry(callID string, ok bool, text string, atts []session.Attachm
 		e.Output = text
 	} else {
 		e.Error = text
+		if t := strings.TrimSpace(text); t == interruptedResult || t == "<system>ERROR: "+interruptedResult+"</system>" {
+			// The result Kimi Code sends for a call that never finished,
+			// which stead writes into kimi-cli sessions for such calls.
+			e.Status = session.StatusInterrupted
+		}
 	}
 	return e
 }

@@ -2,8 +2,8 @@
 // @moonshot-ai/kimi-code, measured on 2.1.0; it needs Node 22.19 or later)
 // and the legacy Python kimi-cli it replaces (read from its source at 1.49
 // and the shared samples; it cannot be installed here). It reads both
-// CLIs' session stores, runs Kimi Code offline against a model server, and
-// maps both CLIs' tool names.
+// CLIs' session stores, writes new sessions into them, runs Kimi Code
+// offline against a model server, and maps both CLIs' tools.
 //
 // # Stores
 //
@@ -61,7 +61,8 @@
 // step's step.end (its usage.record repeats it and counts only when step.end
 // has none; a usage.record outside any step, such as a compaction request,
 // counts on its own), a kimi-cli StatusUpdate. Input excludes cache reads
-// and writes, as both CLIs record it. The model is llm.request's provider
+// and writes, as both CLIs record it. An error result saying Kimi Code's
+// "Tool execution was interrupted…" is an interrupted call. The model is llm.request's provider
 // model, else the profile's alias; kimi-cli stores none but a subagent's
 // meta.json. A fork's journal copies its source's records up to a "forked"
 // record; those entries carry the source as Origin and their usage is not
@@ -71,6 +72,45 @@
 // sidecars (state.json, session_index.jsonl, kimi.json, meta.json,
 // context.jsonl) and the subagent files, and Summarize scans a file for
 // listing and statistics in memory independent of its size.
+//
+// # Writing
+//
+// Place and NewEncoder write a converted session as a new one (a new id
+// every time; nothing existing is changed). For Kimi Code the journal is
+// what Kimi Code writes for a print-mode run (kimi.md §3.10): a profile
+// binding, then per turn turn.prompt, the prompt as a context message,
+// one step per model response (step.begin, llm.request naming the model
+// when it changes, usage.record, content.part per thinking, text or media
+// part, tool.call and tool.result, step.end with the usage) and
+// turn.ended. A response holding an entry of several parts (thinking and
+// text in one message) is written as whole context messages instead, as
+// Kimi Code's importer does, the usage on the message. Thinking goes as
+// Kimi's think parts, which Kimi sends back as reasoning_content, plain
+// text: a signature or encrypted reasoning of another provider is dropped
+// and reported. A call that never finished gets no result: Kimi Code
+// answers it itself, when it sends the history, with its "interrupted"
+// error, and a call the source marked interrupted ends its turn as
+// cancelled; a rejected call gets its permission record.
+//
+// The profile binding names the alias __kimi_env_model__ and no profile.
+// Kimi Code resumes a session only with a model bound (print mode fails
+// with "Model not set" otherwise) and sends a bound profile's system
+// prompt verbatim; with no profile named, `kimi -r ID` in the TUI and any
+// resume with -m ALIAS bind Kimi Code's own default profile, rendering
+// its system prompt for the directory, with the configured or given model
+// (measured on 2.1.0). Only print mode without -m keeps the binding: it
+// works where the KIMI_MODEL_* variables define the model that alias
+// names (the stub and e2e setups), with a short stand-in system prompt.
+// The encoder cannot look for the user's configured model: it sees the
+// target, not the store.
+//
+// kimi-cli sessions (Target.Format "legacy") get a wire.jsonl as kimi-cli
+// records it and, as the encoder's File, the context.jsonl kimi-cli
+// resumes from, with no system prompt row, so that kimi-cli puts its own
+// first. Kimi Code tool calls become kimi-cli's (Bash is Shell, Edit is
+// StrReplaceFile…); kimi-cli records no model. The provenance goes in the
+// wire's metadata line, which kimi-cli never rewrites; for Kimi Code in
+// state.json's custom object, which it keeps.
 //
 // All knowledge of Kimi lives in this package.
 package kimi
