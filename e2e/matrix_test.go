@@ -121,8 +121,14 @@ func TestResumeMatrix(t *testing.T) {
 				cells[key] = "not written"
 				continue
 			}
+			// A same-CLI cell installs into the store the source
+			// session lives in, beside the sessions the CLI wrote.
+			var in []clitest.Option
+			if src == dst.name {
+				in = append(in, clitest.In(filepath.Join(root, "source-"+src)))
+			}
 			ok := t.Run(src+"->"+dst.name, func(t *testing.T) {
-				resumeIn(t, sources[src], src, dst.name, dst.api)
+				resumeIn(t, sources[src], src, dst.name, dst.api, in...)
 			})
 			cells[key] = map[bool]string{true: "ok", false: "FAIL"}[ok]
 		}
@@ -143,8 +149,8 @@ func TestResumeMatrix(t *testing.T) {
 }
 
 // resumeIn installs s into dst's store and resumes it with the real CLI.
-func resumeIn(t *testing.T, s *session.Session, src, dst string, api modelstub.API) {
-	env := clitest.New(t, dst, &modelstub.Script{Turns: []modelstub.Turn{{Text: "I remember. " + resumed}}})
+func resumeIn(t *testing.T, s *session.Session, src, dst string, api modelstub.API, opts ...clitest.Option) {
+	env := clitest.New(t, dst, &modelstub.Script{Turns: []modelstub.Turn{{Text: "I remember. " + resumed}}}, opts...)
 	sa, _ := adapters.Lookup(src)
 	da, _ := adapters.Lookup(dst)
 	rep, err := inject.Install(s, inject.Reader{CLI: src, ToolArgs: sa.ToolArgs}, inject.Writer{

@@ -188,6 +188,7 @@ func prepare(s *session.Session, w Writer, opts Options) (*Report, session.Targe
 	if err := checkPlacement(p); err != nil {
 		return nil, t, err
 	}
+	t.Path = p.Path
 	rep := &Report{Source: t.Origin, Target: t, Placement: p, Fidelity: opts.Fidelity, Losses: []session.Loss{}}
 	return rep, t, nil
 }

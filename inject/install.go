@@ -36,7 +36,9 @@ func install(s *session.Session, events Stream, r Reader, w Writer, opts Options
 		return nil, err
 	}
 	p := rep.Placement
-	if _, err := os.Lstat(p.Path); err == nil {
+	if _, err := os.Lstat(p.Path); err == nil && w.Commit == nil {
+		// (A CLI that commits itself stores sessions in a shared file,
+		// a database, and refuses an existing session on its own.)
 		return nil, fmt.Errorf("inject: %s: %w", p.Path, ErrExists)
 	}
 	dir := filepath.Dir(p.Path)

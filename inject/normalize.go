@@ -278,8 +278,15 @@ func (n *normalizer) asText(e session.Entry) {
 		b.WriteString("\n[no result was recorded]")
 	}
 	how := "the target CLI has no tool for it"
-	if n.fidelity == Text {
+	switch {
+	case n.fidelity == Text:
 		how = "text fidelity"
+	case n.r.ToolArgs == nil:
+		how = "stead reads no tool arguments of " + n.r.CLI
+	default:
+		if _, _, ok := n.r.ToolArgs(e.OriginalTool, e.Input); !ok {
+			how = "the tool has no universal form"
+		}
 	}
 	n.lost(session.Loss{Entry: e.ID, What: session.LostTool, How: session.HandledText,
 		Detail: fmt.Sprintf("%s call %s carried as text: %s", e.Tool, e.OriginalTool, how)})

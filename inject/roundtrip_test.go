@@ -37,7 +37,11 @@ func normalised(t *testing.T, a adapters.Adapter, s *session.Session) []session.
 	c := &collector{}
 	w := writerFor(a)
 	w.NewEncoder = func(io.Writer, session.Target, func(session.Loss)) inject.Encoder { return c }
-	if _, err := inject.Convert(s, inject.Reader{CLI: a.Name, ToolArgs: a.ToolArgs}, w, inject.Options{Dir: "/p", Env: session.Env{Home: t.TempDir()}}, io.Discard); err != nil {
+	_, err := inject.Convert(s, inject.Reader{CLI: a.Name, ToolArgs: a.ToolArgs}, w, inject.Options{Dir: "/p", Env: session.Env{Home: t.TempDir()}}, io.Discard)
+	if err == inject.ErrEmpty {
+		t.Skip("nothing to resume in this case")
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
 	return c.entries
