@@ -133,16 +133,20 @@ func TestResumeMatrix(t *testing.T) {
 			cells[key] = map[bool]string{true: "ok", false: "FAIL"}[ok]
 		}
 	}
-	// The matrix: rows are sources, columns targets.
+	// The matrix, as a Markdown table: rows are sources, columns targets.
 	var b strings.Builder
-	fmt.Fprintf(&b, "resume matrix (rows: source, columns: target)\n%-10s", "")
+	b.WriteString("resume matrix (rows: source, columns: target)\n| source \\ target |")
 	for _, n := range names {
-		fmt.Fprintf(&b, " %-12s", n)
+		fmt.Fprintf(&b, " %s |", n)
+	}
+	b.WriteString("\n|---|")
+	for range names {
+		b.WriteString("---|")
 	}
 	for _, src := range names {
-		fmt.Fprintf(&b, "\n%-10s", src)
+		fmt.Fprintf(&b, "\n| %s |", src)
 		for _, dst := range names {
-			fmt.Fprintf(&b, " %-12s", cells[[2]string{src, dst}])
+			fmt.Fprintf(&b, " %s |", cells[[2]string{src, dst}])
 		}
 	}
 	t.Log(b.String())

@@ -209,3 +209,62 @@ func TestStreamMatchesWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestNothingLost converts, between every pair of CLIs stead reads and
+// writes, a session made only of parts every CLI can hold (prompts,
+// replies, and shell, read, write, edit, search, glob, list and todo
+// calls with their results, each in the source CLI's own terms), and
+// checks the loss report is empty and every call stays a call.
+func TestNothingLost(t *testing.T) {
+	calls := []struct {
+		tool session.Tool
+		args map[string]any
+	}{
+		{session.ToolBash, map[string]any{session.ArgCommand: "ls -la"}},
+		{session.ToolRead, map[string]any{session.ArgPath: "/p/notes.txt"}},
+		{session.ToolWrite, map[string]any{session.ArgPath: "/p/new.txt", session.ArgContent: "hello\n"}},
+		{session.ToolEdit, map[string]any{session.ArgPath: "/p/notes.txt", session.ArgOld: "marmelade", session.ArgNew: "marmalade"}},
+		{session.ToolSearch, map[string]any{session.ArgPattern: "TODO", session.ArgPath: "/p"}},
+		{session.ToolGlob, map[string]any{session.ArgPattern: "**/*.go", session.ArgPath: "/p"}},
+		{session.ToolList, map[string]any{session.ArgPath: "/p"}},
+		{session.ToolTodo, map[string]any{session.ArgTodos: []any{map[string]any{"content": "fix it", "status": "in_progress"}}}},
+	}
+	for _, src := range adapters.All {
+		if !src.Reads() || src.ToolCall == nil {
+			continue
+		}
+		s := &session.Session{ID: "s1", Source: session.Source{CLI: src.Name}, Project: session.Project{Path: "/p"},
+			Model: session.Model{Provider: "test", Model: "test-model"}}
+		s.Timeline = append(s.Timeline, session.Entry{ID: "u1", Type: session.User, Content: "Tidy up the project."},
+			session.Entry{ID: "a1", Type: session.Assistant, Content: "On it.", MessageID: "m1"})
+		for i, c := range calls {
+			name, input, ok := src.ToolCall(c.tool, c.args)
+			if !ok {
+				t.Fatalf("%s has no %s tool", src.Name, c.tool)
+			}
+			id := fmt.Sprintf("call_%d", i)
+			s.Timeline = append(s.Timeline,
+				session.Entry{ID: id, Type: session.ToolCall, Tool: c.tool, OriginalTool: name, Input: input, MessageID: fmt.Sprintf("m%d", i+2)},
+				session.Entry{ID: id + ":out", Type: session.ToolResult, CallID: id, Output: "done", Success: true, Status: session.StatusOK})
+		}
+		s.Timeline = append(s.Timeline, session.Entry{ID: "a2", Type: session.Assistant, Content: "All tidy.", MessageID: "m99"})
+		for _, dst := range adapters.All {
+			if !dst.Writes() {
+				continue
+			}
+			t.Run(src.Name+"->"+dst.Name, func(t *testing.T) {
+				rep, err := inject.Convert(s, inject.Reader{CLI: src.Name, ToolArgs: src.ToolArgs}, writerFor(dst),
+					inject.Options{Env: session.Env{Home: t.TempDir(), Vars: map[string]string{}}}, io.Discard)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, l := range rep.Losses {
+					t.Errorf("lost %s (%s) %s: %s", l.What, l.How, l.Entry, l.Detail)
+				}
+				if rep.ToolCalls != len(calls) {
+					t.Errorf("%d of %d calls stayed calls", rep.ToolCalls, len(calls))
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stead-dev/stead/session"
+)
+
+const claudeSession = "claude:6cccbe0a-a5b6-4c51-bd4c-d322261e2887"
+
+// TestConvertInstall converts a real Claude Code session into every other
+// CLI's store and checks stead then reads it back there, with the command
+// that resumes it.
+func TestConvertInstall(t *testing.T) {
+	env := allHomes(t)
+	resume := map[string]*regexp.Regexp{
+		session.Codex:    regexp.MustCompile(`cd \S+ && codex resume ([0-9a-f-]{36})`),
+		session.Claude:   regexp.MustCompile(`cd \S+ && claude --resume ([0-9a-f-]{36})`),
+		session.Gemini:   regexp.MustCompile(`cd \S+ && gemini --resume ([0-9a-f-]{36})`),
+		session.OpenCode: regexp.MustCompile(`cd \S+ && opencode --session (ses_\w+)`),
+		session.Kimi:     regexp.MustCompile(`cd \S+ && kimi -r (session_[0-9a-f-]{36})`),
+	}
+	for cli, re := range resume {
+		t.Run(cli, func(t *testing.T) {
+			out := mustRun(t, env, "session", "convert", claudeSession, "--to", cli, "--install", "--cwd", t.TempDir())
+			m := re.FindStringSubmatch(out)
+			if m == nil {
+				t.Fatalf("no %s resume command in:\n%s", cli, out)
+			}
+			back := mustRun(t, env, "session", "show", cli+":"+m[1], "--json")
+			s, err := session.Unmarshal([]byte(back))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var texts []string
+			for _, e := range s.Timeline {
+				if (e.Type == session.User || e.Type == session.Assistant) && e.Kind == "" && e.Content != "" {
+					texts = append(texts, e.Content)
+				}
+			}
+			if !strings.Contains(strings.Join(texts, "\n"), "Please run a command for me") {
+				t.Errorf("the installed session lacks the source's prompt: %q", texts)
+			}
+		})
+	}
+}
+
+func TestConvertJSONAndOutput(t *testing.T) {
+	env := allHomes(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "rollout.jsonl")
+	rep := mustRun(t, env, "session", "convert", claudeSession, "--to", "codex", "-o", out, "--json")
+	var got struct {
+		Source    session.Origin `json:"source"`
+		Target    session.Target `json:"target"`
+		Installed bool           `json:"installed"`
+		Entries   int            `json:"entries"`
+		ToolCalls int            `json:"toolCalls"`
+		Losses    []session.Loss `json:"losses"`
+	}
+	if err := json.Unmarshal([]byte(rep), &got); err != nil {
+		t.Fatalf("report is not JSON: %v\n%s", err, rep)
+	}
+	if got.Source.CLI != "claude" || got.Target.CLI != "codex" || got.Installed || got.Entries == 0 || got.ToolCalls != 1 || got.Losses == nil {
+		t.Errorf("report %+v", got)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil || !strings.Contains(string(b), `"type":"session_meta"`) {
+		t.Fatalf("-o wrote %q, %v", b, err)
+	}
+	// Never over an existing file.
+	_, errOut, code := run(t, env, "session", "convert", claudeSession, "--to", "codex", "-o", out)
+	if code == ExitOK || !strings.Contains(errOut, "exists") {
+		t.Errorf("converting over an existing file: exit %d, %q", code, errOut)
+	}
+	if b2, _ := os.ReadFile(out); string(b2) != string(b) {
+		t.Error("the existing file was changed")
+	}
+}
+
+func TestConvertErrors(t *testing.T) {
+	env := allHomes(t)
+	for _, tc := range []struct {
+		args []string
+		code ExitCode
+		msg  string
+	}{
+		{[]string{"session", "convert", claudeSession}, ExitUsage, "--to is required"},
+		{[]string{"session", "convert", claudeSession, "--to", "vim"}, ExitUsage, `unknown CLI "vim"`},
+		{[]string{"session", "convert", claudeSession, "--to", "codex", "--fidelity", "high"}, ExitUsage, "--fidelity"},
+		{[]string{"session", "convert", claudeSession, "--to", "codex", "--json"}, ExitUsage, "-o FILE or --install"},
+		{[]string{"session", "convert", "claude:00000000-0000-4000-8000-000000000000", "--to", "codex"}, ExitNotFound, "session not found"},
+	} {
+		_, errOut, code := run(t, env, tc.args...)
+		if code != tc.code || !strings.Contains(errOut, tc.msg) {
+			t.Errorf("stead %s: exit %d, %q; want exit %d mentioning %q", strings.Join(tc.args, " "), code, errOut, tc.code, tc.msg)
+		}
+	}
+}
