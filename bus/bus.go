@@ -1,0 +1,608 @@
+package bus
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/stead-dev/stead/session"
+)
+
+// Subject kinds under stead.run.<run>.
+const (
+	PTY    = "pty"
+	Native = "native"
+	Entry  = "entry"
+	Status = "status"
+	Input  = "input"
+)
+
+// Names of what New creates in JetStream.
+const (
+	StreamRuns   = "STEAD_RUNS"
+	StreamPTY    = "STEAD_PTY"
+	BucketRuns   = "stead-runs"
+	BucketObject = "stead-sessions"
+	// WorkSubject is where detached runs are queued for workers.
+	WorkSubject = "stead.work.start"
+	WorkQueue   = "stead-workers"
+)
+
+// Subject returns the subject of one kind of a run's messages.
+func Subject(run, kind string) string { return "stead.run." + run + "." + kind }
+
+// ValidRun reports whether id can name a run: a NATS subject token of
+// letters, digits, '-' and '_'.
+func ValidRun(id string) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// Options configures a Bus. The zero value runs an embedded server whose
+// JetStream data lives in a temporary directory; cmd/stead gives it stead's
+// state directory.
+type Options struct {
+	// URL, when set, is an external NATS server or cluster (nats://...)
+	// used instead of an embedded one.
+	URL string
+	// Token or CredsFile authenticate to an external server.
+	Token     string
+	CredsFile string
+	// StoreDir is where an embedded server keeps JetStream data.
+	StoreDir string
+	// Listen, when set (e.g. "127.0.0.1:0"), makes an embedded server
+	// accept clients on that loopback address, with a generated token
+	// (ClientURL, ClientToken), for other stead processes.
+	Listen string
+	// MaxAge is how long run messages are kept (default 30 days; the
+	// terminal output 24 hours).
+	MaxAge time.Duration
+	// Name names the connection (default "stead").
+	Name string
+	// Logger receives the server's and the client's logs; nil discards
+	// them.
+	Logger *slog.Logger
+}
+
+// Bus is a connection to the bus, owning the embedded server if there is
+// one.
+type Bus struct {
+	opts  Options
+	log   *slog.Logger
+	srv   *server.Server
+	nc    *nats.Conn
+	js    jetstream.JetStream
+	runs  jetstream.KeyValue
+	objs  jetstream.ObjectStore
+	url   string
+	token string
+
+	closeOnce sync.Once
+}
+
+// ErrNotLoopback is returned for a Listen address that is not on loopback.
+var ErrNotLoopback = errors.New("the bus listens on loopback only")
+
+// maxPayload is the largest message an embedded server takes: NATS's
+// ceiling, so that a large entry (a big tool output) fits.
+const maxPayload = 64 << 20
+
+// New starts an embedded server, or connects to Options.URL, and makes
+// sure the streams, bucket and object store exist.
+func New(ctx context.Context, opts Options) (*Bus, error) {
+	b := &Bus{opts: opts, log: opts.Logger}
+	if b.log == nil {
+		b.log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Name == "" {
+		b.opts.Name = "stead"
+	}
+	var err error
+	if opts.URL == "" {
+		err = b.embed()
+	} else {
+		err = b.dial()
+	}
+	if err != nil {
+		b.Close()
+		return nil, err
+	}
+	if err := b.setup(ctx); err != nil {
+		b.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+func (b *Bus) embed() error {
+	so := &server.Options{
+		ServerName: "stead",
+		DontListen: true,
+		JetStream:  true,
+		StoreDir:   b.opts.StoreDir,
+		NoSigs:     true,
+		MaxPayload: maxPayload,
+		NoLog:      b.opts.Logger == nil,
+	}
+	if b.opts.Listen != "" {
+		host, port, err := net.SplitHostPort(b.opts.Listen)
+		if err != nil {
+			return fmt.Errorf("bus: listen address %q: %w", b.opts.Listen, err)
+		}
+		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			return fmt.Errorf("bus: %q: %w", b.opts.Listen, ErrNotLoopback)
+		}
+		p, err := strconv.Atoi(port)
+		if err != nil {
+			return fmt.Errorf("bus: listen port %q: %w", port, err)
+		}
+		if p == 0 {
+			p = server.RANDOM_PORT
+		}
+		so.DontListen, so.Host, so.Port = false, host, p
+		b.token = randomToken()
+		so.Authorization = b.token
+	}
+	srv, err := server.NewServer(so)
+	if err != nil {
+		return fmt.Errorf("bus: %w", err)
+	}
+	if b.opts.Logger != nil {
+		srv.SetLoggerV2(serverLog{b.log}, false, false, false)
+	}
+	b.srv = srv
+	go srv.Start()
+	if !srv.ReadyForConnections(10 * time.Second) {
+		return errors.New("bus: the embedded NATS server did not start within 10 s")
+	}
+	if !so.DontListen {
+		b.url = srv.ClientURL()
+	}
+	nc, err := nats.Connect("", nats.InProcessServer(srv), nats.Name(b.opts.Name), nats.Token(b.token))
+	if err != nil {
+		return fmt.Errorf("bus: %w", err)
+	}
+	b.nc = nc
+	return nil
+}
+
+func (b *Bus) dial() error {
+	o := []nats.Option{nats.Name(b.opts.Name), nats.MaxReconnects(-1)}
+	if b.opts.Token != "" {
+		o = append(o, nats.Token(b.opts.Token))
+	}
+	if b.opts.CredsFile != "" {
+		o = append(o, nats.UserCredentials(b.opts.CredsFile))
+	}
+	nc, err := nats.Connect(b.opts.URL, o...)
+	if err != nil {
+		return fmt.Errorf("bus: connecting to %s: %w", redactURL(b.opts.URL), err)
+	}
+	b.nc, b.url, b.token = nc, b.opts.URL, b.opts.Token
+	return nil
+}
+
+// setup creates what the bus needs in JetStream, or updates it.
+func (b *Bus) setup(ctx context.Context) error {
+	js, err := jetstream.New(b.nc)
+	if err != nil {
+		return fmt.Errorf("bus: %w", err)
+	}
+	b.js = js
+	age := b.opts.MaxAge
+	if age == 0 {
+		age = 30 * 24 * time.Hour
+	}
+	streams := []jetstream.StreamConfig{
+		{
+			Name:        StreamRuns,
+			Description: "stead runs: native records, universal entries and states of each run",
+			Subjects:    []string{Subject("*", Native), Subject("*", Entry), Subject("*", Status)},
+			Storage:     jetstream.FileStorage,
+			MaxAge:      age,
+			Duplicates:  10 * time.Minute,
+		},
+		{
+			Name:        StreamPTY,
+			Description: "stead runs: terminal output",
+			Subjects:    []string{Subject("*", PTY)},
+			Storage:     jetstream.FileStorage,
+			MaxAge:      min(age, 24*time.Hour),
+			MaxBytes:    1 << 30,
+			Discard:     jetstream.DiscardOld,
+		},
+	}
+	for _, cfg := range streams {
+		if _, err := js.CreateOrUpdateStream(ctx, cfg); err != nil {
+			return fmt.Errorf("bus: stream %s: %w", cfg.Name, err)
+		}
+	}
+	if b.runs, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		Bucket: BucketRuns, Description: "stead run records", History: 1, Storage: jetstream.FileStorage,
+	}); err != nil {
+		return fmt.Errorf("bus: bucket %s: %w", BucketRuns, err)
+	}
+	if b.objs, err = js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
+		Bucket: BucketObject, Description: "stead: universal sessions of finished runs", Storage: jetstream.FileStorage,
+	}); err != nil {
+		return fmt.Errorf("bus: object store %s: %w", BucketObject, err)
+	}
+	return nil
+}
+
+// ClientURL is the URL other processes connect to: the embedded server's
+// loopback listener, or the external URL. It is "" for an embedded server
+// that does not listen.
+func (b *Bus) ClientURL() string { return b.url }
+
+// ClientToken is the token that goes with ClientURL.
+func (b *Bus) ClientToken() string { return b.token }
+
+// Embedded reports whether the bus runs its own server.
+func (b *Bus) Embedded() bool { return b.srv != nil }
+
+// MaxPayload is the largest message the server takes.
+func (b *Bus) MaxPayload() int64 { return b.nc.MaxPayload() }
+
+// Close drains the connection and stops an embedded server. It is safe to
+// call more than once.
+func (b *Bus) Close() error {
+	var err error
+	b.closeOnce.Do(func() {
+		if b.nc != nil {
+			if derr := b.nc.Drain(); derr != nil && !errors.Is(derr, nats.ErrConnectionClosed) {
+				err = derr
+			}
+			for i := 0; i < 200 && !b.nc.IsClosed(); i++ {
+				time.Sleep(10 * time.Millisecond)
+			}
+			b.nc.Close()
+		}
+		if b.srv != nil {
+			b.srv.Shutdown()
+			b.srv.WaitForShutdown()
+		}
+	})
+	return err
+}
+
+func randomToken() string {
+	var t [24]byte
+	rand.Read(t[:])
+	return hex.EncodeToString(t[:])
+}
+
+// redactURL hides credentials in a URL for messages.
+func redactURL(u string) string {
+	if i := strings.Index(u, "@"); i >= 0 {
+		if j := strings.Index(u, "://"); j >= 0 && j < i {
+			return u[:j+3] + "***" + u[i:]
+		}
+	}
+	return u
+}
+
+// serverLog passes the embedded server's logs to slog.
+type serverLog struct{ l *slog.Logger }
+
+func (s serverLog) Noticef(format string, v ...any) {
+	s.l.Info(fmt.Sprintf(format, v...), "from", "nats")
+}
+func (s serverLog) Warnf(format string, v ...any) {
+	s.l.Warn(fmt.Sprintf(format, v...), "from", "nats")
+}
+func (s serverLog) Fatalf(format string, v ...any) {
+	s.l.Error(fmt.Sprintf(format, v...), "from", "nats")
+}
+func (s serverLog) Errorf(format string, v ...any) {
+	s.l.Error(fmt.Sprintf(format, v...), "from", "nats")
+}
+func (s serverLog) Debugf(format string, v ...any) {
+	s.l.Debug(fmt.Sprintf(format, v...), "from", "nats")
+}
+func (s serverLog) Tracef(format string, v ...any) {
+	s.l.Debug(fmt.Sprintf(format, v...), "from", "nats")
+}
+
+// Msg is a message of a run, as a watcher receives it.
+type Msg struct {
+	Run  string
+	Kind string
+	Data []byte
+	// Seq is the message's position in its stream, Time when it was
+	// stored.
+	Seq  uint64
+	Time time.Time
+}
+
+// ErrNoRun is returned for a run id that names no run.
+var ErrNoRun = errors.New("no such run")
+
+// ErrNotListening is returned by Send when no supervisor takes the run's
+// input.
+var ErrNotListening = errors.New("no supervisor is listening for the run's input")
+
+func kindOf(subject string) (run, kind string) {
+	rest, ok := strings.CutPrefix(subject, "stead.run.")
+	if !ok {
+		return "", ""
+	}
+	i := strings.LastIndexByte(rest, '.')
+	if i < 0 {
+		return "", ""
+	}
+	return rest[:i], rest[i+1:]
+}
+
+// Publish stores one message of a run (kind Native, Entry or Status) in
+// JetStream and waits for the server to acknowledge it. A non-empty id is
+// the message's Nats-Msg-Id: the server drops a second message with the
+// same id.
+func (b *Bus) Publish(ctx context.Context, run, kind string, data []byte, id string) error {
+	m := &nats.Msg{Subject: Subject(run, kind), Data: data}
+	if id != "" {
+		m.Header = nats.Header{nats.MsgIdHdr: []string{id}}
+	}
+	if _, err := b.js.PublishMsg(ctx, m); err != nil {
+		return fmt.Errorf("bus: publish %s: %w", m.Subject, err)
+	}
+	return nil
+}
+
+// PublishTerminal stores a chunk of a run's terminal output without waiting
+// for the acknowledgement, so that a fast terminal is never slowed by the
+// bus; Flush waits for what is outstanding. When too many chunks are
+// outstanding it waits (at most a few seconds) before giving up.
+func (b *Bus) PublishTerminal(run string, data []byte) error {
+	if _, err := b.js.PublishAsync(Subject(run, PTY), data); err != nil {
+		return fmt.Errorf("bus: publish terminal output of %s: %w", run, err)
+	}
+	return nil
+}
+
+// Flush waits until every message published without acknowledgement is
+// stored, or ctx ends.
+func (b *Bus) Flush(ctx context.Context) error {
+	select {
+	case <-b.js.PublishAsyncComplete():
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("bus: flush: %w", ctx.Err())
+	}
+}
+
+// From says where a watch starts.
+type From int
+
+const (
+	// FromStart delivers a run's messages from its first one: a watcher
+	// that joins late, or restarts, gets everything.
+	FromStart From = iota
+	// FromNew delivers only messages stored after the watch starts.
+	FromNew
+)
+
+// Watch calls fn for each message of the run of the given kinds, in the
+// order they were stored, until ctx ends or fn returns an error (which
+// Watch returns; ErrStop ends it with nil). Terminal output (PTY) cannot
+// be mixed with other kinds in one watch: it lives in its own stream.
+func (b *Bus) Watch(ctx context.Context, run string, from From, fn func(Msg) error, kinds ...string) error {
+	if !ValidRun(run) {
+		return fmt.Errorf("bus: run %q: %w", run, ErrNoRun)
+	}
+	if len(kinds) == 0 {
+		kinds = []string{Entry, Status}
+	}
+	stream := StreamRuns
+	subjects := make([]string, len(kinds))
+	for i, k := range kinds {
+		if k == PTY {
+			stream = StreamPTY
+		}
+		subjects[i] = Subject(run, k)
+	}
+	if stream == StreamPTY && len(kinds) > 1 {
+		return errors.New("bus: terminal output is watched on its own")
+	}
+	cfg := jetstream.OrderedConsumerConfig{FilterSubjects: subjects, DeliverPolicy: jetstream.DeliverAllPolicy}
+	if from == FromNew {
+		cfg.DeliverPolicy = jetstream.DeliverNewPolicy
+	}
+	cons, err := b.js.OrderedConsumer(ctx, stream, cfg)
+	if err != nil {
+		return fmt.Errorf("bus: watch %s: %w", run, err)
+	}
+	it, err := cons.Messages(jetstream.PullMaxMessages(256))
+	if err != nil {
+		return fmt.Errorf("bus: watch %s: %w", run, err)
+	}
+	stop := context.AfterFunc(ctx, it.Stop)
+	defer stop()
+	defer it.Stop()
+	for {
+		m, err := it.Next()
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, jetstream.ErrMsgIteratorClosed) {
+				return ctx.Err()
+			}
+			return fmt.Errorf("bus: watch %s: %w", run, err)
+		}
+		r, kind := kindOf(m.Subject())
+		msg := Msg{Run: r, Kind: kind, Data: m.Data()}
+		if md, err := m.Metadata(); err == nil {
+			msg.Seq, msg.Time = md.Sequence.Stream, md.Timestamp
+		}
+		if err := fn(msg); err != nil {
+			if errors.Is(err, ErrStop) {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// ErrStop, returned by a Watch callback, ends the watch without error.
+var ErrStop = errors.New("stop watching")
+
+// Send types data into the run's terminal through the supervisor that
+// runs it, wherever that is, and waits for it to say the bytes were
+// written.
+func (b *Bus) Send(ctx context.Context, run string, data []byte) error {
+	if !ValidRun(run) {
+		return fmt.Errorf("bus: run %q: %w", run, ErrNoRun)
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+	}
+	reply, err := b.nc.RequestWithContext(ctx, Subject(run, Input), data)
+	if errors.Is(err, nats.ErrNoResponders) {
+		return fmt.Errorf("bus: %s: %w", run, ErrNotListening)
+	}
+	if err != nil {
+		return fmt.Errorf("bus: send to %s: %w", run, err)
+	}
+	if msg := string(reply.Data); msg != "ok" {
+		return fmt.Errorf("bus: %s: %s", run, msg)
+	}
+	return nil
+}
+
+// Serve answers Send requests for run with handle until stop is called.
+// handle's error, if any, is what Send returns.
+func (b *Bus) Serve(run string, handle func(data []byte) error) (stop func(), err error) {
+	sub, err := b.nc.Subscribe(Subject(run, Input), func(m *nats.Msg) {
+		reply := "ok"
+		if err := handle(m.Data); err != nil {
+			reply = err.Error()
+		}
+		m.Respond([]byte(reply))
+	})
+	if err != nil {
+		return nil, fmt.Errorf("bus: take input of %s: %w", run, err)
+	}
+	return func() { sub.Unsubscribe() }, nil
+}
+
+// Request sends a request on a core subject (not kept) and returns the
+// reply; Handle answers such requests in a queue group, so that one of
+// several workers takes each.
+func (b *Bus) Request(ctx context.Context, subject string, data []byte) ([]byte, error) {
+	reply, err := b.nc.RequestWithContext(ctx, subject, data)
+	if errors.Is(err, nats.ErrNoResponders) {
+		return nil, fmt.Errorf("bus: %s: no worker is running (start one with stead serve): %w", subject, ErrNotListening)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bus: %s: %w", subject, err)
+	}
+	return reply.Data, nil
+}
+
+// Handle answers requests on subject in queue group queue with handle's
+// reply until stop is called.
+func (b *Bus) Handle(subject, queue string, handle func(data []byte) []byte) (stop func(), err error) {
+	sub, err := b.nc.QueueSubscribe(subject, queue, func(m *nats.Msg) { m.Respond(handle(m.Data)) })
+	if err != nil {
+		return nil, fmt.Errorf("bus: serve %s: %w", subject, err)
+	}
+	return func() { sub.Unsubscribe() }, nil
+}
+
+// PutRun stores a run's record.
+func (b *Bus) PutRun(ctx context.Context, r session.Run) error {
+	if !ValidRun(r.ID) {
+		return fmt.Errorf("bus: run %q: %w", r.ID, ErrNoRun)
+	}
+	data, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("bus: run %s: %w", r.ID, err)
+	}
+	if _, err := b.runs.Put(ctx, r.ID, data); err != nil {
+		return fmt.Errorf("bus: store run %s: %w", r.ID, err)
+	}
+	return nil
+}
+
+// Run returns a run's record.
+func (b *Bus) Run(ctx context.Context, id string) (session.Run, error) {
+	var r session.Run
+	if !ValidRun(id) {
+		return r, fmt.Errorf("bus: run %q: %w", id, ErrNoRun)
+	}
+	e, err := b.runs.Get(ctx, id)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return r, fmt.Errorf("run %s: %w", id, ErrNoRun)
+	}
+	if err != nil {
+		return r, fmt.Errorf("bus: run %s: %w", id, err)
+	}
+	if err := json.Unmarshal(e.Value(), &r); err != nil {
+		return r, fmt.Errorf("bus: run %s: %w", id, err)
+	}
+	return r, nil
+}
+
+// Runs lists every run's record, newest first.
+func (b *Bus) Runs(ctx context.Context) ([]session.Run, error) {
+	lister, err := b.runs.ListKeys(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("bus: list runs: %w", err)
+	}
+	defer lister.Stop()
+	var runs []session.Run
+	for key := range lister.Keys() {
+		r, err := b.Run(ctx, key)
+		if errors.Is(err, ErrNoRun) {
+			continue // deleted meanwhile
+		}
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, r)
+	}
+	sort.Slice(runs, func(i, j int) bool { return runs[i].Started.After(runs[j].Started) })
+	return runs, nil
+}
+
+// PutSession stores a run's universal session (USF JSON) under name.
+func (b *Bus) PutSession(ctx context.Context, name string, r io.Reader) error {
+	if _, err := b.objs.Put(ctx, jetstream.ObjectMeta{Name: name}, r); err != nil {
+		return fmt.Errorf("bus: store session %s: %w", name, err)
+	}
+	return nil
+}
+
+// Session opens a stored universal session.
+func (b *Bus) Session(ctx context.Context, name string) (io.ReadCloser, error) {
+	r, err := b.objs.Get(ctx, name)
+	if errors.Is(err, jetstream.ErrObjectNotFound) {
+		return nil, fmt.Errorf("session %s: %w", name, ErrNoRun)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bus: session %s: %w", name, err)
+	}
+	return r, nil
+}

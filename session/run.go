@@ -1,0 +1,65 @@
+package session
+
+import "time"
+
+// Run is one supervised run of a CLI: a session resumed in a CLI under a
+// terminal, watched live.
+type Run struct {
+	// ID names the run; it is safe in a NATS subject token.
+	ID string `json:"id"`
+	// CLI is the CLI the run drives, SessionID the native session it
+	// continues, Dir the project directory it runs in.
+	CLI       string `json:"cli"`
+	SessionID string `json:"sessionId,omitempty"`
+	Dir       string `json:"dir,omitempty"`
+	// Source is the session the run started from, when it was
+	// converted from another.
+	Source *Origin `json:"source,omitempty"`
+	// Path is the native session file the run's CLI writes.
+	Path string `json:"path,omitempty"`
+	// Host and PID say where the CLI runs.
+	Host string `json:"host,omitempty"`
+	PID  int    `json:"pid,omitempty"`
+	// State is the run's latest state (the RunState constants).
+	State   RunState  `json:"state"`
+	Started time.Time `json:"started"`
+	Ended   time.Time `json:"ended,omitzero"`
+	// ExitCode is the CLI's exit status once it exited (-1 when it was
+	// killed by a signal).
+	ExitCode *int `json:"exitCode,omitempty"`
+	// Reason says why the run failed or stopped, for a person.
+	Reason string `json:"reason,omitempty"`
+	// Entries counts the universal entries captured so far.
+	Entries int `json:"entries"`
+}
+
+// RunState is what a run's CLI is doing.
+type RunState string
+
+// Run states.
+const (
+	RunStarting RunState = "starting" // launched, not yet ready for input
+	RunReady    RunState = "ready"    // idle, waiting for a prompt
+	RunBusy     RunState = "busy"     // the model or a tool is working
+	RunWaiting  RunState = "waiting"  // waiting for the user: an approval, a question
+	RunExited   RunState = "exited"   // the CLI exited on its own or on request
+	RunFailed   RunState = "failed"   // the CLI could not start, crashed, or was killed
+)
+
+// Done reports whether the run is over.
+func (s RunState) Done() bool { return s == RunExited || s == RunFailed }
+
+// Status is a change of a run's state, as published on its status
+// subject.
+type Status struct {
+	Run   string    `json:"run"`
+	State RunState  `json:"state"`
+	Time  time.Time `json:"time"`
+	// Signal says what the state was read from: a CLI's own status file,
+	// its terminal title, its session records, the screen, the process.
+	Signal string `json:"signal,omitempty"`
+	// Detail explains, for a person (what the CLI waits for, why it
+	// failed).
+	Detail   string `json:"detail,omitempty"`
+	ExitCode *int   `json:"exitCode,omitempty"`
+}
