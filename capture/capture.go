@@ -1,0 +1,445 @@
+package capture
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/stead-dev/stead/session"
+)
+
+// Publisher takes what a capture produces, for one run.
+type Publisher interface {
+	// Terminal takes a chunk of raw terminal output.
+	Terminal(data []byte) error
+	// Native takes one native record (a line, without its newline) and
+	// its 1-based line number in the file.
+	Native(line []byte, n int) error
+	// Entry takes an event with new universal entries or updates to
+	// earlier ones.
+	Entry(ev session.Event) error
+	// Status takes a change of state.
+	Status(st session.Status) error
+}
+
+// Decoder yields the events of a native session stream, as an adapter's
+// decoder does.
+type Decoder interface {
+	Decode() (session.Event, error)
+}
+
+// Config says what a Capture captures.
+type Config struct {
+	Run string
+	// CLI marks every captured entry as produced by this CLI.
+	CLI string
+	// TUI holds the CLI's structural signals (title, status file) and
+	// how it shows readiness.
+	TUI session.TUI
+	// Env is the CLI's environment, for its status file.
+	Env session.Env
+	// Log hears problems that do not stop the capture.
+	Log *slog.Logger
+}
+
+// Capture follows one run.
+type Capture struct {
+	cfg Config
+	pub Publisher
+	log *slog.Logger
+
+	mu       sync.Mutex
+	state    session.RunState
+	changed  chan struct{} // closed and replaced on every change
+	lastOut  time.Time
+	scr      screen
+	lastErr  string // the last error entry, for the next status
+	entries  int
+	seen     map[string]bool
+	prompted bool // a prompt was delivered and the turn is not over
+}
+
+// New starts a capture in state starting.
+func New(cfg Config, pub Publisher) *Capture {
+	log := cfg.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Capture{cfg: cfg, pub: pub, log: log, state: session.RunStarting,
+		changed: make(chan struct{}), seen: map[string]bool{}, lastOut: time.Now()}
+}
+
+// State returns the run's state.
+func (c *Capture) State() session.RunState {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.state
+}
+
+// Entries counts the entries captured.
+func (c *Capture) Entries() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.entries
+}
+
+// Set changes the state and publishes the change. A run that is over
+// stays over.
+func (c *Capture) Set(state session.RunState, signal, detail string, code *int) {
+	c.mu.Lock()
+	if c.state.Done() || (c.state == state && code == nil) {
+		c.mu.Unlock()
+		return
+	}
+	if state == session.RunReady && detail == "" && c.lastErr != "" {
+		detail = "the turn ended in an error: " + c.lastErr
+	}
+	if state == session.RunReady {
+		c.lastErr = ""
+	}
+	c.state = state
+	close(c.changed)
+	c.changed = make(chan struct{})
+	c.mu.Unlock()
+	st := session.Status{Run: c.cfg.Run, State: state, Time: time.Now().UTC(), Signal: signal, Detail: detail, ExitCode: code}
+	if err := c.pub.Status(st); err != nil {
+		c.log.Warn("publishing a status", "run", c.cfg.Run, "err", err)
+	}
+}
+
+// Wait waits until the state is one of states, and returns it.
+func (c *Capture) Wait(ctx context.Context, states ...session.RunState) (session.RunState, error) {
+	for {
+		c.mu.Lock()
+		st, ch := c.state, c.changed
+		c.mu.Unlock()
+		for _, s := range states {
+			if st == s {
+				return st, nil
+			}
+		}
+		if st.Done() {
+			return st, fmt.Errorf("capture: the run is %s", st)
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return st, fmt.Errorf("capture: waiting for %v (the run is %s): %w", states, st, ctx.Err())
+		}
+	}
+}
+
+// Prompted tells the capture a prompt was submitted: the CLI is busy
+// until it says it is done.
+func (c *Capture) Prompted() {
+	c.mu.Lock()
+	c.prompted = true
+	c.mu.Unlock()
+	c.Set(session.RunBusy, "input", "", nil)
+}
+
+// Terminal copies the CLI's terminal output to the publisher (and to tee,
+// when set: the user's screen), reading its title and paste mode, until
+// r ends.
+func (c *Capture) Terminal(r io.Reader, tee io.Writer) error {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			chunk := buf[:n]
+			if tee != nil {
+				tee.Write(chunk)
+			}
+			// The publisher may keep the slice: give it its own.
+			if perr := c.pub.Terminal(append([]byte(nil), chunk...)); perr != nil {
+				c.log.Warn("publishing terminal output", "run", c.cfg.Run, "err", perr)
+			}
+			c.mu.Lock()
+			c.lastOut = time.Now()
+			titles := c.scr.feed(chunk)
+			c.mu.Unlock()
+			if c.cfg.TUI.Title != nil {
+				for _, t := range titles {
+					if st, detail, ok := c.cfg.TUI.Title(t); ok {
+						c.structural(st, "title", detail)
+					}
+				}
+			}
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return fmt.Errorf("capture: terminal: %w", err)
+		}
+	}
+}
+
+// structural applies a state the CLI itself reported. Before the CLI is
+// ready for input only the terminal decides: titles and status files say
+// "ready" a little before keystrokes are safe.
+func (c *Capture) structural(st session.RunState, signal, detail string) {
+	c.mu.Lock()
+	starting := c.state == session.RunStarting
+	if st == session.RunReady {
+		c.prompted = false
+	}
+	c.mu.Unlock()
+	if starting {
+		return
+	}
+	c.Set(st, signal, detail, nil)
+}
+
+// Readiness watches the terminal until the CLI is ready for input:
+// bracketed paste on (when the TUI uses it) and quiet output for the
+// TUI's settle time.
+func (c *Capture) Readiness(ctx context.Context) error {
+	settle := c.cfg.TUI.Settle
+	if settle <= 0 {
+		settle = 300 * time.Millisecond
+	}
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		c.mu.Lock()
+		st, quiet, paste := c.state, time.Since(c.lastOut), c.scr.paste
+		c.mu.Unlock()
+		if st != session.RunStarting {
+			return nil
+		}
+		if (paste || !c.cfg.TUI.Paste) && quiet >= settle {
+			signal := "terminal quiet"
+			if c.cfg.TUI.Paste {
+				signal = "bracketed paste on, terminal quiet"
+			}
+			c.Set(session.RunReady, signal, "", nil)
+			return nil
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}
+
+// StatusFile polls the CLI's status file (TUI.StatusFile for pid) every
+// interval until ctx ends.
+func (c *Capture) StatusFile(ctx context.Context, pid int, every time.Duration) error {
+	if c.cfg.TUI.StatusFile == nil || c.cfg.TUI.FileState == nil {
+		return nil
+	}
+	path := c.cfg.TUI.StatusFile(c.cfg.Env, pid)
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	var last []byte
+	for {
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil || string(data) == string(last) {
+			continue
+		}
+		last = data
+		if st, detail, ok := c.cfg.TUI.FileState(data); ok {
+			c.structural(st, "status file", detail)
+		}
+	}
+}
+
+// File follows the CLI's native session file through f, decoding it with
+// newDecoder. Records up to the file's length at the start (the history
+// the run resumes) are read for context, not published. It returns when
+// f is stopped and drained.
+func (c *Capture) File(f *Follower, history int64, newDecoder func(io.Reader) Decoder) error {
+	lines := &lineTee{c: c, history: history}
+	dec := newDecoder(io.TeeReader(f, lines))
+	for {
+		ev, err := dec.Decode()
+		if err == io.EOF {
+			lines.flush()
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("capture: %w", err)
+		}
+		if int64(lines.endOf(ev.Line)) <= history {
+			c.remember(ev)
+			continue
+		}
+		c.event(ev)
+	}
+}
+
+// remember marks a history event's entries as seen.
+func (c *Capture) remember(ev session.Event) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, e := range ev.Entries {
+		c.seen[e.ID] = true
+	}
+}
+
+// Known marks entries as already there (the history), so they are not
+// published.
+func (c *Capture) Known(entries []session.Entry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, e := range entries {
+		c.seen[e.ID] = true
+	}
+}
+
+// event publishes an event's new entries and updates, and reads turn
+// boundaries from them.
+func (c *Capture) event(ev session.Event) {
+	c.mu.Lock()
+	fresh := ev.Entries[:0:0]
+	for _, e := range ev.Entries {
+		if e.ID != "" && c.seen[e.ID] {
+			continue
+		}
+		c.seen[e.ID] = true
+		if e.CLI == "" {
+			e.CLI = c.cfg.CLI
+		}
+		fresh = append(fresh, e)
+	}
+	c.entries += len(fresh)
+	c.mu.Unlock()
+	if len(fresh) == 0 && len(ev.Updates) == 0 {
+		return
+	}
+	out := session.Event{Line: ev.Line, Entries: fresh, Updates: ev.Updates, Info: ev.Info}
+	if err := c.pub.Entry(out); err != nil {
+		c.log.Warn("publishing entries", "run", c.cfg.Run, "err", err)
+	}
+	for _, e := range fresh {
+		switch {
+		case e.Type == session.System && e.Kind == session.KindError:
+			c.mu.Lock()
+			c.lastErr = e.Content
+			c.mu.Unlock()
+		case e.Type == session.System && e.Kind == session.KindTurn:
+			c.structural(session.RunReady, "session record", "")
+		case e.Type == session.User && e.Kind == "":
+			c.structural(session.RunBusy, "session record", "")
+		}
+	}
+}
+
+// Snapshot polls a CLI whose session is not an appended file (a
+// database): every interval it takes the session's entries and publishes
+// those not seen before, until ctx ends, then once more.
+func (c *Capture) Snapshot(ctx context.Context, every time.Duration, snap func() ([]session.Entry, error)) error {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		done := false
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			done = true
+		}
+		entries, err := snap()
+		if err != nil {
+			c.log.Debug("snapshot", "run", c.cfg.Run, "err", err)
+		} else {
+			c.event(session.Event{Entries: entries})
+		}
+		if done {
+			return nil
+		}
+	}
+}
+
+// lineTee splits the bytes a decoder reads into lines, publishing each
+// native record past the history, and remembers where each line ends.
+type lineTee struct {
+	c       *Capture
+	history int64
+	partial []byte
+	off     int64   // bytes seen
+	n       int     // lines completed
+	ends    []int64 // end offsets of recent lines, by line number
+	base    int     // line number of ends[0]
+}
+
+func (t *lineTee) Write(p []byte) (int, error) {
+	rest := p
+	for len(rest) > 0 {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			t.partial = append(t.partial, rest...)
+			t.off += int64(len(rest))
+			break
+		}
+		line := rest[:i]
+		t.off += int64(i + 1)
+		if len(t.partial) > 0 {
+			line = append(t.partial, line...)
+		}
+		t.n++
+		t.record(t.off)
+		if t.off > t.history && len(trim(line)) > 0 {
+			if err := t.c.pub.Native(append([]byte(nil), line...), t.n); err != nil {
+				t.c.log.Warn("publishing a native record", "run", t.c.cfg.Run, "err", err)
+			}
+		}
+		t.partial = t.partial[:0]
+		rest = rest[i+1:]
+	}
+	return len(p), nil
+}
+
+// flush publishes a last line with no newline.
+func (t *lineTee) flush() {
+	if len(trim(t.partial)) > 0 && t.off > t.history {
+		t.n++
+		t.c.pub.Native(append([]byte(nil), t.partial...), t.n)
+	}
+}
+
+// record keeps the end offsets of the last few thousand lines: a decoder
+// yields a line's event shortly after reading it.
+func (t *lineTee) record(end int64) {
+	if t.ends == nil {
+		t.base = t.n
+	}
+	t.ends = append(t.ends, end)
+	if len(t.ends) > 4096 {
+		drop := len(t.ends) - 2048
+		t.ends = append(t.ends[:0], t.ends[drop:]...)
+		t.base += drop
+	}
+}
+
+// endOf is the offset where line n ends (the current offset when it is
+// not known).
+func (t *lineTee) endOf(n int) int64 {
+	if i := n - t.base; n > 0 && i >= 0 && i < len(t.ends) {
+		return t.ends[i]
+	}
+	if n > 0 && n < t.base {
+		return 0 // long ago: history for sure if anything is
+	}
+	return t.off
+}
+
+func trim(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\r' || b[len(b)-1] == ' ') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+

@@ -1,0 +1,251 @@
+package capture_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/stead-dev/stead/adapters"
+	"github.com/stead-dev/stead/capture"
+	"github.com/stead-dev/stead/session"
+)
+
+// pub records what a capture publishes.
+type pub struct {
+	mu       sync.Mutex
+	terminal bytes.Buffer
+	native   []string
+	lines    []int
+	entries  []session.Entry
+	updates  int
+	statuses []session.Status
+	more     chan struct{}
+}
+
+func newPub() *pub { return &pub{more: make(chan struct{}, 1)} }
+
+func (p *pub) poke() {
+	select {
+	case p.more <- struct{}{}:
+	default:
+	}
+}
+func (p *pub) Terminal(b []byte) error {
+	p.mu.Lock()
+	p.terminal.Write(b)
+	p.mu.Unlock()
+	p.poke()
+	return nil
+}
+func (p *pub) Native(line []byte, n int) error {
+	p.mu.Lock()
+	p.native = append(p.native, string(line))
+	p.lines = append(p.lines, n)
+	p.mu.Unlock()
+	p.poke()
+	return nil
+}
+func (p *pub) Entry(ev session.Event) error {
+	p.mu.Lock()
+	p.entries = append(p.entries, ev.Entries...)
+	p.updates += len(ev.Updates)
+	p.mu.Unlock()
+	p.poke()
+	return nil
+}
+func (p *pub) Status(st session.Status) error {
+	p.mu.Lock()
+	p.statuses = append(p.statuses, st)
+	p.mu.Unlock()
+	p.poke()
+	return nil
+}
+
+func (p *pub) waitEntries(t *testing.T, n int, why string) {
+	t.Helper()
+	deadline := time.After(3 * time.Second)
+	for {
+		p.mu.Lock()
+		got := len(p.entries)
+		p.mu.Unlock()
+		if got >= n {
+			return
+		}
+		select {
+		case <-p.more:
+		case <-deadline:
+			t.Fatalf("%s: %d entries published, want %d", why, got, n)
+		}
+	}
+}
+
+// nativeFile returns the first session file in an adapter's testdata
+// archive.
+func nativeFile(t *testing.T, cli, archive string) []byte {
+	t.Helper()
+	a, err := txtar.ParseFile(filepath.Join("..", "adapters", cli, "testdata", archive))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range a.Files {
+		if strings.HasSuffix(f.Name, ".jsonl") {
+			return f.Data
+		}
+	}
+	t.Fatalf("no .jsonl in %s", archive)
+	return nil
+}
+
+// TestFileEntriesAsRecordsArrive appends a real session's records one by
+// one after a history, and checks that each record's entries are
+// published before the next record is written, once, in order, marked
+// with the CLI.
+func TestFileEntriesAsRecordsArrive(t *testing.T) {
+	cases := []struct{ cli, archive string }{
+		{"claude", "tui-session.txtar"},
+		{"codex", "injected-legacy-with-events-after-resume.txtar"},
+		{"gemini", "interactive-tool-run.txtar"},
+		{"kimi", "code-e2e-conversation.txtar"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.cli, func(t *testing.T) {
+			a, _ := adapters.Lookup(tc.cli)
+			data := nativeFile(t, tc.cli, tc.archive)
+			lines := bytes.SplitAfter(data, []byte("\n"))
+			if len(lines[len(lines)-1]) == 0 {
+				lines = lines[:len(lines)-1]
+			}
+			// What a whole read yields, by line.
+			byLine := map[int][]session.Entry{}
+			dec := a.NewDecoder(bytes.NewReader(data))
+			for {
+				ev, err := dec.Decode()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				byLine[ev.Line] = append(byLine[ev.Line], ev.Entries...)
+			}
+			history := len(lines) / 2
+			path := filepath.Join(t.TempDir(), "session.jsonl")
+			f, err := os.Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			var histBytes int64
+			for _, l := range lines[:history] {
+				n, _ := f.Write(l)
+				histBytes += int64(n)
+			}
+			p := newPub()
+			c := capture.New(capture.Config{Run: "r", CLI: tc.cli}, p)
+			fol := capture.Follow(path, 0)
+			done := make(chan error, 1)
+			go func() {
+				done <- c.File(fol, histBytes, func(r io.Reader) capture.Decoder { return a.NewDecoder(r) })
+			}()
+			var want []session.Entry
+			for i := history; i < len(lines); i++ {
+				if _, err := f.Write(lines[i]); err != nil {
+					t.Fatal(err)
+				}
+				want = append(want, byLine[i+1]...)
+				p.waitEntries(t, len(want), "after line "+strconv.Itoa(i+1))
+			}
+			fol.Stop()
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			if len(p.entries) != len(want) {
+				t.Fatalf("%d entries published, want %d", len(p.entries), len(want))
+			}
+			for i, e := range p.entries {
+				if e.ID != want[i].ID || e.Type != want[i].Type || e.Content != want[i].Content {
+					t.Errorf("entry %d = %s %s %q, want %s %s %q", i, e.ID, e.Type, e.Content, want[i].ID, want[i].Type, want[i].Content)
+				}
+				if e.CLI != tc.cli {
+					t.Errorf("entry %d is marked %q", i, e.CLI)
+				}
+			}
+			if len(p.native) != len(lines)-history || p.lines[0] != history+1 {
+				t.Errorf("%d native records from line %v, want %d from %d", len(p.native), p.lines, len(lines)-history, history+1)
+			}
+		})
+	}
+}
+
+func TestReadinessTitlesAndTurns(t *testing.T) {
+	p := newPub()
+	tui := session.TUI{Paste: true, Settle: 100 * time.Millisecond, Title: func(title string) (session.RunState, string, bool) {
+		switch {
+		case strings.HasPrefix(title, "Ready"):
+			return session.RunReady, "", true
+		case strings.HasPrefix(title, "Working"):
+			return session.RunBusy, "", true
+		case strings.HasPrefix(title, "Action"):
+			return session.RunWaiting, "approval", true
+		}
+		return "", "", false
+	}}
+	c := capture.New(capture.Config{Run: "r", CLI: "x", TUI: tui}, p)
+	r, w := io.Pipe()
+	go c.Terminal(r, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	go c.Readiness(ctx)
+	// A title saying ready before paste mode is on does not make the
+	// CLI ready: keystrokes would be lost.
+	io.WriteString(w, "\x1b]0;Ready (x)\x07logo")
+	time.Sleep(300 * time.Millisecond)
+	if st := c.State(); st != session.RunStarting {
+		t.Fatalf("state %s before paste mode, want starting", st)
+	}
+	// Split across writes.
+	io.WriteString(w, "\x1b[?20")
+	io.WriteString(w, "04h")
+	begin := time.Now()
+	if _, err := c.Wait(ctx, session.RunReady); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(begin); took < 90*time.Millisecond {
+		t.Errorf("ready after %s, before the settle time", took)
+	}
+	io.WriteString(w, "\x1b]0;Working… (x)\x1b\\")
+	if _, err := c.Wait(ctx, session.RunBusy); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(w, "\x1b]2;Action Required (x)\x07")
+	if _, err := c.Wait(ctx, session.RunWaiting); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(w, "\x1b]0;Ready (x)\x07")
+	if _, err := c.Wait(ctx, session.RunReady); err != nil {
+		t.Fatal(err)
+	}
+	code := 0
+	c.Set(session.RunExited, "process", "", &code)
+	c.Set(session.RunReady, "title", "", nil) // over is over
+	w.Close()
+	var states []string
+	for _, s := range p.statuses {
+		states = append(states, string(s.State))
+	}
+	if got := strings.Join(states, " "); got != "ready busy waiting ready exited" {
+		t.Errorf("states %q", got)
+	}
+	if !strings.Contains(p.terminal.String(), "logo") {
+		t.Error("terminal output not published")
+	}
+}

@@ -1,0 +1,15 @@
+// Package capture turns a supervised CLI's output into what goes on the
+// bus, as it happens: the raw terminal output; the native session records
+// the CLI appends to its file (followed by offset, polled every few
+// milliseconds, with no line-length limit) or keeps in a database
+// (polled); the universal entries an adapter's decoder makes of those
+// records, in order and each once; and the CLI's state (starting, ready,
+// busy, waiting, exited), read from structural signals first: the CLI's
+// own status file, its terminal title, the turn boundaries in its
+// records, and the terminal's bracketed-paste mode and quiet time for
+// readiness.
+//
+// capture knows no CLI: what to read and how comes in as a session.TUI,
+// decoder constructors and snapshot functions. It publishes through its
+// own Publisher interface, which the bus satisfies through cmd's wiring.
+package capture

@@ -1,0 +1,41 @@
+package session
+
+import "time"
+
+// TUI is how to drive a CLI's interactive terminal UI under a supervisor:
+// how to open a session in it, when it takes input, how to type a prompt,
+// how to make it quit, and which of its signals tell what it is doing.
+// Each adapter fills one in; the supervisor and capture act on it without
+// knowing which CLI it is.
+type TUI struct {
+	// Argv returns the arguments that open the session l.Resume in the
+	// TUI, without a prompt.
+	Argv func(l Launch) []string
+	// Env is added to Setup's environment for the TUI.
+	Env []string
+	// Paste says the TUI turns bracketed paste on (ESC[?2004h) once it
+	// takes input: it is ready when it has and its output was then quiet
+	// for Settle. Without Paste, quiet output alone says ready.
+	Paste  bool
+	Settle time.Duration
+	// EnterAfter is the pause between typing a prompt (as a bracketed
+	// paste when Paste is set) and the Enter that submits it: TUIs turn
+	// an Enter that arrives too fast into a newline.
+	EnterAfter time.Duration
+	// Quit is what to type, with pauses, to make the TUI exit when it is
+	// idle.
+	Quit []Key
+	// Title reads the TUI's state from its terminal title (OSC 0 or 2),
+	// when the TUI says it there.
+	Title func(title string) (state RunState, detail string, ok bool)
+	// StatusFile names a file the CLI keeps its live state in, for the
+	// CLI's process id, and FileState reads it.
+	StatusFile func(env Env, pid int) string
+	FileState  func(data []byte) (state RunState, detail string, ok bool)
+}
+
+// Key is input typed into a terminal, then a pause.
+type Key struct {
+	Bytes string
+	Wait  time.Duration
+}
