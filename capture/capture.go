@@ -442,4 +442,3 @@ func trim(b []byte) []byte {
 	}
 	return b
 }
-
