@@ -52,6 +52,8 @@ type Adapter struct {
 	Setup func(l session.Launch) session.Setup
 	// Argv returns the arguments of a headless run (print or exec mode).
 	Argv func(l session.Launch) []string
+	// TUI says how to drive the CLI's interactive UI under a supervisor.
+	TUI *session.TUI
 	// SessionID finds the session id in a headless run's output.
 	SessionID func(stdout []byte) string
 	// Failure finds the error a failed headless run reported.

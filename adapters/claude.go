@@ -23,6 +23,7 @@ var claudeAdapter = Adapter{
 	Calls:         claude.Calls,
 	Setup:         claude.Setup,
 	Argv:          claude.Argv,
+	TUI:           &claude.TUI,
 	SessionID:     claude.SessionID,
 	Failure:       claude.Failure,
 	ToolArgs:      claude.ToolArgs,

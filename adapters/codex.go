@@ -22,6 +22,7 @@ var codexAdapter = Adapter{
 	Calls:         codex.Calls,
 	Setup:         codex.Setup,
 	Argv:          codex.Argv,
+	TUI:           &codex.TUI,
 	SessionID:     codex.SessionID,
 	Failure:       codex.Failure,
 	ToolArgs:      codex.ToolArgs,

@@ -22,6 +22,7 @@ var geminiAdapter = Adapter{
 	Calls:         gemini.Calls,
 	Setup:         gemini.Setup,
 	Argv:          gemini.Argv,
+	TUI:           &gemini.TUI,
 	SessionID:     gemini.SessionID,
 	Failure:       gemini.Failure,
 	ToolArgs:      gemini.ToolArgs,

@@ -22,6 +22,7 @@ var kimiAdapter = Adapter{
 	Calls:         kimi.Calls,
 	Setup:         kimi.Setup,
 	Argv:          kimi.Argv,
+	TUI:           &kimi.TUI,
 	SessionID:     kimi.SessionID,
 	Failure:       kimi.Failure,
 	ToolArgs:      kimi.ToolArgs,

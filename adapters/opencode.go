@@ -31,6 +31,7 @@ var opencodeAdapter = Adapter{
 	Calls:         opencode.Calls,
 	Setup:         opencode.Setup,
 	Argv:          opencode.Argv,
+	TUI:           &opencode.TUI,
 	SessionID:     opencode.SessionID,
 	Failure:       opencode.Failure,
 	ToolArgs:      opencode.ToolArgs,

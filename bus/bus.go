@@ -30,6 +30,9 @@ const (
 	Entry  = "entry"
 	Status = "status"
 	Input  = "input"
+	// Control carries requests to the run's supervisor ("stop"); not
+	// kept.
+	Control = "control"
 )
 
 // Names of what New creates in JetStream.
@@ -470,6 +473,16 @@ var ErrStop = errors.New("stop watching")
 // runs it, wherever that is, and waits for it to say the bytes were
 // written.
 func (b *Bus) Send(ctx context.Context, run string, data []byte) error {
+	return b.ask(ctx, run, Input, data)
+}
+
+// Ask sends a control request ("stop") to the run's supervisor and waits
+// for it to be carried out.
+func (b *Bus) Ask(ctx context.Context, run string, req string) error {
+	return b.ask(ctx, run, Control, []byte(req))
+}
+
+func (b *Bus) ask(ctx context.Context, run, kind string, data []byte) error {
 	if !ValidRun(run) {
 		return fmt.Errorf("bus: run %q: %w", run, ErrNoRun)
 	}
@@ -478,7 +491,7 @@ func (b *Bus) Send(ctx context.Context, run string, data []byte) error {
 		ctx, cancel = context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
 	}
-	reply, err := b.nc.RequestWithContext(ctx, Subject(run, Input), data)
+	reply, err := b.nc.RequestWithContext(ctx, Subject(run, kind), data)
 	if errors.Is(err, nats.ErrNoResponders) {
 		return fmt.Errorf("bus: %s: %w", run, ErrNotListening)
 	}
@@ -491,10 +504,11 @@ func (b *Bus) Send(ctx context.Context, run string, data []byte) error {
 	return nil
 }
 
-// Serve answers Send requests for run with handle until stop is called.
-// handle's error, if any, is what Send returns.
-func (b *Bus) Serve(run string, handle func(data []byte) error) (stop func(), err error) {
-	sub, err := b.nc.Subscribe(Subject(run, Input), func(m *nats.Msg) {
+// Serve answers Send requests (kind Input) or Ask requests (kind
+// Control) for run with handle until stop is called. handle's error, if
+// any, is what Send or Ask returns.
+func (b *Bus) Serve(run, kind string, handle func(data []byte) error) (stop func(), err error) {
+	sub, err := b.nc.Subscribe(Subject(run, kind), func(m *nats.Msg) {
 		reply := "ok"
 		if err := handle(m.Data); err != nil {
 			reply = err.Error()

@@ -115,7 +115,7 @@ func TestSendReachesTheServer(t *testing.T) {
 		t.Fatalf("send with no supervisor: %v", err)
 	}
 	got := make(chan string, 1)
-	stop, err := b.Serve("r", func(data []byte) error {
+	stop, err := b.Serve("r", bus.Input, func(data []byte) error {
 		if string(data) == "bad" {
 			return errors.New("the run has ended")
 		}

@@ -54,6 +54,7 @@ type Capture struct {
 	pub Publisher
 	log *slog.Logger
 
+	setMu    sync.Mutex // serialises Set
 	mu       sync.Mutex
 	state    session.RunState
 	changed  chan struct{} // closed and replaced on every change
@@ -63,6 +64,7 @@ type Capture struct {
 	entries  int
 	seen     map[string]bool
 	prompted bool // a prompt was delivered and the turn is not over
+	titled   bool // the TUI set a terminal title
 }
 
 // New starts a capture in state starting.
@@ -92,6 +94,9 @@ func (c *Capture) Entries() int {
 // Set changes the state and publishes the change. A run that is over
 // stays over.
 func (c *Capture) Set(state session.RunState, signal, detail string, code *int) {
+	// Changes are published in the order they are made.
+	c.setMu.Lock()
+	defer c.setMu.Unlock()
 	c.mu.Lock()
 	if c.state.Done() || (c.state == state && code == nil) {
 		c.mu.Unlock()
@@ -163,6 +168,9 @@ func (c *Capture) Terminal(r io.Reader, tee io.Writer) error {
 			c.mu.Lock()
 			c.lastOut = time.Now()
 			titles := c.scr.feed(chunk)
+			if len(titles) > 0 {
+				c.titled = true
+			}
 			c.mu.Unlock()
 			if c.cfg.TUI.Title != nil {
 				for _, t := range titles {
@@ -209,12 +217,12 @@ func (c *Capture) Readiness(ctx context.Context) error {
 	defer tick.Stop()
 	for {
 		c.mu.Lock()
-		st, quiet, paste := c.state, time.Since(c.lastOut), c.scr.paste
+		st, quiet, paste, titled := c.state, time.Since(c.lastOut), c.scr.paste, c.titled
 		c.mu.Unlock()
 		if st != session.RunStarting {
 			return nil
 		}
-		if (paste || !c.cfg.TUI.Paste) && quiet >= settle {
+		if (paste || !c.cfg.TUI.Paste) && (titled || !c.cfg.TUI.TitleReady) && quiet >= settle {
 			signal := "terminal quiet"
 			if c.cfg.TUI.Paste {
 				signal = "bracketed paste on, terminal quiet"
@@ -355,7 +363,18 @@ func (c *Capture) Snapshot(ctx context.Context, every time.Duration, snap func()
 		if err != nil {
 			c.log.Debug("snapshot", "run", c.cfg.Run, "err", err)
 		} else {
+			before := c.Entries()
 			c.event(session.Event{Entries: entries})
+			// A store with no turn records: the turn is over when the
+			// newest entry is an assistant reply whose usage is known
+			// (the model finished it) and nothing follows it.
+			if n := len(entries); n > 0 && c.Entries() > before {
+				last := entries[n-1]
+				if last.Type == session.Assistant && last.Usage != nil && last.Content != "" ||
+					last.Type == session.System && last.Kind == session.KindError {
+					c.structural(session.RunReady, "session store", "")
+				}
+			}
 		}
 		if done {
 			return nil

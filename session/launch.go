@@ -18,6 +18,9 @@ type Launch struct {
 	Prompt string
 	// Resume is the id of a session to continue.
 	Resume string
+	// Auto lets every tool run without asking (the CLI's bypass or yolo
+	// mode), for supervised runs nobody watches.
+	Auto bool
 }
 
 // Setup is what a CLI needs to run a Launch: environment variables and

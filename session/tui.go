@@ -18,6 +18,9 @@ type TUI struct {
 	// for Settle. Without Paste, quiet output alone says ready.
 	Paste  bool
 	Settle time.Duration
+	// TitleReady says the TUI sets its terminal title only once its
+	// first-run dialogs are gone: readiness waits for a title too.
+	TitleReady bool
 	// EnterAfter is the pause between typing a prompt (as a bracketed
 	// paste when Paste is set) and the Enter that submits it: TUIs turn
 	// an Enter that arrives too fast into a newline.

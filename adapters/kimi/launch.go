@@ -1,7 +1,9 @@
 package kimi
 
 import (
+	"encoding/json"
 	"path/filepath"
+	"time"
 
 	"github.com/stead-dev/stead/session"
 )
@@ -36,6 +38,7 @@ func Setup(l session.Launch) session.Setup {
 			"KIMI_CODE_NO_AUTO_UPDATE=1",
 			"KIMI_LOOP_MAX_ATTEMPTS_PER_STEP=1", // fail at once, not after 10 attempts with backoff
 		},
+		Files: tuiFiles(l),
 		Notes: "Run kimi -p PROMPT -m " + EnvModel + " (headless) or kimi (TUI); Kimi Code needs Node 22.19 or later.",
 	}
 }
@@ -48,4 +51,19 @@ func Argv(l session.Launch) []string {
 		args = append(args, "-r", l.Resume)
 	}
 	return args
+}
+
+// tuiFiles seeds what keeps the TUI's dialogs away: the project's folder
+// trust (workspace-trust/<work dir key>), no offer to migrate kimi-cli
+// sessions, and an Enter right after typed text that submits.
+func tuiFiles(l session.Launch) map[string]string {
+	files := map[string]string{
+		".kimi-code/.skip-migration-from-kimi-cli": "",
+		".kimi-code/tui.toml":                      "cache_expiry_hint = false\ndisable_feedback_survey = true\ndisable_paste_burst = true\n",
+	}
+	if l.Dir != "" {
+		trust, _ := json.Marshal(map[string]any{"root": l.Dir, "trustedAt": time.Now().UnixMilli()})
+		files[".kimi-code/workspace-trust/"+WorkDirKey(l.Dir)] = string(trust)
+	}
+	return files
 }

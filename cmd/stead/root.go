@@ -201,6 +201,7 @@ native stores into one universal format, and lists, shows and totals them.`,
 	root.AddCommand(newSessionCmd(f))
 	root.AddCommand(newSchemaCmd(f))
 	root.AddCommand(newStubCmd(f, nil))
+	root.AddCommand(newServeCmd(f), newWatchCmd(f), newRunsCmd(f), newSendCmd(f), newStopCmd(f), newAttachCmd(f))
 	return root
 }
 
@@ -209,7 +210,7 @@ func newSessionCmd(f *Factory) *cobra.Command {
 		Use:   "session",
 		Short: "List, show and total sessions of every CLI",
 	}
-	cmd.AddCommand(newListCmd(f, nil), newShowCmd(f, nil), newStatsCmd(f, nil), newConvertCmd(f, nil))
+	cmd.AddCommand(newListCmd(f, nil), newShowCmd(f, nil), newStatsCmd(f, nil), newConvertCmd(f, nil), newResumeCmd(f))
 	return cmd
 }
 

@@ -1,0 +1,61 @@
+package claude
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/stead-dev/stead/session"
+)
+
+// TUI drives Claude Code's interactive UI. It takes input once it has
+// turned bracketed paste on; it keeps its live state in
+// $CLAUDE_CONFIG_DIR/sessions/<pid>.json ("idle", "busy", "waiting"); two
+// Ctrl-C on an idle prompt quit it with code 0.
+var TUI = session.TUI{
+	Argv:       TUIArgv,
+	Paste:      true,
+	Settle:     300 * time.Millisecond,
+	EnterAfter: 150 * time.Millisecond,
+	Quit:       []session.Key{{Bytes: "\x03", Wait: 400 * time.Millisecond}, {Bytes: "\x03", Wait: 3 * time.Second}},
+	StatusFile: func(env session.Env, pid int) string {
+		return filepath.Join(Root(env), "sessions", strconv.Itoa(pid)+".json")
+	},
+	FileState: fileState,
+}
+
+// TUIArgv opens l.Resume in the interactive UI; with l.Auto every tool
+// runs without asking.
+func TUIArgv(l session.Launch) []string {
+	var args []string
+	if l.Resume != "" {
+		args = append(args, "--resume", l.Resume)
+	}
+	if l.Model != "" {
+		args = append(args, "--model", l.Model)
+	}
+	if l.Auto {
+		args = append(args, "--dangerously-skip-permissions")
+	}
+	return args
+}
+
+func fileState(data []byte) (session.RunState, string, bool) {
+	var f struct {
+		Status     string `json:"status"`
+		WaitingFor string `json:"waitingFor"`
+	}
+	if json.Unmarshal(data, &f) != nil {
+		return "", "", false
+	}
+	switch f.Status {
+	case "idle":
+		return session.RunReady, "", true
+	case "busy":
+		return session.RunBusy, "", true
+	case "waiting":
+		return session.RunWaiting, f.WaitingFor, true
+	}
+	return "", "", false
+}

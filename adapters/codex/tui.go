@@ -1,0 +1,36 @@
+package codex
+
+import (
+	"time"
+
+	"github.com/stead-dev/stead/session"
+)
+
+// TUI drives Codex's interactive UI. It runs without the shared
+// background app-server (--no-daemon), which would outlive it; it takes
+// input once bracketed paste is on and it has been quiet; an Enter that
+// follows typed text too closely is taken as part of a paste burst, so
+// Enter waits half a second; Ctrl-C on an empty composer quits with code
+// 0. Busy and idle come from the rollout's turn records.
+var TUI = session.TUI{
+	Argv:       TUIArgv,
+	Paste:      true,
+	Settle:     500 * time.Millisecond,
+	EnterAfter: 500 * time.Millisecond,
+	Quit:       []session.Key{{Bytes: "\x03", Wait: 400 * time.Millisecond}, {Bytes: "\x03", Wait: 3 * time.Second}},
+}
+
+// TUIArgv opens l.Resume in the interactive UI.
+func TUIArgv(l session.Launch) []string {
+	args := []string{"--no-daemon"}
+	if l.Model != "" {
+		args = append(args, "-m", l.Model)
+	}
+	if l.Auto {
+		args = append(args, "--dangerously-bypass-approvals-and-sandbox")
+	}
+	if l.Resume != "" {
+		args = append(args, "resume", l.Resume)
+	}
+	return args
+}

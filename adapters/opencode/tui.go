@@ -1,0 +1,30 @@
+package opencode
+
+import (
+	"time"
+
+	"github.com/stead-dev/stead/session"
+)
+
+// TUI drives OpenCode's interactive UI. It must be the session leader with
+// the terminal as its controlling terminal, or it stops at its first
+// read; it turns bracketed paste on seconds before it takes keys (it
+// drops them until then) and sets its title ("OC | <title>") when it does; Ctrl-C on an empty input quits with
+// code 0. Its session lives in a database, which capture polls.
+var TUI = session.TUI{
+	Argv:       TUIArgv,
+	Paste:      true,
+	Settle:     500 * time.Millisecond,
+	TitleReady: true,
+	EnterAfter: 200 * time.Millisecond,
+	Quit:       []session.Key{{Bytes: "\x03", Wait: 3 * time.Second}},
+}
+
+// TUIArgv opens l.Resume in the interactive UI.
+func TUIArgv(l session.Launch) []string {
+	var args []string
+	if l.Resume != "" {
+		args = append(args, "--session", l.Resume)
+	}
+	return args
+}

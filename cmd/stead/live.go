@@ -1,0 +1,467 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	oklog "github.com/oklog/run"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/session"
+	"github.com/stead-dev/stead/supervisor"
+)
+
+func newServeCmd(f *Factory) *cobra.Command {
+	var bf BusFlags
+	var listen string
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the stead daemon: the embedded bus, and a worker for detached runs",
+		Long: `Run the stead daemon. It embeds the NATS server (JetStream data in stead's state
+directory, clients on a loopback port with a generated token, written to
+<state>/bus.json for other stead commands), and takes detached runs
+(stead session resume --detach) from the work queue. With --nats-url it embeds
+nothing and is one of several workers sharing an external NATS deployment.
+Stopping it (Ctrl-C, SIGTERM) stops its runs' CLIs.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return serve(cmd.Context(), f, bf, listen) },
+	}
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:0", "the loopback address the embedded bus takes clients on")
+	addBusFlags(cmd, &bf)
+	return cmd
+}
+
+func serve(ctx context.Context, f *Factory, bf BusFlags, listen string) error {
+	var b *bus.Bus
+	var err error
+	if bf.URL != "" || f.Env.Get("STEAD_NATS_URL") != "" {
+		b, err = connectBus(ctx, f, bf, false)
+	} else {
+		if d, err := dialDaemon(ctx, f); err == nil {
+			d.Close()
+			return fmt.Errorf("a stead daemon already runs (%s)", daemonFile(f.Env))
+		}
+		dir := stateDir(f.Env)
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return err
+		}
+		lock, err := os.OpenFile(filepath.Join(dir, "serve.lock"), os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			return err
+		}
+		defer lock.Close()
+		if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			return fmt.Errorf("another stead daemon holds %s: %w", lock.Name(), err)
+		}
+		b, err = bus.New(ctx, bus.Options{StoreDir: filepath.Join(dir, "nats"), Listen: listen, Logger: f.Logger})
+		if err != nil {
+			return err
+		}
+		if err := writeDaemonInfo(f.Env, daemonInfo{URL: b.ClientURL(), Token: b.ClientToken(), PID: os.Getpid()}); err != nil {
+			b.Close()
+			return err
+		}
+		defer os.Remove(daemonFile(f.Env))
+		fmt.Fprintf(f.IO.ErrOut, "stead: daemon %d: bus on %s, store %s\n", os.Getpid(), b.ClientURL(), filepath.Join(dir, "nats"))
+	}
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var runs sync.WaitGroup
+	stopWork, err := b.Handle(bus.WorkSubject, bus.WorkQueue, func(data []byte) []byte {
+		reply := startWork(ctx, f, b, data, &runs)
+		out, _ := json.Marshal(reply)
+		return out
+	})
+	if err != nil {
+		return err
+	}
+	var g oklog.Group
+	g.Add(func() error {
+		<-ctx.Done()
+		return nil
+	}, func(error) { cancel() })
+	g.Add(func() error {
+		runs.Wait() // never returns before ctx ends: keep the group up
+		<-ctx.Done()
+		return nil
+	}, func(error) { stopWork() })
+	g.Run()
+	stopWork()
+	runs.Wait()
+	return nil
+}
+
+// startWork starts a detached run in the worker and replies once its CLI
+// is running.
+func startWork(ctx context.Context, f *Factory, b *bus.Bus, data []byte, runs *sync.WaitGroup) workReply {
+	var req workRequest
+	if err := json.Unmarshal(data, &req); err != nil {
+		return workReply{Error: "bad work request: " + err.Error()}
+	}
+	spec := req.Spec
+	if !bus.ValidRun(spec.ID) {
+		return workReply{Error: fmt.Sprintf("bad run id %q", spec.ID)}
+	}
+	s, err := loadSession(ctx, f, b, "run:"+strings.TrimPrefix(spec.Source, "run:"), "")
+	if err != nil {
+		return workReply{Error: err.Error()}
+	}
+	started := make(chan session.Run, 1)
+	failed := make(chan error, 1)
+	runs.Add(1)
+	go func() {
+		defer runs.Done()
+		rec, err := superviseRun(ctx, f, b, s, spec, nil, func(r session.Run) { started <- r })
+		if err != nil {
+			f.Logger.Warn("run ended", "run", spec.ID, "err", err)
+			failed <- err
+			return
+		}
+		f.Logger.Info("run ended", "run", rec.ID, "state", rec.State)
+	}()
+	select {
+	case r := <-started:
+		return workReply{Run: &r}
+	case err := <-failed:
+		return workReply{Error: err.Error()}
+	}
+}
+
+func newWatchCmd(f *Factory) *cobra.Command {
+	var bf BusFlags
+	var asJSON, raw bool
+	cmd := &cobra.Command{
+		Use:   "watch <run>",
+		Short: "Print a run's universal entries and state changes as they happen",
+		Long: `Print a run's entries and state changes, from its start, then live until the
+run ends. --json prints one JSON object per line: {"kind":"entry","event":{...}}
+(a session.Event: new entries, updates to earlier ones) or
+{"kind":"status","status":{...}}. --terminal prints the raw terminal output instead.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			b, err := connectBus(cmd.Context(), f, bf, true)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			if _, err := b.Run(cmd.Context(), args[0]); err != nil {
+				return err
+			}
+			if raw {
+				return watchTerminal(cmd.Context(), b, args[0], f.IO.Out)
+			}
+			return watchRun(cmd.Context(), b, args[0], f.IO.Out, asJSON)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON lines")
+	cmd.Flags().BoolVar(&raw, "terminal", false, "print the raw terminal output")
+	addBusFlags(cmd, &bf)
+	return cmd
+}
+
+func watchRun(ctx context.Context, b *bus.Bus, id string, out io.Writer, asJSON bool) error {
+	enc := json.NewEncoder(out)
+	return b.Watch(ctx, id, bus.FromStart, func(m bus.Msg) error {
+		switch m.Kind {
+		case bus.Entry:
+			var ev session.Event
+			if err := json.Unmarshal(m.Data, &ev); err != nil {
+				return fmt.Errorf("run %s: entry %d: %w", id, m.Seq, err)
+			}
+			if asJSON {
+				return enc.Encode(map[string]any{"kind": "entry", "event": ev})
+			}
+			for _, e := range ev.Entries {
+				fmt.Fprintln(out, describeEntry(e))
+			}
+		case bus.Status:
+			var st session.Status
+			if err := json.Unmarshal(m.Data, &st); err != nil {
+				return fmt.Errorf("run %s: status %d: %w", id, m.Seq, err)
+			}
+			if asJSON {
+				if err := enc.Encode(map[string]any{"kind": "status", "status": st}); err != nil {
+					return err
+				}
+			} else {
+				line := fmt.Sprintf("%s  [%s]", st.Time.Local().Format("15:04:05.000"), st.State)
+				if st.ExitCode != nil {
+					line += " exit code " + strconv.Itoa(*st.ExitCode)
+				}
+				if st.Detail != "" {
+					line += " " + st.Detail
+				}
+				if st.Signal != "" {
+					line += " (" + st.Signal + ")"
+				}
+				fmt.Fprintln(out, line)
+			}
+			if st.State.Done() {
+				return bus.ErrStop
+			}
+		}
+		return nil
+	}, bus.Entry, bus.Status)
+}
+
+// describeEntry is one line about an entry, for a person.
+func describeEntry(e session.Entry) string {
+	ts := e.Timestamp.Local().Format("15:04:05.000")
+	who := string(e.Type)
+	if e.Kind != "" {
+		who += "/" + e.Kind
+	}
+	text := e.Content
+	switch e.Type {
+	case session.ToolCall:
+		text = string(e.Tool)
+		if e.OriginalTool != "" && e.OriginalTool != string(e.Tool) {
+			text += " (" + e.OriginalTool + ")"
+		}
+		text += " " + string(e.Input)
+	case session.ToolResult:
+		text = e.Output
+		if e.Error != "" {
+			text = "error: " + e.Error
+		}
+	}
+	if text == "" && e.Thinking != "" {
+		text = "(thinking) " + e.Thinking
+	}
+	text = strings.Join(strings.Fields(text), " ")
+	if len(text) > 200 {
+		text = text[:197] + "..."
+	}
+	cli := ""
+	if e.CLI != "" {
+		cli = e.CLI + " "
+	}
+	return fmt.Sprintf("%s  %s%s: %s", ts, cli, who, text)
+}
+
+func watchTerminal(ctx context.Context, b *bus.Bus, id string, out io.Writer) error {
+	return watchTerminalUntil(ctx, b, id, out)
+}
+
+// watchTerminalUntil copies the run's terminal output until ctx ends or the
+// run ends.
+func watchTerminalUntil(ctx context.Context, b *bus.Bus, id string, out io.Writer) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		// The terminal stream has no end marker: the status says it.
+		b.Watch(ctx, id, bus.FromStart, func(m bus.Msg) error {
+			var st session.Status
+			if json.Unmarshal(m.Data, &st) == nil && st.State.Done() {
+				time.Sleep(300 * time.Millisecond) // let the last output through
+				cancel()
+				return bus.ErrStop
+			}
+			return nil
+		}, bus.Status)
+	}()
+	err := b.Watch(ctx, id, bus.FromStart, func(m bus.Msg) error {
+		_, err := out.Write(m.Data)
+		return err
+	}, bus.PTY)
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+func newRunsCmd(f *Factory) *cobra.Command {
+	var bf BusFlags
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "runs",
+		Short: "List supervised runs, newest first",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			b, err := connectBus(cmd.Context(), f, bf, true)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			runs, err := b.Runs(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				if runs == nil {
+					runs = []session.Run{}
+				}
+				enc := json.NewEncoder(f.IO.Out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(runs)
+			}
+			if len(runs) == 0 {
+				fmt.Fprintln(f.IO.ErrOut, "no runs yet: start one with stead session resume")
+				return nil
+			}
+			tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "RUN\tCLI\tSTATE\tSTARTED\tENTRIES\tFROM\tDIR")
+			for _, r := range runs {
+				state := string(r.State)
+				if r.ExitCode != nil {
+					state += " (" + strconv.Itoa(*r.ExitCode) + ")"
+				}
+				from := ""
+				if r.Source != nil {
+					from = r.Source.CLI + ":" + r.Source.ID
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.ID, r.CLI, state,
+					r.Started.Local().Format("2006-01-02 15:04:05"), r.Entries, from, r.Dir)
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	addBusFlags(cmd, &bf)
+	return cmd
+}
+
+func newSendCmd(f *Factory) *cobra.Command {
+	var bf BusFlags
+	var raw bool
+	cmd := &cobra.Command{
+		Use:   "send <run> <text>",
+		Short: "Type a prompt into a run's CLI, the way that CLI takes one",
+		Long: `Type a prompt into a run's CLI through the bus, wherever the run is: as a
+bracketed paste then Enter, with the pause the CLI needs, once it is ready.
+--raw sends the bytes as they are (escape sequences included) instead.`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			b, err := connectBus(cmd.Context(), f, bf, true)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			ctx, cancel := context.WithTimeout(cmd.Context(), 2*time.Minute)
+			defer cancel()
+			if raw {
+				return b.Send(ctx, args[0], []byte(args[1]))
+			}
+			return b.Ask(ctx, args[0], "prompt\n"+args[1])
+		},
+	}
+	cmd.Flags().BoolVar(&raw, "raw", false, "send the bytes as they are")
+	addBusFlags(cmd, &bf)
+	return cmd
+}
+
+func newStopCmd(f *Factory) *cobra.Command {
+	var bf BusFlags
+	cmd := &cobra.Command{
+		Use:   "stop <run>",
+		Short: "Make a run's CLI exit: its own quit keys first, then signals to its whole process group",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			b, err := connectBus(cmd.Context(), f, bf, true)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			ctx, cancel := context.WithTimeout(cmd.Context(), time.Minute)
+			defer cancel()
+			if err := b.Ask(ctx, args[0], "stop"); err != nil {
+				return err
+			}
+			// The record is final once the capture drained.
+			for {
+				r, err := b.Run(ctx, args[0])
+				if err != nil {
+					return err
+				}
+				if r.State.Done() {
+					printRunEnd(f.IO.ErrOut, r)
+					return nil
+				}
+				select {
+				case <-ctx.Done():
+					return fmt.Errorf("run %s: its CLI stopped but the run did not end: %w", args[0], ctx.Err())
+				case <-time.After(50 * time.Millisecond):
+				}
+			}
+		},
+	}
+	addBusFlags(cmd, &bf)
+	return cmd
+}
+
+func newAttachCmd(f *Factory) *cobra.Command {
+	var bf BusFlags
+	cmd := &cobra.Command{
+		Use:   "attach <run>",
+		Short: "Show a run's live terminal and type into it (Ctrl-] detaches)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			b, err := connectBus(ctx, f, bf, true)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			id := args[0]
+			if _, err := b.Run(ctx, id); err != nil {
+				return err
+			}
+			in, ok := f.IO.In.(*os.File)
+			if !ok || !term.IsTerminal(int(in.Fd())) {
+				return flagErrorf("attach needs a terminal; use stead watch --terminal to only look")
+			}
+			ctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			var g oklog.Group
+			g.Add(func() error { return watchTerminalUntil(ctx, b, id, f.IO.Out) }, func(error) { cancel() })
+			g.Add(func() error {
+				err := supervisor.Attach(ctx, in, busTerminal{ctx: ctx, b: b, run: id}, true)
+				if errors.Is(err, supervisor.ErrDetached) {
+					return nil
+				}
+				return err
+			}, func(error) { cancel() })
+			err = g.Run()
+			fmt.Fprintf(f.IO.ErrOut, "\r\nstead: detached from %s\r\n", id)
+			return err
+		},
+	}
+	addBusFlags(cmd, &bf)
+	return cmd
+}
+
+// busTerminal is a run's terminal reached through the bus.
+type busTerminal struct {
+	ctx context.Context
+	b   *bus.Bus
+	run string
+}
+
+func (t busTerminal) Write(p []byte) (int, error) {
+	if err := t.b.Send(t.ctx, t.run, p); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func (t busTerminal) Resize(rows, cols uint16) error {
+	return t.b.Ask(t.ctx, t.run, fmt.Sprintf("resize %d %d", rows, cols))
+}

@@ -1,0 +1,213 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/stead-dev/stead/adapters"
+	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/session"
+)
+
+func termSize(f *os.File) (rows, cols uint16, ok bool) {
+	w, h, err := term.GetSize(int(f.Fd()))
+	if err != nil || w <= 0 || h <= 0 {
+		return 0, 0, false
+	}
+	return uint16(h), uint16(w), true
+}
+
+// ResumeOptions are the flags of stead session resume.
+type ResumeOptions struct {
+	Factory *Factory
+	Bus     BusFlags
+	Ref     string
+	From    string
+	To      string
+	Prompt  string
+	Cwd     string
+	Model   string
+	Auto    bool
+	Detach  bool
+	JSON    bool
+}
+
+func newResumeCmd(f *Factory) *cobra.Command {
+	opts := &ResumeOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "resume <cli>:<id> | <id> | <file> | run:<run> --to <cli>",
+		Short: "Continue a session in another CLI, live, under stead's supervision",
+		Long: `Write the session into the target CLI's store, start that CLI on it under a
+terminal, and capture it onto the bus while you use it: stead watch <run> shows the
+new entries as they happen. With --prompt the prompt is typed for you once the CLI
+is ready. With --detach the run goes to the stead daemon (started if needed) and
+the command prints the run's id; stead attach, stead send and stead stop reach it.
+
+When the CLI exits, the whole session (history plus the run's entries, each marked
+with the CLI that produced it) is stored: stead session resume run:<run> --to <cli>
+continues it elsewhere.`,
+		Example: `  stead session resume claude:0b5c... --to codex --prompt "carry on"
+  stead session resume 0b5c... --from claude --to gemini --detach --json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Ref = args[0]
+			if opts.To == "" {
+				return flagErrorf("--to is required (one of: %s)", strings.Join(adapters.Names(), ", "))
+			}
+			if a, ok := adapters.Lookup(opts.To); !ok || a.TUI == nil || !a.Writes() {
+				return flagErrorf("--to: stead cannot run %q (known: %s)", opts.To, strings.Join(adapters.Names(), ", "))
+			}
+			if opts.From != "" {
+				if _, ok := adapters.Lookup(opts.From); !ok {
+					return flagErrorf("--from: unknown CLI %q (known: %s)", opts.From, strings.Join(adapters.Names(), ", "))
+				}
+			}
+			return resumeRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.From, "from", "", "the CLI the session belongs to (default: found from the reference)")
+	cmd.Flags().StringVar(&opts.To, "to", "", "the CLI to continue in")
+	cmd.Flags().StringVar(&opts.Prompt, "prompt", "", "a prompt to type once the CLI is ready")
+	cmd.Flags().StringVar(&opts.Cwd, "cwd", "", "the project directory to run in (default: the current directory)")
+	cmd.Flags().StringVar(&opts.Model, "model", "", "the model to ask the CLI for")
+	cmd.Flags().BoolVar(&opts.Auto, "auto-approve", false, "let the CLI run every tool without asking (its bypass or yolo mode)")
+	cmd.Flags().BoolVar(&opts.Detach, "detach", false, "run in the background daemon and print the run's id")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the run's record as JSON")
+	addBusFlags(cmd, &opts.Bus)
+	return cmd
+}
+
+// loadSession reads the session a reference names: a CLI's session, or a
+// finished run's stored universal session (run:<id>).
+func loadSession(ctx context.Context, f *Factory, b *bus.Bus, ref, cli string) (*session.Session, error) {
+	if id, ok := strings.CutPrefix(ref, "run:"); ok {
+		r, err := b.Session(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		defer r.Close()
+		var s session.Session
+		if err := json.NewDecoder(r).Decode(&s); err != nil {
+			return nil, fmt.Errorf("run %s: stored session: %w", id, err)
+		}
+		return &s, nil
+	}
+	a, r, err := resolveRef(f.Env, ref, cli)
+	if err != nil {
+		return nil, err
+	}
+	return a.Open(f.Env, r)
+}
+
+func resumeRun(ctx context.Context, opts *ResumeOptions) error {
+	f := opts.Factory
+	dir := opts.Cwd
+	if dir == "" {
+		dir = "."
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	b, err := connectBus(ctx, f, opts.Bus, true)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	s, err := loadSession(ctx, f, b, opts.Ref, opts.From)
+	if err != nil {
+		return err
+	}
+	spec := RunSpec{ID: newRunID(), To: opts.To, Dir: dir, Prompt: opts.Prompt, Model: opts.Model, Auto: opts.Auto}
+	if opts.Detach {
+		return detachRun(ctx, f, b, s, spec, opts.JSON)
+	}
+	in, isFile := f.IO.In.(*os.File)
+	if !isFile || !term.IsTerminal(int(in.Fd())) {
+		return flagErrorf("an attached run needs a terminal: run it in one, or use --detach")
+	}
+	fmt.Fprintf(f.IO.ErrOut, "stead: run %s: %s resumes %s (watch it: stead watch %s)\n", spec.ID, spec.To, sourceName(s), spec.ID)
+	rec, err := superviseRun(ctx, f, b, s, spec, &terminalIO{In: in, Out: f.IO.Out}, nil)
+	if rec.ID != "" {
+		printRunEnd(f.IO.ErrOut, rec)
+	}
+	if opts.JSON && rec.ID != "" {
+		json.NewEncoder(f.IO.Out).Encode(rec)
+	}
+	return err
+}
+
+func sourceName(s *session.Session) string {
+	if s.ID != "" {
+		return s.Source.CLI + ":" + s.ID
+	}
+	return s.Source.CLI + " session"
+}
+
+func printRunEnd(w io.Writer, r session.Run) {
+	code := ""
+	if r.ExitCode != nil {
+		code = fmt.Sprintf(" (exit code %d)", *r.ExitCode)
+	}
+	fmt.Fprintf(w, "\r\nstead: run %s %s%s, %d new entries", r.ID, r.State, code, r.Entries)
+	if r.Reason != "" {
+		fmt.Fprintf(w, ": %s", r.Reason)
+	}
+	fmt.Fprintf(w, "\r\nstead: continue it elsewhere: stead session resume run:%s --to <cli>\r\n", r.ID)
+}
+
+// workRequest is what a worker gets to start a detached run.
+type workRequest struct {
+	Spec RunSpec `json:"spec"`
+}
+
+type workReply struct {
+	Run   *session.Run `json:"run,omitempty"`
+	Error string       `json:"error,omitempty"`
+}
+
+// detachRun stores the session on the bus and asks a worker to run it.
+func detachRun(ctx context.Context, f *Factory, b *bus.Bus, s *session.Session, spec RunSpec, asJSON bool) error {
+	data, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	spec.Source = "source-" + spec.ID
+	if err := b.PutSession(ctx, spec.Source, strings.NewReader(string(data))); err != nil {
+		return err
+	}
+	req, _ := json.Marshal(workRequest{Spec: spec})
+	rctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	out, err := b.Request(rctx, bus.WorkSubject, req)
+	if err != nil {
+		return err
+	}
+	var reply workReply
+	if err := json.Unmarshal(out, &reply); err != nil {
+		return fmt.Errorf("the worker's reply: %w", err)
+	}
+	if reply.Error != "" {
+		return errors.New(reply.Error)
+	}
+	if asJSON {
+		return json.NewEncoder(f.IO.Out).Encode(reply.Run)
+	}
+	fmt.Fprintln(f.IO.Out, reply.Run.ID)
+	fmt.Fprintf(f.IO.ErrOut, "stead: run %s: %s (pid %d on %s); watch it with: stead watch %s\n",
+		reply.Run.ID, reply.Run.CLI, reply.Run.PID, reply.Run.Host, reply.Run.ID)
+	return nil
+}

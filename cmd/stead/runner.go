@@ -1,0 +1,447 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	oklog "github.com/oklog/run"
+
+	"github.com/stead-dev/stead/adapters"
+	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/capture"
+	"github.com/stead-dev/stead/inject"
+	"github.com/stead-dev/stead/session"
+	"github.com/stead-dev/stead/supervisor"
+)
+
+// RunSpec is a run to start: a universal session resumed in a CLI.
+type RunSpec struct {
+	ID     string `json:"id"`
+	To     string `json:"to"`
+	Dir    string `json:"dir"`
+	Prompt string `json:"prompt,omitempty"`
+	Model  string `json:"model,omitempty"`
+	Auto   bool   `json:"auto,omitempty"`
+	// Source names the stored universal session to start from (the
+	// object store), for a run a worker starts.
+	Source string `json:"source,omitempty"`
+}
+
+// terminalIO is the user's terminal for an attached run.
+type terminalIO struct {
+	In  *os.File
+	Out io.Writer
+}
+
+func newRunID() string {
+	var b [6]byte
+	rand.Read(b[:])
+	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}
+
+// ErrRunFailed is returned when the CLI of a run failed.
+var ErrRunFailed = errors.New("the run failed")
+
+// superviseRun writes s into the target CLI's store, starts the CLI on
+// it under a terminal, captures it onto the bus until it exits, and
+// stores the whole session. With term the user's terminal is attached.
+func superviseRun(ctx context.Context, f *Factory, b *bus.Bus, s *session.Session, spec RunSpec, term *terminalIO, started func(session.Run)) (session.Run, error) {
+	log := f.Logger.With("run", spec.ID)
+	dst, ok := adapters.Lookup(spec.To)
+	if !ok || !dst.Writes() || dst.TUI == nil {
+		return session.Run{}, flagErrorf("stead cannot run %q", spec.To)
+	}
+	src, _ := adapters.Lookup(s.Source.CLI)
+	r := inject.Reader{CLI: s.Source.CLI, ToolArgs: src.ToolArgs}
+	w := inject.Writer{CLI: dst.Name, Place: dst.Place, ToolCall: dst.ToolCall, Commit: dst.Commit,
+		NewEncoder: func(out io.Writer, t session.Target, lost func(session.Loss)) inject.Encoder {
+			return dst.NewEncoder(out, t, lost)
+		}}
+	rep, err := inject.Install(s, r, w, inject.Options{Env: f.Env, Dir: spec.Dir, Tool: "stead " + version})
+	if err != nil {
+		return session.Run{}, fmt.Errorf("placing the session in %s: %w", dst.Name, err)
+	}
+	logConversion(f, rep)
+	host, _ := os.Hostname()
+	rec := session.Run{ID: spec.ID, CLI: dst.Name, SessionID: rep.Target.ID, Dir: spec.Dir, Source: &rep.Source,
+		Path: rep.Placement.Path, Host: host, State: session.RunStarting, Started: time.Now().UTC()}
+
+	tui := *dst.TUI
+	l := session.Launch{Home: f.Env.Home, Dir: spec.Dir, Resume: rep.Target.ID, Model: spec.Model, Auto: spec.Auto}
+	bin, prefix, err := cliBinary(f.Env, dst.Name)
+	if err != nil {
+		return rec, err
+	}
+	env := append(environ(f.Env), tui.Env...)
+	ps := supervisor.Spec{Path: bin, Args: append(prefix, tui.Argv(l)...), Dir: spec.Dir, Env: env}
+	if term != nil {
+		if rows, cols, ok := termSize(term.In); ok {
+			ps.Rows, ps.Cols = rows, cols
+		}
+	}
+
+	pub := &runPublisher{b: b, run: spec.ID, log: log, builder: session.NewBuilder(dst.Name, rep.Placement.Path)}
+	capEnv := session.Env{Home: f.Env.Home, Vars: map[string]string{}}
+	for k, v := range f.Env.Vars {
+		capEnv.Vars[k] = v
+	}
+	c := capture.New(capture.Config{Run: spec.ID, CLI: dst.Name, TUI: tui, Env: capEnv, Log: log}, pub)
+	pub.onStatus = func(st session.Status) {
+		pub.mu.Lock()
+		rec.State = st.State
+		rec.Entries = c.Entries()
+		snapshot := rec
+		pub.mu.Unlock()
+		putRun(b, snapshot, log)
+	}
+
+	// The history's length: what the CLI appends after it is new.
+	var history int64
+	var snap func() ([]session.Entry, error)
+	if dst.NewDecoder != nil {
+		if fi, err := os.Stat(rep.Placement.Path); err == nil {
+			history = fi.Size()
+		}
+	} else {
+		ref := session.Ref{CLI: dst.Name, ID: rep.Target.ID, Path: rep.Placement.Path}
+		snap = func() ([]session.Entry, error) {
+			s, err := dst.Open(f.Env, ref)
+			if err != nil {
+				return nil, err
+			}
+			return s.Timeline, nil
+		}
+		if known, err := snap(); err == nil {
+			c.Known(known)
+		}
+	}
+
+	proc, err := supervisor.Start(ps)
+	if err != nil {
+		rec.State, rec.Reason, rec.Ended = session.RunFailed, err.Error(), time.Now().UTC()
+		putRun(b, rec, log)
+		return rec, err
+	}
+	defer proc.Close()
+	rec.PID = proc.Pid()
+	putRun(b, rec, log)
+	pub.Status(session.Status{Run: spec.ID, State: session.RunStarting, Time: rec.Started, Signal: "process",
+		Detail: fmt.Sprintf("%s %s (pid %d)", dst.Name, strings.Join(ps.Args, " "), proc.Pid())})
+	if started != nil {
+		started(rec)
+	}
+	log.Info("started", "cli", dst.Name, "pid", proc.Pid(), "session", rep.Target.ID)
+
+	var stopped sync.Once
+	onRequest := false
+	stop := func() {
+		stopped.Do(func() {
+			onRequest = true
+			steps := make([]supervisor.Step, 0, len(tui.Quit)+3)
+			for _, k := range tui.Quit {
+				steps = append(steps, supervisor.Step{Keys: []byte(k.Bytes), Wait: k.Wait})
+			}
+			i, err := proc.Stop(context.Background(), append(steps, supervisor.Escalation...))
+			log.Info("stopped", "step", i, "err", err)
+		})
+	}
+
+	var g oklog.Group
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	{ // The process: the run ends when it exits.
+		g.Add(func() error {
+			select {
+			case <-proc.Done():
+				return nil
+			case <-runCtx.Done():
+				stop()
+				<-proc.Done()
+				return nil
+			}
+		}, func(error) { cancel() })
+	}
+	{ // Terminal output: published, and shown on an attached terminal.
+		var tee io.Writer
+		if term != nil {
+			tee = term.Out
+		}
+		done := make(chan struct{})
+		g.Add(func() error {
+			defer close(done)
+			return c.Terminal(proc, tee)
+		}, func(error) {
+			// After the process exits the terminal reports EOF; wait
+			// for the drain, but not forever (a grandchild may hold it).
+			select {
+			case <-done:
+			case <-time.After(2 * time.Second):
+				proc.Close()
+			}
+		})
+	}
+	if snap == nil { // The session file.
+		fol := capture.Follow(rep.Placement.Path, 0)
+		decode := func(rd io.Reader) capture.Decoder { return dst.NewDecoder(rd) }
+		g.Add(func() error {
+			defer fol.Close()
+			if err := c.File(fol, history, decode); err != nil {
+				log.Warn("capturing the session file", "err", err)
+			}
+			<-runCtx.Done()
+			return nil
+		}, func(error) { fol.Stop() })
+	} else {
+		g.Add(func() error {
+			return c.Snapshot(runCtx, 100*time.Millisecond, snap)
+		}, func(error) { cancel() })
+	}
+	{ // Structural state: readiness, the CLI's status file.
+		g.Add(func() error {
+			go c.StatusFile(runCtx, proc.Pid(), 25*time.Millisecond)
+			c.Readiness(runCtx)
+			<-runCtx.Done()
+			return nil
+		}, func(error) { cancel() })
+	}
+	{ // Input and control through the bus.
+		stopInput, err := b.Serve(spec.ID, bus.Input, func(data []byte) error {
+			_, err := proc.Write(data)
+			return err
+		})
+		if err != nil {
+			return rec, err
+		}
+		stopControl, err := b.Serve(spec.ID, bus.Control, func(data []byte) error {
+			req := string(data)
+			switch {
+			case req == "stop":
+				stop()
+				return nil
+			case strings.HasPrefix(req, "prompt\n"):
+				return deliver(runCtx, c, proc, tui, strings.TrimPrefix(req, "prompt\n"))
+			case strings.HasPrefix(req, "resize "):
+				var rows, cols uint16
+				if _, err := fmt.Sscanf(req, "resize %d %d", &rows, &cols); err != nil {
+					return err
+				}
+				return proc.Resize(rows, cols)
+			}
+			return fmt.Errorf("unknown request %q", req)
+		})
+		if err != nil {
+			stopInput()
+			return rec, err
+		}
+		g.Add(func() error {
+			<-runCtx.Done()
+			return nil
+		}, func(error) { stopInput(); stopControl(); cancel() })
+	}
+	if spec.Prompt != "" {
+		g.Add(func() error {
+			if err := deliver(runCtx, c, proc, tui, spec.Prompt); err != nil && runCtx.Err() == nil {
+				log.Warn("delivering the prompt", "err", err)
+				fmt.Fprintf(f.IO.ErrOut, "stead: %v\n", err)
+			}
+			<-runCtx.Done()
+			return nil
+		}, func(error) { cancel() })
+	}
+	if term != nil {
+		g.Add(func() error {
+			err := supervisor.Attach(runCtx, term.In, proc, false)
+			if err != nil && runCtx.Err() == nil {
+				log.Warn("terminal", "err", err)
+			}
+			<-runCtx.Done()
+			return nil
+		}, func(error) { cancel() })
+	}
+	g.Run()
+
+	code, sig := proc.Exit()
+	rec.Ended = time.Now().UTC()
+	rec.ExitCode = &code
+	rec.Entries = c.Entries()
+	state, signal := session.RunExited, "process"
+	switch {
+	case sig != 0 && !onRequest:
+		state, rec.Reason = session.RunFailed, fmt.Sprintf("%s was killed by %v", dst.Name, sig)
+	case sig != 0:
+		rec.Reason = fmt.Sprintf("stopped on request (%v)", sig)
+	case code != 0:
+		state, rec.Reason = session.RunFailed, fmt.Sprintf("%s exited with code %d", dst.Name, code)
+	case onRequest:
+		rec.Reason = "stopped on request"
+	}
+	rec.State = state
+	c.Set(state, signal, rec.Reason, &code)
+	putRun(b, rec, log)
+	if err := storeSession(ctx, b, spec.ID, s, pub, dst.Name); err != nil {
+		log.Warn("storing the session", "err", err)
+	}
+	fctx, fcancel := context.WithTimeout(context.Background(), 5*time.Second)
+	b.Flush(fctx)
+	fcancel()
+	if state == session.RunFailed {
+		return rec, fmt.Errorf("run %s: %s: %w", spec.ID, rec.Reason, ErrRunFailed)
+	}
+	return rec, nil
+}
+
+// deliver waits until the CLI takes input, types the prompt the way it
+// accepts one, and checks that it was taken: the CLI went busy or wrote
+// something.
+func deliver(ctx context.Context, c *capture.Capture, w io.Writer, tui session.TUI, prompt string) error {
+	wctx, cancel := context.WithTimeout(ctx, 90*time.Second)
+	defer cancel()
+	if _, err := c.Wait(wctx, session.RunReady); err != nil {
+		return fmt.Errorf("the CLI never became ready for the prompt: %w", err)
+	}
+	before := c.Entries()
+	text := prompt
+	if tui.Paste {
+		text = "\x1b[200~" + prompt + "\x1b[201~"
+	}
+	if _, err := w.Write([]byte(text)); err != nil {
+		return err
+	}
+	for try := 0; try < 2; try++ {
+		time.Sleep(tui.EnterAfter)
+		if _, err := w.Write([]byte("\r")); err != nil {
+			return err
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for time.Now().Before(deadline) {
+			if st := c.State(); st == session.RunBusy || st == session.RunWaiting || c.Entries() > before || st.Done() {
+				return nil
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}
+	return errors.New("the CLI did not take the prompt: it showed no sign of work within 20 s")
+}
+
+// runPublisher puts a capture's output on the bus and keeps the new
+// entries for the stored session.
+type runPublisher struct {
+	b        *bus.Bus
+	run      string
+	log      *slog.Logger
+	onStatus func(session.Status)
+
+	mu      sync.Mutex
+	builder *session.Builder
+}
+
+func (p *runPublisher) ctx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), 10*time.Second)
+}
+
+func (p *runPublisher) Terminal(data []byte) error { return p.b.PublishTerminal(p.run, data) }
+
+func (p *runPublisher) Native(line []byte, n int) error {
+	ctx, cancel := p.ctx()
+	defer cancel()
+	return p.b.Publish(ctx, p.run, bus.Native, line, fmt.Sprintf("%s:n%d", p.run, n))
+}
+
+func (p *runPublisher) Entry(ev session.Event) error {
+	p.mu.Lock()
+	p.builder.Add(ev)
+	p.mu.Unlock()
+	data, err := json.Marshal(ev)
+	if err != nil {
+		return err
+	}
+	id := ""
+	if len(ev.Entries) > 0 {
+		id = p.run + ":e:" + ev.Entries[0].ID
+	}
+	ctx, cancel := p.ctx()
+	defer cancel()
+	return p.b.Publish(ctx, p.run, bus.Entry, data, id)
+}
+
+func (p *runPublisher) Status(st session.Status) error {
+	data, _ := json.Marshal(st)
+	ctx, cancel := p.ctx()
+	defer cancel()
+	err := p.b.Publish(ctx, p.run, bus.Status, data, "")
+	if p.onStatus != nil {
+		p.onStatus(st)
+	}
+	return err
+}
+
+func putRun(b *bus.Bus, r session.Run, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := b.PutRun(ctx, r); err != nil {
+		log.Warn("storing the run record", "err", err)
+	}
+}
+
+// storeSession stores the whole universal session of a run: the history
+// it started from, then the entries the run added, each marked with the
+// CLI that produced it.
+func storeSession(ctx context.Context, b *bus.Bus, id string, history *session.Session, pub *runPublisher, cli string) error {
+	pub.mu.Lock()
+	added := pub.builder.Session()
+	pub.mu.Unlock()
+	whole := *history
+	whole.Timeline = append(append([]session.Entry(nil), history.Timeline...), added.Timeline...)
+	for i := range whole.Timeline[:len(history.Timeline)] {
+		if whole.Timeline[i].CLI == "" {
+			whole.Timeline[i].CLI = history.Source.CLI
+		}
+	}
+	whole.Records = nil
+	data, err := json.Marshal(&whole)
+	if err != nil {
+		return err
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return b.PutSession(sctx, id, bytes.NewReader(data))
+}
+
+// cliBinary finds the program of a CLI: $STEAD_<CLI>_BIN (which may be
+// "runtime script", as for Kimi Code on Node) or the CLI's name on PATH.
+func cliBinary(env session.Env, cli string) (string, []string, error) {
+	if v := env.Get("STEAD_" + strings.ToUpper(cli) + "_BIN"); v != "" {
+		f := strings.Fields(v)
+		return f[0], f[1:], nil
+	}
+	p, err := exec.LookPath(cli)
+	if err != nil {
+		return "", nil, fmt.Errorf("%s is not installed (not on PATH; or set STEAD_%s_BIN): %w", cli, strings.ToUpper(cli), session.ErrNotFound)
+	}
+	return p, nil, nil
+}
+
+// environ is env as a process environment.
+func environ(env session.Env) []string {
+	out := make([]string, 0, len(env.Vars))
+	for k, v := range env.Vars {
+		out = append(out, k+"="+v)
+	}
+	return out
+}

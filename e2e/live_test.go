@@ -1,0 +1,441 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stead-dev/stead/internal/clitest"
+	"github.com/stead-dev/stead/modelstub"
+	"github.com/stead-dev/stead/session"
+)
+
+var (
+	steadOnce sync.Once
+	steadBin  string
+	steadErr  error
+)
+
+// steadBinary builds cmd/stead once for the package's tests.
+func steadBinary(t *testing.T) string {
+	t.Helper()
+	steadOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "stead-e2e-bin")
+		if err != nil {
+			steadErr = err
+			return
+		}
+		steadBin = filepath.Join(dir, "stead")
+		cmd := exec.Command("go", "build", "-o", steadBin, "./cmd/stead")
+		cmd.Dir = clitest.Root(t)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			steadErr = err
+			steadBin = string(out)
+		}
+	})
+	if steadErr != nil {
+		t.Fatalf("building stead: %v\n%s", steadErr, steadBin)
+	}
+	return steadBin
+}
+
+// live is a stead daemon and the environment of a source and a target
+// CLI sharing one home and project.
+type live struct {
+	t      *testing.T
+	bin    string
+	env    []string
+	dir    string
+	src    *clitest.Env
+	dst    *clitest.Env
+	daemon *exec.Cmd
+}
+
+const (
+	livePrompt = "What did we do so far? LIVE-PROMPT"
+	liveReply  = "We ran the greeting command. LIVE-REPLY"
+)
+
+// sourceScript is the short conversation the source CLI records.
+func sourceScript() *modelstub.Script {
+	return &modelstub.Script{
+		Prompts: []string{"Run the greeting command."},
+		Turns: []modelstub.Turn{
+			{Text: "Running it.", Tools: []modelstub.ToolUse{{Tool: session.ToolBash, Args: map[string]any{"command": "echo hello-live"}}}},
+			{Text: "It printed hello-live. LIVE-SOURCE-FINAL"},
+		},
+	}
+}
+
+// newLive records a session with src headless, then starts a stead daemon
+// whose runs of dst reach a stub playing turns.
+func newLive(t *testing.T, src, dst string, turns ...modelstub.Turn) (*live, string) {
+	t.Helper()
+	root := t.TempDir()
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	l := &live{t: t, bin: steadBinary(t)}
+	l.src = clitest.New(t, src, sourceScript(), clitest.In(filepath.Join(root, "src")))
+	r := l.src.Run(sourceScript().Prompts[0], "")
+	succeeded(t, r, "LIVE-SOURCE-FINAL")
+	if r.SessionID == "" {
+		t.Fatalf("%s printed no session id\n%s", src, r.Explain())
+	}
+	l.dst = clitest.New(t, dst, &modelstub.Script{Prompts: []string{livePrompt}, Turns: turns}, clitest.In(filepath.Join(root, "dst")))
+	l.dir = l.dst.Dir
+	// The source's store is read with the source's environment, the
+	// target's CLI runs with the target's: the target's wins where both
+	// set a variable (HOME).
+	vars := map[string]string{}
+	for _, kv := range append(l.src.Environ(), l.dst.Environ()...) {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[k] = v
+	}
+	vars["TERM"] = "xterm-256color"
+	delete(vars, "NO_COLOR")
+	vars["XDG_STATE_HOME"] = filepath.Join(root, "state")
+	bin := l.dst.Bin
+	if bin.Runtime != "" {
+		vars["STEAD_"+strings.ToUpper(dst)+"_BIN"] = bin.Runtime + " " + bin.Path
+	} else {
+		vars["STEAD_"+strings.ToUpper(dst)+"_BIN"] = bin.Path
+	}
+	for k, v := range vars {
+		l.env = append(l.env, k+"="+v)
+	}
+	l.startDaemon(root)
+	return l, src + ":" + r.SessionID
+}
+
+func (l *live) startDaemon(root string) {
+	l.daemon = exec.Command(l.bin, "serve", "-v")
+	l.daemon.Env = l.env
+	logf, err := os.Create(filepath.Join(root, "serve.log"))
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	l.daemon.Stdout, l.daemon.Stderr = logf, logf
+	l.daemon.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := l.daemon.Start(); err != nil {
+		l.t.Fatal(err)
+	}
+	l.t.Cleanup(func() {
+		l.daemon.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { l.daemon.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			syscall.Kill(-l.daemon.Process.Pid, syscall.SIGKILL)
+			l.t.Error("the daemon did not stop within 30 s of SIGTERM")
+		}
+		logf.Close()
+		if l.t.Failed() {
+			data, _ := os.ReadFile(logf.Name())
+			l.t.Logf("daemon log:\n%s", tailText(string(data), 6000))
+		}
+	})
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Stat(filepath.Join(root, "state", "stead", "bus.json")); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			l.t.Fatal("the daemon wrote no bus.json within 30 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func tailText(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}
+
+// stead runs a stead command and returns its standard output.
+func (l *live) stead(args ...string) string {
+	l.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, l.bin, args...)
+	cmd.Env, cmd.Dir = l.env, l.dir
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		l.t.Fatalf("stead %s: %v\n%s%s", strings.Join(args, " "), err, out.String(), errOut.String())
+	}
+	return out.String()
+}
+
+// watchMsg is a line of stead watch --json.
+type watchMsg struct {
+	Kind   string          `json:"kind"`
+	Event  *session.Event  `json:"event"`
+	Status *session.Status `json:"status"`
+}
+
+// watcher runs stead watch --json and collects what it prints.
+type watcher struct {
+	mu   sync.Mutex
+	msgs []watchMsg
+	more chan struct{}
+	done chan error
+	cmd  *exec.Cmd
+}
+
+func (l *live) watch(run string) *watcher {
+	l.t.Helper()
+	w := &watcher{more: make(chan struct{}, 1), done: make(chan error, 1)}
+	w.cmd = exec.Command(l.bin, "watch", run, "--json")
+	w.cmd.Env, w.cmd.Dir = l.env, l.dir
+	out, err := w.cmd.StdoutPipe()
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	var errOut bytes.Buffer
+	w.cmd.Stderr = &errOut
+	if err := w.cmd.Start(); err != nil {
+		l.t.Fatal(err)
+	}
+	l.t.Cleanup(func() { w.cmd.Process.Kill() })
+	go func() {
+		sc := bufio.NewScanner(out)
+		sc.Buffer(nil, 64<<20)
+		for sc.Scan() {
+			var m watchMsg
+			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+				l.t.Errorf("stead watch printed a line that is not JSON: %q", sc.Text())
+				continue
+			}
+			w.mu.Lock()
+			w.msgs = append(w.msgs, m)
+			w.mu.Unlock()
+			select {
+			case w.more <- struct{}{}:
+			default:
+			}
+		}
+		err := w.cmd.Wait()
+		if err != nil {
+			err = &watchError{err: err, stderr: errOut.String()}
+		}
+		w.done <- err
+		close(w.more)
+	}()
+	return w
+}
+
+type watchError struct {
+	err    error
+	stderr string
+}
+
+func (e *watchError) Error() string { return e.err.Error() + ": " + e.stderr }
+
+// until waits for cond to hold over what was printed.
+func (w *watcher) until(t *testing.T, what string, timeout time.Duration, cond func([]watchMsg) bool) []watchMsg {
+	t.Helper()
+	deadline := time.After(timeout)
+	for {
+		w.mu.Lock()
+		msgs := append([]watchMsg(nil), w.msgs...)
+		w.mu.Unlock()
+		if cond(msgs) {
+			return msgs
+		}
+		select {
+		case _, ok := <-w.more:
+			if !ok {
+				w.mu.Lock()
+				msgs := append([]watchMsg(nil), w.msgs...)
+				w.mu.Unlock()
+				if cond(msgs) {
+					return msgs
+				}
+				t.Fatalf("stead watch ended before %s:\n%s", what, describe(msgs))
+			}
+		case <-deadline:
+			t.Fatalf("no %s within %s; stead watch printed:\n%s", what, timeout, describe(msgs))
+		}
+	}
+}
+
+func describe(msgs []watchMsg) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		switch {
+		case m.Status != nil:
+			b.WriteString("  [" + string(m.Status.State) + "] " + m.Status.Signal + " " + m.Status.Detail + "\n")
+		case m.Event != nil:
+			for _, e := range m.Event.Entries {
+				b.WriteString("  " + string(e.Type) + "/" + e.Kind + " " + e.CLI + ": " + clip(e.Content+e.Output) + "\n")
+			}
+		}
+	}
+	return b.String()
+}
+
+func entries(msgs []watchMsg) []session.Entry {
+	var out []session.Entry
+	for _, m := range msgs {
+		if m.Event != nil {
+			out = append(out, m.Event.Entries...)
+		}
+	}
+	return out
+}
+
+func states(msgs []watchMsg) []session.Status {
+	var out []session.Status
+	for _, m := range msgs {
+		if m.Status != nil {
+			out = append(out, *m.Status)
+		}
+	}
+	return out
+}
+
+// replied holds once the reply arrived after the prompt and the CLI went
+// back to ready.
+func replied(msgs []watchMsg) bool {
+	sawPrompt, sawReply := false, false
+	for _, m := range msgs {
+		if m.Event != nil {
+			for _, e := range m.Event.Entries {
+				if e.Type == session.User && strings.Contains(e.Content, "LIVE-PROMPT") {
+					sawPrompt = true
+				}
+				if sawPrompt && e.Type == session.Assistant && strings.Contains(e.Content, "LIVE-REPLY") {
+					sawReply = true
+				}
+			}
+		}
+		if sawReply && m.Status != nil && m.Status.State == session.RunReady {
+			return true
+		}
+	}
+	return false
+}
+
+func ended(msgs []watchMsg) bool {
+	for _, st := range states(msgs) {
+		if st.State.Done() {
+			return true
+		}
+	}
+	return false
+}
+
+// processesIn lists live processes in process group pgid.
+func processesIn(pgid int) []string {
+	var out []string
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, p := range stats {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		i := bytes.LastIndexByte(data, ')')
+		f := strings.Fields(string(data[i+2:]))
+		if len(f) > 2 && f[2] == strconv.Itoa(pgid) && f[0] != "Z" {
+			out = append(out, string(data[:i+1]))
+		}
+	}
+	return out
+}
+
+// TestLiveResume resumes a session each source CLI recorded in a target
+// CLI under stead's supervisor (a detached run in the daemon): the target
+// becomes ready, the prompt is typed, the stub's reply arrives on the bus
+// as universal entries in order, the state goes busy then ready, and the
+// CLI exits with code 0 when asked, leaving no process behind.
+func TestLiveResume(t *testing.T) {
+	pairs := [][2]string{{"claude", "codex"}, {"codex", "claude"}, {"gemini", "opencode"}, {"opencode", "kimi"}, {"kimi", "gemini"}}
+	for _, p := range pairs {
+		t.Run(p[0]+"->"+p[1], func(t *testing.T) {
+			l, ref := newLive(t, p[0], p[1], modelstub.Turn{Text: liveReply})
+			var rec session.Run
+			out := l.stead("session", "resume", ref, "--to", p[1], "--cwd", l.dir, "--prompt", livePrompt, "--detach", "--json")
+			if err := json.Unmarshal([]byte(out), &rec); err != nil || rec.ID == "" {
+				t.Fatalf("resume --detach printed %q (%v)", out, err)
+			}
+			if rec.CLI != p[1] || rec.PID == 0 || rec.Source == nil || rec.Source.CLI != p[0] {
+				t.Errorf("run record %+v", rec)
+			}
+			w := l.watch(rec.ID)
+			msgs := w.until(t, "the reply, then ready", 3*time.Minute, replied)
+
+			// Entries in order: the prompt, then the reply, each once,
+			// each marked with the target CLI; no history repeated.
+			var texts []string
+			ids := map[string]bool{}
+			for _, e := range entries(msgs) {
+				if ids[e.ID] {
+					t.Errorf("entry %s published twice", e.ID)
+				}
+				ids[e.ID] = true
+				if e.CLI != p[1] {
+					t.Errorf("entry %s marked %q, want %q", e.ID, e.CLI, p[1])
+				}
+				if strings.Contains(e.Content, "LIVE-SOURCE-FINAL") {
+					t.Errorf("the history was published as new: %s", clip(e.Content))
+				}
+				if e.Type == session.User || e.Type == session.Assistant {
+					texts = append(texts, string(e.Type)+": "+e.Content)
+				}
+			}
+			if i, j := indexOf(texts, "LIVE-PROMPT"), indexOf(texts, "LIVE-REPLY"); i < 0 || j < i {
+				t.Errorf("prompt at %d, reply at %d in %q", i, j, texts)
+			}
+			// States: starting, ready, busy ... ready.
+			var seq []string
+			for _, st := range states(msgs) {
+				seq = append(seq, string(st.State))
+			}
+			got := strings.Join(seq, " ")
+			if !strings.HasPrefix(got, "starting ready busy") || !strings.HasSuffix(got, "ready") {
+				t.Errorf("states %q, want starting ready busy ... ready", got)
+			}
+
+			l.stead("stop", rec.ID)
+			msgs = w.until(t, "the end of the run", time.Minute, ended)
+			last := states(msgs)[len(states(msgs))-1]
+			if last.State != session.RunExited || last.ExitCode == nil || *last.ExitCode != 0 {
+				t.Errorf("the run ended %s (exit code %v, %s), want exited with 0", last.State, last.ExitCode, last.Detail)
+			}
+			if left := processesIn(rec.PID); len(left) > 0 {
+				t.Errorf("processes left behind: %v", left)
+			}
+			if err := <-w.done; err != nil {
+				t.Errorf("stead watch: %v", err)
+			}
+			var runs []session.Run
+			json.Unmarshal([]byte(l.stead("runs", "--json")), &runs)
+			if len(runs) != 1 || runs[0].State != session.RunExited || runs[0].Entries < 2 {
+				t.Errorf("stead runs: %+v", runs)
+			}
+		})
+	}
+}
+
+func indexOf(texts []string, marker string) int {
+	for i, s := range texts {
+		if strings.Contains(s, marker) {
+			return i
+		}
+	}
+	return -1
+}
