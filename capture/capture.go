@@ -65,6 +65,13 @@ type Capture struct {
 	seen     map[string]bool
 	prompted bool // a prompt was delivered and the turn is not over
 	titled   bool // the TUI set a terminal title
+
+	// A ready from a live signal waits for the session file (see
+	// structural).
+	pendingReady                 time.Time
+	pendingSignal, pendingDetail string
+	turnEnded                    bool
+	lastRecord                   time.Time
 }
 
 // New starts a capture in state starting.
@@ -195,19 +202,79 @@ func (c *Capture) Terminal(r io.Reader, tee io.Writer) error {
 func (c *Capture) structural(st session.RunState, signal, detail string) {
 	c.mu.Lock()
 	starting := c.state == session.RunStarting
-	if st == session.RunReady {
-		c.prompted = false
+	live := c.cfg.TUI.StatusFile != nil || c.cfg.TUI.Title != nil
+	fromRecords := signal == "session record"
+	switch {
+	case starting:
+		c.mu.Unlock()
+		return
+	case fromRecords && live && st == session.RunReady:
+		// The turn's end reached the session file: a ready the live
+		// signal gave may go out now.
+		c.turnEnded = true
+		pending := !c.pendingReady.IsZero()
+		c.mu.Unlock()
+		if pending {
+			c.flushReady()
+		}
+		return
+	case fromRecords && live:
+		// Records lag the live signal (Claude writes its file in
+		// batches): they do not say the state.
+		c.mu.Unlock()
+		return
+	case live && st == session.RunReady && !fromRecords:
+		// The CLI says it is idle, but its file may still be catching
+		// up: publish ready once the turn's end is in the file, or the
+		// file has been quiet a moment (see settleReady).
+		if c.state != session.RunReady && !c.turnEnded {
+			if c.pendingReady.IsZero() {
+				c.pendingReady = time.Now()
+				c.pendingSignal, c.pendingDetail = signal, detail
+			}
+			c.mu.Unlock()
+			return
+		}
+	case st == session.RunBusy || st == session.RunWaiting:
+		c.turnEnded = false
+		c.pendingReady = time.Time{}
 	}
 	c.mu.Unlock()
-	if starting {
+	c.Set(st, signal, detail, nil)
+}
+
+// flushReady publishes a pending ready.
+func (c *Capture) flushReady() {
+	c.mu.Lock()
+	if c.pendingReady.IsZero() {
+		c.mu.Unlock()
 		return
 	}
-	c.Set(st, signal, detail, nil)
+	signal, detail := c.pendingSignal, c.pendingDetail
+	c.pendingReady = time.Time{}
+	c.mu.Unlock()
+	c.Set(session.RunReady, signal, detail, nil)
+}
+
+// settleReady publishes a pending ready once the session file has had a
+// moment to catch up: 300 ms with nothing new from it, at most 5 s.
+func (c *Capture) settleReady() {
+	c.mu.Lock()
+	p, last := c.pendingReady, c.lastRecord
+	c.mu.Unlock()
+	if p.IsZero() {
+		return
+	}
+	now := time.Now()
+	if now.Sub(p) >= 5*time.Second || now.Sub(p) >= 300*time.Millisecond && now.Sub(last) >= 300*time.Millisecond {
+		c.flushReady()
+	}
 }
 
 // Readiness watches the terminal until the CLI is ready for input:
 // bracketed paste on (when the TUI uses it) and quiet output for the
-// TUI's settle time.
+// TUI's settle time. Then, until ctx ends, it publishes a ready a live
+// signal gave once the session file caught up.
 func (c *Capture) Readiness(ctx context.Context) error {
 	settle := c.cfg.TUI.Settle
 	if settle <= 0 {
@@ -220,7 +287,13 @@ func (c *Capture) Readiness(ctx context.Context) error {
 		st, quiet, paste, titled := c.state, time.Since(c.lastOut), c.scr.paste, c.titled
 		c.mu.Unlock()
 		if st != session.RunStarting {
-			return nil
+			c.settleReady()
+			select {
+			case <-tick.C:
+				continue
+			case <-ctx.Done():
+				return nil
+			}
 		}
 		if (paste || !c.cfg.TUI.Paste) && (titled || !c.cfg.TUI.TitleReady) && quiet >= settle {
 			signal := "terminal quiet"
@@ -228,7 +301,7 @@ func (c *Capture) Readiness(ctx context.Context) error {
 				signal = "bracketed paste on, terminal quiet"
 			}
 			c.Set(session.RunReady, signal, "", nil)
-			return nil
+			continue
 		}
 		select {
 		case <-tick.C:
@@ -324,6 +397,7 @@ func (c *Capture) event(ev session.Event) {
 		fresh = append(fresh, e)
 	}
 	c.entries += len(fresh)
+	c.lastRecord = time.Now()
 	c.mu.Unlock()
 	if len(fresh) == 0 && len(ev.Updates) == 0 {
 		return
@@ -338,6 +412,9 @@ func (c *Capture) event(ev session.Event) {
 			c.mu.Lock()
 			c.lastErr = e.Content
 			c.mu.Unlock()
+			if c.cfg.TUI.ErrorEndsTurn {
+				c.structural(session.RunReady, "session record", "")
+			}
 		case e.Type == session.System && e.Kind == session.KindTurn:
 			c.structural(session.RunReady, "session record", "")
 		case e.Type == session.User && e.Kind == "":

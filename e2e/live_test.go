@@ -439,3 +439,96 @@ func indexOf(texts []string, marker string) int {
 	}
 	return -1
 }
+
+// startRun starts a detached run of the live prompt and watches it until
+// want holds.
+func (l *live) startRun(t *testing.T, ref, to string) (session.Run, *watcher) {
+	t.Helper()
+	var rec session.Run
+	out := l.stead("session", "resume", ref, "--to", to, "--cwd", l.dir, "--prompt", livePrompt, "--detach", "--json")
+	if err := json.Unmarshal([]byte(out), &rec); err != nil || rec.ID == "" {
+		t.Fatalf("resume --detach printed %q (%v)", out, err)
+	}
+	return rec, l.watch(rec.ID)
+}
+
+func lastState(msgs []watchMsg) session.Status {
+	st := states(msgs)
+	return st[len(st)-1]
+}
+
+// TestLiveFaults: a CLI killed mid-run, a model that fails, a CLI that
+// hangs.
+func TestLiveFaults(t *testing.T) {
+	t.Run("killed", func(t *testing.T) {
+		l, ref := newLive(t, "claude", "codex", modelstub.Turn{Text: liveReply})
+		rec, w := l.startRun(t, ref, "codex")
+		w.until(t, "the reply", 3*time.Minute, replied)
+		if err := syscall.Kill(rec.PID, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		msgs := w.until(t, "the end of the run", time.Minute, ended)
+		last := lastState(msgs)
+		if last.State != session.RunFailed || last.ExitCode == nil || *last.ExitCode != -1 || !strings.Contains(last.Detail, "killed") {
+			t.Errorf("the run ended %s (exit code %v, %q), want failed, -1, killed", last.State, last.ExitCode, last.Detail)
+		}
+		var runs []session.Run
+		json.Unmarshal([]byte(l.stead("runs", "--json")), &runs)
+		if len(runs) != 1 || runs[0].State != session.RunFailed || runs[0].Entries < 2 || !strings.Contains(runs[0].Reason, "killed") {
+			t.Errorf("stead runs: %+v", runs)
+		}
+		if left := processesIn(rec.PID); len(left) > 0 {
+			t.Errorf("processes left behind: %v", left)
+		}
+	})
+	t.Run("model-500", func(t *testing.T) {
+		l, ref := newLive(t, "claude", "kimi", modelstub.Turn{Fault: modelstub.Fault500})
+		rec, w := l.startRun(t, ref, "kimi")
+		msgs := w.until(t, "an error entry, then ready", 3*time.Minute, func(msgs []watchMsg) bool {
+			sawErr := false
+			for _, m := range msgs {
+				if m.Event != nil {
+					for _, e := range m.Event.Entries {
+						if e.Type == session.System && e.Kind == session.KindError {
+							sawErr = true
+						}
+					}
+				}
+				if sawErr && m.Status != nil && m.Status.State == session.RunReady {
+					return true
+				}
+			}
+			return false
+		})
+		if last := lastState(msgs); !strings.Contains(last.Detail, "error") || !strings.Contains(last.Detail, "500") {
+			t.Errorf("the status after the error says %q, want why", last.Detail)
+		}
+		l.stead("stop", rec.ID)
+		w.until(t, "the end of the run", time.Minute, ended)
+	})
+	t.Run("hung", func(t *testing.T) {
+		l, ref := newLive(t, "claude", "codex", modelstub.Turn{Text: liveReply})
+		rec, w := l.startRun(t, ref, "codex")
+		w.until(t, "the reply", 3*time.Minute, replied)
+		// A CLI that reacts to nothing: no keys, no interrupt, no
+		// terminate.
+		if err := syscall.Kill(rec.PID, syscall.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+		begin := time.Now()
+		l.stead("stop", rec.ID)
+		took := time.Since(begin)
+		msgs := w.until(t, "the end of the run", time.Minute, ended)
+		last := lastState(msgs)
+		if last.State != session.RunFailed || !strings.Contains(last.Detail, "killed") {
+			t.Errorf("the run ended %s (%q), want failed: killed", last.State, last.Detail)
+		}
+		if took > 20*time.Second {
+			t.Errorf("stopping took %s", took)
+		}
+		if left := processesIn(rec.PID); len(left) > 0 {
+			t.Errorf("processes left behind: %v", left)
+		}
+		t.Logf("a hung %s stopped by escalation in %s", rec.CLI, took.Round(time.Millisecond))
+	})
+}

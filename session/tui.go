@@ -21,6 +21,9 @@ type TUI struct {
 	// TitleReady says the TUI sets its terminal title only once its
 	// first-run dialogs are gone: readiness waits for a title too.
 	TitleReady bool
+	// ErrorEndsTurn says an error record in the session ends the turn
+	// (the CLI writes no other turn end after one).
+	ErrorEndsTurn bool
 	// EnterAfter is the pause between typing a prompt (as a bracketed
 	// paste when Paste is set) and the Enter that submits it: TUIs turn
 	// an Enter that arrives too fast into a newline.

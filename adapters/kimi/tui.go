@@ -15,9 +15,12 @@ var TUI = session.TUI{
 	Argv:       TUIArgv,
 	Paste:      true,
 	TitleReady: true,
-	Settle:     500 * time.Millisecond,
-	EnterAfter: 200 * time.Millisecond,
-	Quit:       []session.Key{{Bytes: "\x03", Wait: 400 * time.Millisecond}, {Bytes: "\x03", Wait: 3 * time.Second}},
+	// A failed turn ends with turn.ended reason "failed", which is an
+	// error entry.
+	ErrorEndsTurn: true,
+	Settle:        500 * time.Millisecond,
+	EnterAfter:    200 * time.Millisecond,
+	Quit:          []session.Key{{Bytes: "\x03", Wait: 400 * time.Millisecond}, {Bytes: "\x03", Wait: 3 * time.Second}},
 }
 
 // TUIArgv opens l.Resume in the interactive UI.

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	oklog "github.com/oklog/run"
@@ -280,6 +281,8 @@ func superviseRun(ctx context.Context, f *Factory, b *bus.Bus, s *session.Sessio
 	switch {
 	case sig != 0 && !onRequest:
 		state, rec.Reason = session.RunFailed, fmt.Sprintf("%s was killed by %v", dst.Name, sig)
+	case sig == syscall.SIGKILL:
+		state, rec.Reason = session.RunFailed, fmt.Sprintf("%s did not quit when asked, nor on interrupt or terminate: killed", dst.Name)
 	case sig != 0:
 		rec.Reason = fmt.Sprintf("stopped on request (%v)", sig)
 	case code != 0:
