@@ -54,17 +54,16 @@ type Capture struct {
 	pub Publisher
 	log *slog.Logger
 
-	setMu    sync.Mutex // serialises Set
-	mu       sync.Mutex
-	state    session.RunState
-	changed  chan struct{} // closed and replaced on every change
-	lastOut  time.Time
-	scr      screen
-	lastErr  string // the last error entry, for the next status
-	entries  int
-	seen     map[string]bool
-	prompted bool // a prompt was delivered and the turn is not over
-	titled   bool // the TUI set a terminal title
+	setMu   sync.Mutex // serialises Set
+	mu      sync.Mutex
+	state   session.RunState
+	changed chan struct{} // closed and replaced on every change
+	lastOut time.Time
+	scr     screen
+	lastErr string // the last error entry, for the next status
+	entries int
+	seen    map[string]bool
+	titled  bool // the TUI set a terminal title
 
 	// A ready from a live signal waits for the session file (see
 	// structural).
@@ -145,15 +144,6 @@ func (c *Capture) Wait(ctx context.Context, states ...session.RunState) (session
 			return st, fmt.Errorf("capture: waiting for %v (the run is %s): %w", states, st, ctx.Err())
 		}
 	}
-}
-
-// Prompted tells the capture a prompt was submitted: the CLI is busy
-// until it says it is done.
-func (c *Capture) Prompted() {
-	c.mu.Lock()
-	c.prompted = true
-	c.mu.Unlock()
-	c.Set(session.RunBusy, "input", "", nil)
 }
 
 // Terminal copies the CLI's terminal output to the publisher (and to tee,
@@ -355,19 +345,10 @@ func (c *Capture) File(f *Follower, history int64, newDecoder func(io.Reader) De
 			return fmt.Errorf("capture: %w", err)
 		}
 		if int64(lines.endOf(ev.Line)) <= history {
-			c.remember(ev)
+			c.Known(ev.Entries)
 			continue
 		}
 		c.event(ev)
-	}
-}
-
-// remember marks a history event's entries as seen.
-func (c *Capture) remember(ev session.Event) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, e := range ev.Entries {
-		c.seen[e.ID] = true
 	}
 }
 

@@ -93,16 +93,13 @@ func serve(ctx context.Context, f *Factory, bf BusFlags, listen string) error {
 	if err != nil {
 		return err
 	}
+	// The daemon lives until a signal ends ctx; then it takes no more
+	// work and waits for its runs, whose CLIs ctx stops.
 	var g oklog.Group
 	g.Add(func() error {
 		<-ctx.Done()
 		return nil
 	}, func(error) { cancel() })
-	g.Add(func() error {
-		runs.Wait() // never returns before ctx ends: keep the group up
-		<-ctx.Done()
-		return nil
-	}, func(error) { stopWork() })
 	g.Run()
 	stopWork()
 	runs.Wait()
@@ -120,7 +117,7 @@ func startWork(ctx context.Context, f *Factory, b *bus.Bus, data []byte, runs *s
 	if !bus.ValidRun(spec.ID) {
 		return workReply{Error: fmt.Sprintf("bad run id %q", spec.ID)}
 	}
-	s, err := loadSession(ctx, f, b, "run:"+strings.TrimPrefix(spec.Source, "run:"), "")
+	s, err := loadSession(ctx, f, b, "run:"+spec.Source, "")
 	if err != nil {
 		return workReply{Error: err.Error()}
 	}
@@ -166,7 +163,7 @@ run ends. --json prints one JSON object per line: {"kind":"entry","event":{...}}
 				return err
 			}
 			if raw {
-				return watchTerminal(cmd.Context(), b, args[0], f.IO.Out)
+				return watchTerminalUntil(cmd.Context(), b, args[0], f.IO.Out)
 			}
 			return watchRun(cmd.Context(), b, args[0], f.IO.Out, asJSON)
 		},
@@ -255,10 +252,6 @@ func describeEntry(e session.Entry) string {
 		cli = e.CLI + " "
 	}
 	return fmt.Sprintf("%s  %s%s: %s", ts, cli, who, text)
-}
-
-func watchTerminal(ctx context.Context, b *bus.Bus, id string, out io.Writer) error {
-	return watchTerminalUntil(ctx, b, id, out)
 }
 
 // watchTerminalUntil copies the run's terminal output until ctx ends or the

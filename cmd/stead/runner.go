@@ -94,11 +94,7 @@ func superviseRun(ctx context.Context, f *Factory, b *bus.Bus, s *session.Sessio
 	}
 
 	pub := &runPublisher{b: b, run: spec.ID, log: log, builder: session.NewBuilder(dst.Name, rep.Placement.Path)}
-	capEnv := session.Env{Home: f.Env.Home, Vars: map[string]string{}}
-	for k, v := range f.Env.Vars {
-		capEnv.Vars[k] = v
-	}
-	c := capture.New(capture.Config{Run: spec.ID, CLI: dst.Name, TUI: tui, Env: capEnv, Log: log}, pub)
+	c := capture.New(capture.Config{Run: spec.ID, CLI: dst.Name, TUI: tui, Env: f.Env, Log: log}, pub)
 	pub.onStatus = func(st session.Status) {
 		pub.mu.Lock()
 		rec.State = st.State
