@@ -466,6 +466,39 @@ func (b *Bus) Watch(ctx context.Context, run string, from From, fn func(Msg) err
 	}
 }
 
+// Replay calls fn for each stored message of the run of one kind, in
+// order, and returns once it has delivered the last one stored when
+// Replay was called.
+func (b *Bus) Replay(ctx context.Context, run, kind string, fn func(Msg) error) error {
+	if !ValidRun(run) {
+		return fmt.Errorf("bus: run %q: %w", run, ErrNoRun)
+	}
+	name := StreamRuns
+	if kind == PTY {
+		name = StreamPTY
+	}
+	st, err := b.js.Stream(ctx, name)
+	if err != nil {
+		return fmt.Errorf("bus: replay %s: %w", run, err)
+	}
+	last, err := st.GetLastMsgForSubject(ctx, Subject(run, kind))
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("bus: replay %s: %w", run, err)
+	}
+	return b.Watch(ctx, run, FromStart, func(m Msg) error {
+		if err := fn(m); err != nil {
+			return err
+		}
+		if m.Seq >= last.Sequence {
+			return ErrStop
+		}
+		return nil
+	}, kind)
+}
+
 // ErrStop, returned by a Watch callback, ends the watch without error.
 var ErrStop = errors.New("stop watching")
 

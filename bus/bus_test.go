@@ -87,6 +87,27 @@ func TestLateWatcherGetsEverythingOnceInOrder(t *testing.T) {
 	}
 }
 
+func TestReplayEndsAtTheLastStored(t *testing.T) {
+	b := newBus(t, bus.Options{})
+	c := ctx(t)
+	var n int
+	count := func(bus.Msg) error { n++; return nil }
+	if err := b.Replay(c, "quiet", bus.Entry, count); err != nil || n != 0 {
+		t.Fatalf("a run with nothing stored: %d messages, err %v", n, err)
+	}
+	for i := range 3 {
+		b.Publish(c, "busy", bus.Entry, fmt.Appendf(nil, `{"n":%d}`, i), "")
+		b.Publish(c, "busy", bus.Status, []byte(`{}`), "")
+		b.Publish(c, "other", bus.Entry, []byte(`{}`), "")
+	}
+	if err := b.Replay(c, "busy", bus.Entry, count); err != nil || n != 3 {
+		t.Fatalf("replay: %d messages, err %v; want 3", n, err)
+	}
+	if err := b.Replay(c, "bad id.*", bus.Entry, count); !errors.Is(err, bus.ErrNoRun) {
+		t.Errorf("a bad run id: %v", err)
+	}
+}
+
 func TestWatchFromNewAndTerminal(t *testing.T) {
 	b := newBus(t, bus.Options{})
 	c := ctx(t)

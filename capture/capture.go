@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/stead-dev/stead/session"
+	"github.com/stead-dev/stead/vt"
 )
 
 // Publisher takes what a capture produces, for one run.
@@ -44,6 +45,9 @@ type Config struct {
 	TUI session.TUI
 	// Env is the CLI's environment, for its status file.
 	Env session.Env
+	// Rows and Cols are the terminal's size, for the screen (default
+	// 50×200).
+	Rows, Cols int
 	// Log hears problems that do not stop the capture.
 	Log *slog.Logger
 }
@@ -60,6 +64,11 @@ type Capture struct {
 	changed chan struct{} // closed and replaced on every change
 	lastOut time.Time
 	scr     screen
+	vt      *vt.Screen
+	// screenDirty is set by output not yet read by the TUI's screen
+	// rule; screenSaid is what the rule said last.
+	screenDirty bool
+	screenSaid  session.RunState
 	lastErr string // the last error entry, for the next status
 	entries int
 	seen    map[string]bool
@@ -71,7 +80,13 @@ type Capture struct {
 	pendingSignal, pendingDetail string
 	turnEnded                    bool
 	lastRecord                   time.Time
+	// answered is when the session file last got an answer (assistant
+	// text not followed by a tool call) in the current turn.
+	answered time.Time
 }
+
+// StatusEvery is how often a CLI's status file is read.
+const StatusEvery = 25 * time.Millisecond
 
 // New starts a capture in state starting.
 func New(cfg Config, pub Publisher) *Capture {
@@ -79,8 +94,27 @@ func New(cfg Config, pub Publisher) *Capture {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Capture{cfg: cfg, pub: pub, log: log, state: session.RunStarting,
+	rows, cols := cfg.Rows, cfg.Cols
+	if rows <= 0 || cols <= 0 {
+		rows, cols = 50, 200
+	}
+	return &Capture{cfg: cfg, pub: pub, log: log, state: session.RunStarting, vt: vt.New(rows, cols),
 		changed: make(chan struct{}), seen: map[string]bool{}, lastOut: time.Now()}
+}
+
+// Resize tells the capture the terminal's new size.
+func (c *Capture) Resize(rows, cols int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.vt.Resize(rows, cols)
+	c.screenDirty = true
+}
+
+// Screen returns the text the CLI's terminal shows now.
+func (c *Capture) Screen() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.vt.String()
 }
 
 // State returns the run's state.
@@ -164,6 +198,8 @@ func (c *Capture) Terminal(r io.Reader, tee io.Writer) error {
 			}
 			c.mu.Lock()
 			c.lastOut = time.Now()
+			c.vt.Write(chunk)
+			c.screenDirty = true
 			titles := c.scr.feed(chunk)
 			if len(titles) > 0 {
 				c.titled = true
@@ -227,6 +263,7 @@ func (c *Capture) structural(st session.RunState, signal, detail string) {
 		}
 	case st == session.RunBusy || st == session.RunWaiting:
 		c.turnEnded = false
+		c.answered = time.Time{}
 		c.pendingReady = time.Time{}
 	}
 	c.mu.Unlock()
@@ -247,16 +284,21 @@ func (c *Capture) flushReady() {
 }
 
 // settleReady publishes a pending ready once the session file has had a
-// moment to catch up: 300 ms with nothing new from it, at most 5 s.
+// moment to catch up: 20 ms after the turn's answer reached it (the rest
+// of a batch lands within that), otherwise 300 ms with nothing new from
+// it, at most 5 s.
 func (c *Capture) settleReady() {
 	c.mu.Lock()
-	p, last := c.pendingReady, c.lastRecord
+	p, last, answered := c.pendingReady, c.lastRecord, !c.answered.IsZero()
 	c.mu.Unlock()
 	if p.IsZero() {
 		return
 	}
 	now := time.Now()
-	if now.Sub(p) >= 5*time.Second || now.Sub(p) >= 300*time.Millisecond && now.Sub(last) >= 300*time.Millisecond {
+	quiet := now.Sub(last)
+	if answered && quiet >= 20*time.Millisecond ||
+		now.Sub(p) >= 300*time.Millisecond && quiet >= 300*time.Millisecond ||
+		now.Sub(p) >= 5*time.Second {
 		c.flushReady()
 	}
 }
@@ -278,6 +320,7 @@ func (c *Capture) Readiness(ctx context.Context) error {
 		c.mu.Unlock()
 		if st != session.RunStarting {
 			c.settleReady()
+			c.readScreen()
 			select {
 			case <-tick.C:
 				continue
@@ -298,6 +341,40 @@ func (c *Capture) Readiness(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		}
+	}
+}
+
+// screenSettle is how long the terminal must be quiet before its screen
+// is read: a TUI paints a frame in several writes.
+const screenSettle = 30 * time.Millisecond
+
+// readScreen applies the TUI's screen rule to a screen that changed and
+// has settled. Only a change of what the screen says counts: a footer
+// still showing "working" a moment after the session file said the turn
+// is over does not make the run busy again.
+func (c *Capture) readScreen() {
+	rule := c.cfg.TUI.Screen
+	if rule == nil {
+		return
+	}
+	c.mu.Lock()
+	if !c.screenDirty || time.Since(c.lastOut) < screenSettle {
+		c.mu.Unlock()
+		return
+	}
+	c.screenDirty = false
+	lines := c.vt.Lines()
+	c.mu.Unlock()
+	st, detail, ok := rule(lines)
+	if !ok {
+		st = ""
+	}
+	c.mu.Lock()
+	changed := st != c.screenSaid
+	c.screenSaid = st
+	c.mu.Unlock()
+	if changed && (st == session.RunBusy || st == session.RunWaiting) {
+		c.structural(st, "screen", detail)
 	}
 }
 
@@ -379,6 +456,14 @@ func (c *Capture) event(ev session.Event) {
 	}
 	c.entries += len(fresh)
 	c.lastRecord = time.Now()
+	for _, e := range fresh {
+		switch {
+		case e.Type == session.Assistant && e.Content != "":
+			c.answered = c.lastRecord
+		case e.Type == session.ToolCall:
+			c.answered = time.Time{}
+		}
+	}
 	c.mu.Unlock()
 	if len(fresh) == 0 && len(ev.Updates) == 0 {
 		return
@@ -399,6 +484,9 @@ func (c *Capture) event(ev session.Event) {
 		case e.Type == session.System && e.Kind == session.KindTurn:
 			c.structural(session.RunReady, "session record", "")
 		case e.Type == session.User && e.Kind == "":
+			c.structural(session.RunBusy, "session record", "")
+		case c.State() == session.RunWaiting && (e.Type == session.ToolCall || e.Type == session.ToolResult || e.Type == session.Assistant):
+			// The approval was given (or refused): the turn goes on.
 			c.structural(session.RunBusy, "session record", "")
 		}
 	}

@@ -249,3 +249,72 @@ func TestReadinessTitlesAndTurns(t *testing.T) {
 		t.Error("terminal output not published")
 	}
 }
+
+// TestScreenFallback: a CLI with no structural signal paints its state by
+// cell diffs; the capture reads it from the emulated screen, and only a
+// change of what the screen says moves the run's state.
+func TestScreenFallback(t *testing.T) {
+	p := newPub()
+	tui := session.TUI{Screen: func(lines []string) (session.RunState, string, bool) {
+		for _, l := range lines {
+			switch {
+			case strings.Contains(l, "esc interrupt"):
+				return session.RunBusy, "", true
+			case strings.Contains(l, "Allow this command?"):
+				return session.RunWaiting, "approval", true
+			}
+		}
+		return "", "", false
+	}}
+	c := capture.New(capture.Config{Run: "r", CLI: "x", TUI: tui, Rows: 10, Cols: 60}, p)
+	r, w := io.Pipe()
+	defer w.Close()
+	go c.Terminal(r, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	go c.Readiness(ctx)
+	io.WriteString(w, "\x1b[?1049h\x1b[H> prompt box")
+	if _, err := c.Wait(ctx, session.RunReady); err != nil {
+		t.Fatal(err)
+	}
+	// "esc interrupt" painted in pieces, out of order.
+	io.WriteString(w, "\x1b[10;10Hrupt")
+	io.WriteString(w, "\x1b[10;1Hesc ")
+	io.WriteString(w, "\x1b[10;5Hinter")
+	if _, err := c.Wait(ctx, session.RunBusy); err != nil {
+		t.Fatalf("%v; screen:\n%s", err, c.Screen())
+	}
+	io.WriteString(w, "\x1b[5;1HAllow this command?")
+	if _, err := c.Wait(ctx, session.RunWaiting); err != nil {
+		t.Fatal(err)
+	}
+	// The dialog goes; the session file says the turn is over while the
+	// footer still shows the spinner: the stale footer changes nothing.
+	io.WriteString(w, "\x1b[5;1H\x1b[2K")
+	time.Sleep(100 * time.Millisecond)
+	c.Set(session.RunReady, "session record", "", nil)
+	io.WriteString(w, "\x1b[1;1Hrepaint")
+	time.Sleep(200 * time.Millisecond)
+	if st := c.State(); st != session.RunReady {
+		t.Errorf("a footer that did not change made the run %s", st)
+	}
+	// The footer clears, then shows the spinner again: a new turn.
+	io.WriteString(w, "\x1b[10;1H\x1b[2K")
+	time.Sleep(100 * time.Millisecond)
+	io.WriteString(w, "\x1b[10;1Hesc interrupt")
+	if _, err := c.Wait(ctx, session.RunBusy); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(c.Screen(), "repaintt box") {
+		t.Errorf("screen:\n%s", c.Screen())
+	}
+	var seq []string
+	p.mu.Lock()
+	for _, s := range p.statuses {
+		seq = append(seq, string(s.State)+"/"+s.Signal)
+	}
+	p.mu.Unlock()
+	if got := strings.Join(seq, " "); got != "ready/terminal quiet busy/screen waiting/screen busy/screen ready/session record busy/screen" {
+		t.Errorf("states %q", got)
+	}
+}

@@ -38,6 +38,11 @@ type TUI struct {
 	// CLI's process id, and FileState reads it.
 	StatusFile func(env Env, pid int) string
 	FileState  func(data []byte) (state RunState, detail string, ok bool)
+	// Screen reads the TUI's state from its screen (the rows of text a
+	// terminal shows), the fallback where the CLI gives no structural
+	// signal: a working footer says busy, an approval dialog says
+	// waiting. ok is false when the screen does not tell.
+	Screen func(lines []string) (state RunState, detail string, ok bool)
 }
 
 // Key is input typed into a terminal, then a pause.

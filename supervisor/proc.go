@@ -104,6 +104,15 @@ func (p *Proc) Resize(rows, cols uint16) error {
 	return pty.Setsize(p.tty, &pty.Winsize{Rows: rows, Cols: cols})
 }
 
+// Size returns the terminal's size.
+func (p *Proc) Size() (rows, cols uint16) {
+	ws, err := pty.GetsizeFull(p.tty)
+	if err != nil {
+		return 0, 0
+	}
+	return ws.Rows, ws.Cols
+}
+
 // Done is closed when the process has exited and its group is gone.
 func (p *Proc) Done() <-chan struct{} { return p.done }
 

@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"strings"
 	"time"
 
 	"github.com/stead-dev/stead/session"
@@ -11,8 +12,11 @@ import (
 // input once bracketed paste is on and it has been quiet; an Enter that
 // follows typed text too closely is taken as part of a paste burst, so
 // Enter waits half a second; Ctrl-C on an empty composer quits with code
-// 0. Busy and idle come from the rollout's turn records.
+// 0. Busy and idle come from the rollout's turn records; the screen's
+// "Working (Ns • esc to interrupt)" line says busy sooner, and a
+// dialog's "enter continue" footer says Codex waits for an answer.
 var TUI = session.TUI{
+	Screen:     screenState,
 	Argv:       TUIArgv,
 	Paste:      true,
 	Settle:     500 * time.Millisecond,
@@ -33,4 +37,29 @@ func TUIArgv(l session.Launch) []string {
 		args = append(args, "resume", l.Resume)
 	}
 	return args
+}
+
+// screenState reads Codex's screen: its working line (not shown while
+// text streams, so its absence says nothing) and the footer of its
+// dialogs (folder trust, working directory on resume).
+func screenState(lines []string) (session.RunState, string, bool) {
+	for _, l := range lines {
+		switch {
+		case strings.Contains(l, "esc to interrupt"):
+			return session.RunBusy, "", true
+		case strings.Contains(l, "enter continue ·"):
+			return session.RunWaiting, "a dialog: " + dialogTitle(lines), true
+		}
+	}
+	return "", "", false
+}
+
+// dialogTitle is the first non-blank line of a dialog's screen.
+func dialogTitle(lines []string) string {
+	for _, l := range lines {
+		if t := strings.TrimSpace(l); t != "" {
+			return t
+		}
+	}
+	return ""
 }

@@ -1,6 +1,7 @@
 package opencode
 
 import (
+	"strings"
 	"time"
 
 	"github.com/stead-dev/stead/session"
@@ -10,8 +11,11 @@ import (
 // the terminal as its controlling terminal, or it stops at its first
 // read; it turns bracketed paste on seconds before it takes keys (it
 // drops them until then) and sets its title ("OC | <title>") when it does; Ctrl-C on an empty input quits with
-// code 0. Its session lives in a database, which capture polls.
+// code 0. Its session lives in a database, which capture polls; its
+// footer's "esc interrupt" (painted cell by cell, so read from the
+// screen) says busy before the database does.
 var TUI = session.TUI{
+	Screen:     screenState,
 	Argv:       TUIArgv,
 	Paste:      true,
 	Settle:     500 * time.Millisecond,
@@ -27,4 +31,15 @@ func TUIArgv(l session.Launch) []string {
 		args = append(args, "--session", l.Resume)
 	}
 	return args
+}
+
+// screenState reads OpenCode's footer: "esc interrupt" while it works
+// (retries of a failing model included).
+func screenState(lines []string) (session.RunState, string, bool) {
+	for _, l := range lines {
+		if strings.Contains(l, "esc interrupt") {
+			return session.RunBusy, "", true
+		}
+	}
+	return "", "", false
 }
