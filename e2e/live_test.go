@@ -194,6 +194,26 @@ type watcher struct {
 	more chan struct{}
 	done chan error
 	cmd  *exec.Cmd
+	// stderr is what stead watch wrote to its standard error.
+	stderr lockedBuffer
+}
+
+// lockedBuffer is a buffer a process writes to while a test reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 func (l *live) watch(run string) *watcher {
@@ -205,8 +225,7 @@ func (l *live) watch(run string) *watcher {
 	if err != nil {
 		l.t.Fatal(err)
 	}
-	var errOut bytes.Buffer
-	w.cmd.Stderr = &errOut
+	w.cmd.Stderr = &w.stderr
 	if err := w.cmd.Start(); err != nil {
 		l.t.Fatal(err)
 	}
@@ -230,7 +249,7 @@ func (l *live) watch(run string) *watcher {
 		}
 		err := w.cmd.Wait()
 		if err != nil {
-			err = &watchError{err: err, stderr: errOut.String()}
+			err = &watchError{err: err, stderr: w.stderr.String()}
 		}
 		w.done <- err
 		close(w.more)
@@ -268,7 +287,7 @@ func (w *watcher) until(t *testing.T, what string, timeout time.Duration, cond f
 				t.Fatalf("stead watch ended before %s:\n%s", what, describe(msgs))
 			}
 		case <-deadline:
-			t.Fatalf("no %s within %s; stead watch printed:\n%s", what, timeout, describe(msgs))
+			t.Fatalf("no %s within %s; stead watch printed:\n%s\nand on its standard error:\n%s", what, timeout, describe(msgs), w.stderr.String())
 		}
 	}
 }
@@ -426,6 +445,23 @@ func TestLiveResume(t *testing.T) {
 			json.Unmarshal([]byte(l.stead("runs", "--json")), &runs)
 			if len(runs) != 1 || runs[0].State != session.RunExited || runs[0].Entries < 2 {
 				t.Errorf("stead runs: %+v", runs)
+			}
+			// The whole session is stored: the history, marked with the
+			// source CLI, then the run's entries, marked with the target.
+			var whole session.Session
+			if err := json.Unmarshal([]byte(l.stead("session", "show", "run:"+rec.ID, "--json", "--no-native")), &whole); err != nil {
+				t.Fatalf("stead session show run:%s: %v", rec.ID, err)
+			}
+			var marks []string
+			for _, e := range whole.Timeline {
+				for _, m := range []string{"LIVE-SOURCE-FINAL", "LIVE-PROMPT", "LIVE-REPLY"} {
+					if (e.Type == session.User || e.Type == session.Assistant) && strings.Contains(e.Content, m) {
+						marks = append(marks, m+"@"+e.CLI)
+					}
+				}
+			}
+			if want := "LIVE-SOURCE-FINAL@" + p[0] + " LIVE-PROMPT@" + p[1] + " LIVE-REPLY@" + p[1]; strings.Join(marks, " ") != want {
+				t.Errorf("stored session has %q, want %q", marks, want)
 			}
 		})
 	}

@@ -93,8 +93,9 @@ func superviseRun(ctx context.Context, f *Factory, b *bus.Bus, s *session.Sessio
 		}
 	}
 
-	pub := &runPublisher{b: b, run: spec.ID, log: log, builder: session.NewBuilder(dst.Name, rep.Placement.Path)}
-	c := capture.New(capture.Config{Run: spec.ID, CLI: dst.Name, TUI: tui, Env: f.Env, Log: log}, pub)
+	pub := &runPublisher{b: b, run: spec.ID, log: log}
+	c := capture.New(capture.Config{Run: spec.ID, CLI: dst.Name, TUI: tui, Env: f.Env, Log: log,
+		Rows: int(ps.Rows), Cols: int(ps.Cols)}, pub)
 	pub.onStatus = func(st session.Status) {
 		pub.mu.Lock()
 		rec.State = st.State
@@ -207,7 +208,7 @@ func superviseRun(ctx context.Context, f *Factory, b *bus.Bus, s *session.Sessio
 	}
 	{ // Structural state: readiness, the CLI's status file.
 		g.Add(func() error {
-			go c.StatusFile(runCtx, proc.Pid(), 25*time.Millisecond)
+			go c.StatusFile(runCtx, proc.Pid(), capture.StatusEvery)
 			c.Readiness(runCtx)
 			<-runCtx.Done()
 			return nil
@@ -234,7 +235,7 @@ func superviseRun(ctx context.Context, f *Factory, b *bus.Bus, s *session.Sessio
 				if _, err := fmt.Sscanf(req, "resize %d %d", &rows, &cols); err != nil {
 					return err
 				}
-				return proc.Resize(rows, cols)
+				return sized{proc, c}.Resize(rows, cols)
 			}
 			return fmt.Errorf("unknown request %q", req)
 		})
@@ -259,7 +260,7 @@ func superviseRun(ctx context.Context, f *Factory, b *bus.Bus, s *session.Sessio
 	}
 	if term != nil {
 		g.Add(func() error {
-			err := supervisor.Attach(runCtx, term.In, proc, false)
+			err := supervisor.Attach(runCtx, term.In, sized{proc, c}, false)
 			if err != nil && runCtx.Err() == nil {
 				log.Warn("terminal", "err", err)
 			}
@@ -289,7 +290,7 @@ func superviseRun(ctx context.Context, f *Factory, b *bus.Bus, s *session.Sessio
 	rec.State = state
 	c.Set(state, signal, rec.Reason, &code)
 	putRun(b, rec, log)
-	if err := storeSession(ctx, b, spec.ID, s, pub, dst.Name); err != nil {
+	if err := storeSession(b, spec.ID, s, dst.Name, rep.Placement.Path); err != nil {
 		log.Warn("storing the session", "err", err)
 	}
 	fctx, fcancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -301,6 +302,17 @@ func superviseRun(ctx context.Context, f *Factory, b *bus.Bus, s *session.Sessio
 	return rec, nil
 }
 
+// sized resizes the CLI's terminal and the capture's screen together.
+type sized struct {
+	*supervisor.Proc
+	c *capture.Capture
+}
+
+func (s sized) Resize(rows, cols uint16) error {
+	s.c.Resize(int(rows), int(cols))
+	return s.Proc.Resize(rows, cols)
+}
+
 // deliver waits until the CLI takes input, types the prompt the way it
 // accepts one, and checks that it was taken: the CLI went busy or wrote
 // something.
@@ -308,7 +320,7 @@ func deliver(ctx context.Context, c *capture.Capture, w io.Writer, tui session.T
 	wctx, cancel := context.WithTimeout(ctx, 90*time.Second)
 	defer cancel()
 	if _, err := c.Wait(wctx, session.RunReady); err != nil {
-		return fmt.Errorf("the CLI never became ready for the prompt: %w", err)
+		return fmt.Errorf("the CLI never became ready for the prompt: %w%s", err, screenTail(c))
 	}
 	before := c.Entries()
 	text := prompt
@@ -335,19 +347,33 @@ func deliver(ctx context.Context, c *capture.Capture, w io.Writer, tui session.T
 			}
 		}
 	}
-	return errors.New("the CLI did not take the prompt: it showed no sign of work within 20 s")
+	return fmt.Errorf("the CLI did not take the prompt: it showed no sign of work within 20 s%s", screenTail(c))
 }
 
-// runPublisher puts a capture's output on the bus and keeps the new
-// entries for the stored session.
+// screenTail is the end of what the CLI's screen shows, to explain why it
+// did not do what was asked (a dialog, an error).
+func screenTail(c *capture.Capture) string {
+	lines := strings.Split(strings.TrimSpace(c.Screen()), "\n")
+	var keep []string
+	for _, l := range lines[max(0, len(lines)-12):] {
+		if strings.TrimSpace(l) != "" {
+			keep = append(keep, "  | "+strings.TrimRight(l, " "))
+		}
+	}
+	if len(keep) == 0 {
+		return ""
+	}
+	return "; its screen ends:\n" + strings.Join(keep, "\n")
+}
+
+// runPublisher puts a capture's output on the bus.
 type runPublisher struct {
 	b        *bus.Bus
 	run      string
 	log      *slog.Logger
 	onStatus func(session.Status)
 
-	mu      sync.Mutex
-	builder *session.Builder
+	mu sync.Mutex // guards the run record onStatus updates
 }
 
 func (p *runPublisher) ctx() (context.Context, context.CancelFunc) {
@@ -363,9 +389,6 @@ func (p *runPublisher) Native(line []byte, n int) error {
 }
 
 func (p *runPublisher) Entry(ev session.Event) error {
-	p.mu.Lock()
-	p.builder.Add(ev)
-	p.mu.Unlock()
 	data, err := json.Marshal(ev)
 	if err != nil {
 		return err
@@ -399,12 +422,25 @@ func putRun(b *bus.Bus, r session.Run, log *slog.Logger) {
 }
 
 // storeSession stores the whole universal session of a run: the history
-// it started from, then the entries the run added, each marked with the
-// CLI that produced it.
-func storeSession(ctx context.Context, b *bus.Bus, id string, history *session.Session, pub *runPublisher, cli string) error {
-	pub.mu.Lock()
-	added := pub.builder.Session()
-	pub.mu.Unlock()
+// it started from, then the entries the run added (read back from the
+// bus, so a run holds none in memory), each marked with the CLI that
+// produced it.
+func storeSession(b *bus.Bus, id string, history *session.Session, cli, path string) error {
+	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	build := session.NewBuilder(cli, path)
+	err := b.Replay(sctx, id, bus.Entry, func(m bus.Msg) error {
+		var ev session.Event
+		if err := json.Unmarshal(m.Data, &ev); err != nil {
+			return fmt.Errorf("entry message %d: %w", m.Seq, err)
+		}
+		build.Add(ev)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	added := build.Session()
 	whole := *history
 	whole.Timeline = append(append([]session.Entry(nil), history.Timeline...), added.Timeline...)
 	for i := range whole.Timeline[:len(history.Timeline)] {
@@ -417,8 +453,6 @@ func storeSession(ctx context.Context, b *bus.Bus, id string, history *session.S
 	if err != nil {
 		return err
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
 	return b.PutSession(sctx, id, bytes.NewReader(data))
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -24,15 +25,19 @@ type ShowOptions struct {
 	NoNative bool
 	All      bool
 	Full     bool
+	Bus      BusFlags
+	ctx      context.Context
 }
 
 func newShowCmd(f *Factory, runF func(*ShowOptions) error) *cobra.Command {
 	opts := &ShowOptions{Factory: f}
 	cmd := &cobra.Command{
-		Use:   "show <cli>:<id> | <id> | <file>",
+		Use:   "show <cli>:<id> | <id> | <file> | run:<run>",
 		Short: "Show one session as a readable transcript or as universal JSON",
 		Long: `Show one session. Name it as <cli>:<id> (claude:742233ee-...), as a bare id
-found in exactly one CLI's store, or as the path of a native session file.
+found in exactly one CLI's store, as the path of a native session file, or as
+run:<run> for the whole session a finished live run stored (its history and
+the entries each CLI added).
 
 The default output is a Markdown transcript. --json writes the session in the
 universal format (see 'stead schema'), each entry with its native record.`,
@@ -44,6 +49,7 @@ universal format (see 'stead schema'), each entry with its native record.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]
+			opts.ctx = cmd.Context()
 			if opts.JSON {
 				opts.Format = "json"
 			}
@@ -69,17 +75,13 @@ universal format (see 'stead schema'), each entry with its native record.`,
 	cmd.Flags().BoolVar(&opts.NoNative, "no-native", false, "with --json, leave out the native records")
 	cmd.Flags().BoolVar(&opts.All, "all", false, "with md, also show injected context and instructions")
 	cmd.Flags().BoolVar(&opts.Full, "full", false, "with md, do not shorten long tool input and output")
+	addBusFlags(cmd, &opts.Bus)
 	return cmd
 }
 
 func showRun(opts *ShowOptions) error {
 	f := opts.Factory
-	a, ref, err := resolveRef(f.Env, opts.Ref, opts.CLI)
-	if err != nil {
-		return err
-	}
-	f.Logger.Debug("reading session", "cli", a.Name, "path", ref.Path, "id", ref.ID)
-	s, err := a.Open(f.Env, ref)
+	s, err := openShown(opts)
 	if err != nil {
 		return err
 	}
@@ -95,6 +97,29 @@ func showRun(opts *ShowOptions) error {
 	w := bufio.NewWriter(f.IO.Out)
 	writeMarkdown(w, s, mdOptions{All: opts.All, Full: opts.Full, Home: f.Env.Home})
 	return w.Flush()
+}
+
+// openShown reads the session show names.
+func openShown(opts *ShowOptions) (*session.Session, error) {
+	f := opts.Factory
+	if strings.HasPrefix(opts.Ref, "run:") {
+		ctx := opts.ctx
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		b, err := connectBus(ctx, f, opts.Bus, true)
+		if err != nil {
+			return nil, err
+		}
+		defer b.Close()
+		return loadSession(ctx, f, b, opts.Ref, "")
+	}
+	a, ref, err := resolveRef(f.Env, opts.Ref, opts.CLI)
+	if err != nil {
+		return nil, err
+	}
+	f.Logger.Debug("reading session", "cli", a.Name, "path", ref.Path, "id", ref.ID)
+	return a.Open(f.Env, ref)
 }
 
 // resolveRef finds the adapter and session a reference names.
