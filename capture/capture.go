@@ -69,10 +69,10 @@ type Capture struct {
 	// rule; screenSaid is what the rule said last.
 	screenDirty bool
 	screenSaid  session.RunState
-	lastErr string // the last error entry, for the next status
-	entries int
-	seen    map[string]bool
-	titled  bool // the TUI set a terminal title
+	lastErr     string // the last error entry, for the next status
+	entries     int
+	seen        map[string]bool
+	titled      bool // the TUI set a terminal title
 
 	// A ready from a live signal waits for the session file (see
 	// structural).

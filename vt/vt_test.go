@@ -45,8 +45,8 @@ func TestCursorMovesAndErases(t *testing.T) {
 	s := screen(4, 10,
 		"0123456789\r\n", "abcdefghij\r\n", "ABCDEFGHIJ",
 		"\x1b[2;3H", "XY", // CUP is 1-based
-		"\x1b[1;6H\x1b[K", // erase to the end of row 0
-		"\x1b[3;5H\x1b[1K", // erase to the start of row 2, cursor included
+		"\x1b[1;6H\x1b[K",              // erase to the end of row 0
+		"\x1b[3;5H\x1b[1K",             // erase to the start of row 2, cursor included
 		"\x1b[4;1H\x1b[3Cz", "\x1b[Aq", // forward, then up
 	)
 	wantLines(t, s, "01234", "abXYefghij", "    qFGHIJ", "   z")
