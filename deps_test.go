@@ -29,6 +29,7 @@ var rules = map[string][]string{
 	"modelstub":           {"session"},
 	"inject":              {"session", "internal/atomicfile"},
 	"internal/atomicfile": {},
+	"vt":                  {},
 	"bus":                 {"session", "github.com/nats-io/"},
 	"supervisor":          {"session", "github.com/oklog/run", "github.com/creack/pty", "golang.org/x/term"},
 	"capture":             {"session"},

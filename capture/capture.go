@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/stead-dev/stead/session"
-	"github.com/stead-dev/stead/vt"
 )
 
 // Publisher takes what a capture produces, for one run.
@@ -45,11 +44,19 @@ type Config struct {
 	TUI session.TUI
 	// Env is the CLI's environment, for its status file.
 	Env session.Env
-	// Rows and Cols are the terminal's size, for the screen (default
-	// 50×200).
-	Rows, Cols int
+	// Screen keeps what the CLI's terminal shows, for TUI.Screen and for
+	// Capture.Screen; without one the screen is not read.
+	Screen Screen
 	// Log hears problems that do not stop the capture.
 	Log *slog.Logger
+}
+
+// Screen is a terminal emulator's screen (vt.Screen is one).
+type Screen interface {
+	io.Writer
+	Resize(rows, cols int)
+	Lines() []string
+	String() string
 }
 
 // Capture follows one run.
@@ -64,7 +71,7 @@ type Capture struct {
 	changed chan struct{} // closed and replaced on every change
 	lastOut time.Time
 	scr     screen
-	vt      *vt.Screen
+	vt      Screen // nil: the screen is not kept
 	// screenDirty is set by output not yet read by the TUI's screen
 	// rule; screenSaid is what the rule said last.
 	screenDirty bool
@@ -94,11 +101,7 @@ func New(cfg Config, pub Publisher) *Capture {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	rows, cols := cfg.Rows, cfg.Cols
-	if rows <= 0 || cols <= 0 {
-		rows, cols = 50, 200
-	}
-	return &Capture{cfg: cfg, pub: pub, log: log, state: session.RunStarting, vt: vt.New(rows, cols),
+	return &Capture{cfg: cfg, pub: pub, log: log, state: session.RunStarting, vt: cfg.Screen,
 		changed: make(chan struct{}), seen: map[string]bool{}, lastOut: time.Now()}
 }
 
@@ -106,14 +109,19 @@ func New(cfg Config, pub Publisher) *Capture {
 func (c *Capture) Resize(rows, cols int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.vt.Resize(rows, cols)
-	c.screenDirty = true
+	if c.vt != nil {
+		c.vt.Resize(rows, cols)
+		c.screenDirty = true
+	}
 }
 
 // Screen returns the text the CLI's terminal shows now.
 func (c *Capture) Screen() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.vt == nil {
+		return ""
+	}
 	return c.vt.String()
 }
 
@@ -198,8 +206,10 @@ func (c *Capture) Terminal(r io.Reader, tee io.Writer) error {
 			}
 			c.mu.Lock()
 			c.lastOut = time.Now()
-			c.vt.Write(chunk)
-			c.screenDirty = true
+			if c.vt != nil {
+				c.vt.Write(chunk)
+				c.screenDirty = true
+			}
 			titles := c.scr.feed(chunk)
 			if len(titles) > 0 {
 				c.titled = true
@@ -354,7 +364,7 @@ const screenSettle = 30 * time.Millisecond
 // is over does not make the run busy again.
 func (c *Capture) readScreen() {
 	rule := c.cfg.TUI.Screen
-	if rule == nil {
+	if rule == nil || c.vt == nil {
 		return
 	}
 	c.mu.Lock()

@@ -17,6 +17,7 @@ import (
 	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/capture"
 	"github.com/stead-dev/stead/session"
+	"github.com/stead-dev/stead/vt"
 )
 
 // pub records what a capture publishes.
@@ -266,7 +267,7 @@ func TestScreenFallback(t *testing.T) {
 		}
 		return "", "", false
 	}}
-	c := capture.New(capture.Config{Run: "r", CLI: "x", TUI: tui, Rows: 10, Cols: 60}, p)
+	c := capture.New(capture.Config{Run: "r", CLI: "x", TUI: tui, Screen: vt.New(10, 60)}, p)
 	r, w := io.Pipe()
 	defer w.Close()
 	go c.Terminal(r, nil)

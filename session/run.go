@@ -20,6 +20,10 @@ type Run struct {
 	// Host and PID say where the CLI runs.
 	Host string `json:"host,omitempty"`
 	PID  int    `json:"pid,omitempty"`
+	// Supervisor names the stead process that supervises the run,
+	// <host>/<pid>: the command itself for an attached run, a worker
+	// (stead serve) for a detached one.
+	Supervisor string `json:"supervisor,omitempty"`
 	// State is the run's latest state (the RunState constants).
 	State   RunState  `json:"state"`
 	Started time.Time `json:"started"`

@@ -53,3 +53,21 @@ func TestScreenState(t *testing.T) {
 		t.Errorf("dialog detail %q", detail)
 	}
 }
+
+func TestConfiguredProvider(t *testing.T) {
+	for config, want := range map[string]string{
+		"": "openai",
+		"model = \"m\"\nmodel_provider = \"stead-stub\"\n": "stead-stub",
+		"model_provider='local' # mine\n":                  "local",
+		"[model_providers.x]\nmodel_provider = \"no\"\n":   "openai", // not top level
+	} {
+		home := t.TempDir()
+		if config != "" {
+			os.WriteFile(home+"/config.toml", []byte(config), 0o600)
+		}
+		env := session.Env{Vars: map[string]string{"CODEX_HOME": home}}
+		if got := ConfiguredProvider(env); got != want {
+			t.Errorf("%q: %q, want %q", config, got, want)
+		}
+	}
+}

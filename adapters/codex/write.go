@@ -1,10 +1,13 @@
 package codex
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/stead-dev/stead/adapters/internal/ids"
@@ -30,6 +33,12 @@ func Place(env session.Env, t *session.Target) (session.Placement, error) {
 	if !filepath.IsAbs(t.Dir) {
 		return session.Placement{}, fmt.Errorf("codex: project directory %q is not absolute", t.Dir)
 	}
+	// Codex pins a thread to the model provider it records. A thread
+	// with none is indexed with an empty provider once Codex has a state
+	// database, and its TUI then refuses to resume it ("Model provider
+	// unavailable"); so the session records the provider this Codex home
+	// resumes with.
+	t.Provider = ConfiguredProvider(env)
 	root := Root(env)
 	local := t.Created.Local()
 	name := "rollout-" + local.Format("2006-01-02T15-04-05") + "-" + t.ID + ".jsonl"
@@ -42,7 +51,8 @@ func Place(env session.Env, t *session.Target) (session.Placement, error) {
 
 // Encoder writes a Codex rollout in the legacy history mode, which Codex
 // loads and keeps appending to: a session_meta line first, whose id is the
-// file's (and no model_provider, which would pin the provider on resume);
+// file's and whose model_provider is Target.Provider (Place sets it to the
+// provider Codex is configured with; any other fails the resume);
 // then response items (messages, reasoning, function and custom tool calls
 // with their outputs), the user_message and agent_message events the
 // picker shows, a turn_context naming the model and token_count events
@@ -153,14 +163,18 @@ func (e *Encoder) start() {
 		return
 	}
 	e.started = true
-	e.put("session_meta", map[string]any{
+	meta := map[string]any{
 		"id":          e.t.ID,
 		"timestamp":   e.t.Created.UTC().Format("2006-01-02T15:04:05.000Z"),
 		"cwd":         e.t.Dir,
 		"originator":  "stead",
 		"cli_version": WriteVersion,
 		"source":      "cli",
-	})
+	}
+	if e.t.Provider != "" {
+		meta["model_provider"] = e.t.Provider
+	}
+	e.put("session_meta", meta)
 }
 
 // turnContext records the model, when it changes.
@@ -422,4 +436,34 @@ func freeformInput(in json.RawMessage) ([]byte, bool) {
 		s.Skip()
 	}
 	return nil, false
+}
+
+// ConfiguredProvider is the model provider Codex uses in env: the
+// top-level model_provider of its config.toml, else "openai".
+func ConfiguredProvider(env session.Env) string {
+	f, err := os.Open(filepath.Join(Root(env), "config.toml"))
+	if err != nil {
+		return "openai"
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(line, "[") {
+			break // the top level ends at the first table
+		}
+		key, val, ok := strings.Cut(line, "=")
+		if !ok || strings.TrimSpace(key) != "model_provider" {
+			continue
+		}
+		val = strings.TrimSpace(val)
+		if i := strings.Index(val, " #"); i >= 0 {
+			val = strings.TrimSpace(val[:i])
+		}
+		if len(val) >= 2 && (val[0] == '"' || val[0] == '\'') && val[len(val)-1] == val[0] {
+			return val[1 : len(val)-1]
+		}
+	}
+	return "openai"
 }

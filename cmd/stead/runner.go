@@ -25,6 +25,7 @@ import (
 	"github.com/stead-dev/stead/inject"
 	"github.com/stead-dev/stead/session"
 	"github.com/stead-dev/stead/supervisor"
+	"github.com/stead-dev/stead/vt"
 )
 
 // RunSpec is a run to start: a universal session resumed in a CLI.
@@ -77,7 +78,8 @@ func superviseRun(ctx context.Context, f *Factory, b *bus.Bus, s *session.Sessio
 	logConversion(f, rep)
 	host, _ := os.Hostname()
 	rec := session.Run{ID: spec.ID, CLI: dst.Name, SessionID: rep.Target.ID, Dir: spec.Dir, Source: &rep.Source,
-		Path: rep.Placement.Path, Host: host, State: session.RunStarting, Started: time.Now().UTC()}
+		Path: rep.Placement.Path, Host: host, Supervisor: fmt.Sprintf("%s/%d", host, os.Getpid()),
+		State: session.RunStarting, Started: time.Now().UTC()}
 
 	tui := *dst.TUI
 	l := session.Launch{Home: f.Env.Home, Dir: spec.Dir, Resume: rep.Target.ID, Model: spec.Model, Auto: spec.Auto}
@@ -86,7 +88,7 @@ func superviseRun(ctx context.Context, f *Factory, b *bus.Bus, s *session.Sessio
 		return rec, err
 	}
 	env := append(environ(f.Env), tui.Env...)
-	ps := supervisor.Spec{Path: bin, Args: append(prefix, tui.Argv(l)...), Dir: spec.Dir, Env: env}
+	ps := supervisor.Spec{Path: bin, Args: append(prefix, tui.Argv(l)...), Dir: spec.Dir, Env: env, Rows: 50, Cols: 200}
 	if term != nil {
 		if rows, cols, ok := termSize(term.In); ok {
 			ps.Rows, ps.Cols = rows, cols
@@ -95,7 +97,7 @@ func superviseRun(ctx context.Context, f *Factory, b *bus.Bus, s *session.Sessio
 
 	pub := &runPublisher{b: b, run: spec.ID, log: log}
 	c := capture.New(capture.Config{Run: spec.ID, CLI: dst.Name, TUI: tui, Env: f.Env, Log: log,
-		Rows: int(ps.Rows), Cols: int(ps.Cols)}, pub)
+		Screen: vt.New(int(ps.Rows), int(ps.Cols))}, pub)
 	pub.onStatus = func(st session.Status) {
 		pub.mu.Lock()
 		rec.State = st.State
