@@ -78,6 +78,7 @@ type Capture struct {
 	screenSaid  session.RunState
 	lastErr     string // the last error entry, for the next status
 	entries     int
+	turns       int // turns ended: busy or waiting, then ready
 	seen        map[string]bool
 	titled      bool // the TUI set a terminal title
 
@@ -139,6 +140,14 @@ func (c *Capture) Entries() int {
 	return c.entries
 }
 
+// Turns counts the turns that ended: the run went busy (or waiting),
+// then ready.
+func (c *Capture) Turns() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.turns
+}
+
 // Set changes the state and publishes the change. A run that is over
 // stays over.
 func (c *Capture) Set(state session.RunState, signal, detail string, code *int) {
@@ -155,6 +164,9 @@ func (c *Capture) Set(state session.RunState, signal, detail string, code *int) 
 	}
 	if state == session.RunReady {
 		c.lastErr = ""
+		if c.state == session.RunBusy || c.state == session.RunWaiting {
+			c.turns++
+		}
 	}
 	c.state = state
 	close(c.changed)

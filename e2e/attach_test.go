@@ -163,3 +163,57 @@ func runRecord(l *live, id string) (session.Run, error) {
 	}
 	return session.Run{}, fmt.Errorf("stead runs does not list %s", id)
 }
+
+// TestLiveResumeAttached is the first thing a user does: in a terminal,
+// stead session resume claude:<id> --to codex --prompt "...". Codex
+// takes over the terminal with the Claude history loaded and shows the
+// reply, while stead watch in another terminal prints the new entries;
+// when the CLI ends, the terminal is given back as it was.
+func TestLiveResumeAttached(t *testing.T) {
+	l, ref := newLive(t, "claude", "codex", modelstub.Turn{Text: liveReply})
+	u := newUserTerminal(t, 50, 160)
+	cmd := exec.Command(l.bin, "session", "resume", ref, "--to", "codex", "--prompt", livePrompt)
+	cmd.Env, cmd.Dir = l.env, l.dir
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = u.slave, u.slave, u.slave
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() { cmd.Process.Kill() })
+
+	var id string
+	deadline := time.Now().Add(time.Minute)
+	for id == "" {
+		var runs []session.Run
+		json.Unmarshal([]byte(l.stead("runs", "--json")), &runs)
+		if len(runs) == 1 {
+			id = runs[0].ID
+		} else if time.Now().After(deadline) {
+			t.Fatalf("no run listed; the terminal shows:\n%s", u.text())
+		} else {
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	w := l.watch(id)
+	w.until(t, "the reply on the bus", 3*time.Minute, replied)
+	u.waitFor(t, "LIVE-SOURCE-FINAL", 30*time.Second) // the history, on Codex's screen
+	u.waitFor(t, "LIVE-REPLY", 30*time.Second)
+	if !u.raw(t) {
+		t.Error("while Codex runs, the terminal is not in raw mode")
+	}
+	l.stead("stop", id)
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("stead session resume exited with %v; the terminal shows:\n%s", err, u.text())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("stead session resume did not end after stop; the terminal shows:\n%s", u.text())
+	}
+	u.waitFor(t, "stead: run "+id+" exited (exit code 0)", 5*time.Second)
+	if u.raw(t) {
+		t.Error("after the run, the terminal is still raw")
+	}
+}

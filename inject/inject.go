@@ -80,6 +80,9 @@ type Options struct {
 	Format string
 	// Tool names the converter in the provenance record.
 	Tool string
+	// At records, for a fork, the entry the session was cut at (the
+	// caller cuts it).
+	At string
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 }
@@ -117,7 +120,7 @@ func target(s *session.Session, w Writer, opts Options) session.Target {
 		Model:    s.Model.Model,
 		Provider: s.Model.Provider,
 		Title:    s.Title,
-		Origin:   session.Origin{CLI: s.Source.CLI, ID: s.ID, Tool: opts.Tool},
+		Origin:   session.Origin{CLI: s.Source.CLI, ID: s.ID, Tool: opts.Tool, At: opts.At},
 		Format:   opts.Format,
 	}
 	if t.Dir == "" {

@@ -38,6 +38,9 @@ type Origin struct {
 	ID  string `json:"id"`
 	// Tool is the converter ("stead") and its version.
 	Tool string `json:"tool,omitempty"`
+	// At is the entry a fork ends at: the source's history up to it and
+	// no further.
+	At string `json:"at,omitempty"`
 }
 
 // Placement is where a new native session goes in a CLI's store.

@@ -31,6 +31,8 @@ type ConvertOptions struct {
 	Output   string
 	JSON     bool
 	Format   string
+	// at is the entry a fork ends at (stead session fork --at).
+	at string
 }
 
 func newConvertCmd(f *Factory, runF func(*ConvertOptions) error) *cobra.Command {
@@ -126,12 +128,22 @@ func convertRun(opts *ConvertOptions) error {
 	for _, w := range s.Warnings {
 		fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", w)
 	}
+	return writeSession(opts, src, s, events)
+}
+
+// writeSession writes s (or events, when s only holds what is known up
+// front) as a session of opts.To: installed in its store, to a file, or
+// to stdout; then reports what was lost.
+func writeSession(opts *ConvertOptions, src adapters.Adapter, s *session.Session, events inject.Stream) error {
+	f := opts.Factory
+	var err error
 	dst, _ := adapters.Lookup(opts.To)
 	iopts := inject.Options{
 		Fidelity: inject.Fidelity(opts.Fidelity),
 		Env:      f.Env,
 		Tool:     "stead " + version,
 		Format:   opts.Format,
+		At:       opts.at,
 	}
 	if opts.Cwd != "" {
 		if iopts.Dir, err = filepath.Abs(opts.Cwd); err != nil {

@@ -201,7 +201,7 @@ native stores into one universal format, and lists, shows and totals them.`,
 	root.AddCommand(newSessionCmd(f))
 	root.AddCommand(newSchemaCmd(f))
 	root.AddCommand(newStubCmd(f, nil))
-	root.AddCommand(newServeCmd(f), newWatchCmd(f), newRunsCmd(f), newSendCmd(f), newStopCmd(f), newAttachCmd(f))
+	root.AddCommand(newServeCmd(f), newWatchCmd(f), newRunsCmd(f), newSendCmd(f), newStopCmd(f), newAttachCmd(f), newChainCmd(f))
 	return root
 }
 
@@ -210,7 +210,7 @@ func newSessionCmd(f *Factory) *cobra.Command {
 		Use:   "session",
 		Short: "List, show and total sessions of every CLI",
 	}
-	cmd.AddCommand(newListCmd(f, nil), newShowCmd(f, nil), newStatsCmd(f, nil), newConvertCmd(f, nil), newResumeCmd(f))
+	cmd.AddCommand(newListCmd(f, nil), newShowCmd(f, nil), newStatsCmd(f, nil), newConvertCmd(f, nil), newForkCmd(f, nil), newResumeCmd(f))
 	return cmd
 }
 

@@ -39,6 +39,9 @@ type RunSpec struct {
 	// Source names the stored universal session to start from (the
 	// object store), for a run a worker starts.
 	Source string `json:"source,omitempty"`
+	// Once ends the run when the prompt's turn is over: the CLI is asked
+	// to quit once it is ready again.
+	Once bool `json:"once,omitempty"`
 }
 
 // terminalIO is the user's terminal for an attached run.
@@ -146,6 +149,7 @@ func superviseRun(ctx context.Context, f *Factory, b *bus.Bus, s *session.Sessio
 
 	var stopped sync.Once
 	onRequest := false
+	var onceErr error // why a run of one turn did not finish its turn
 	stop := func() {
 		stopped.Do(func() {
 			onRequest = true
@@ -252,9 +256,20 @@ func superviseRun(ctx context.Context, f *Factory, b *bus.Bus, s *session.Sessio
 	}
 	if spec.Prompt != "" {
 		g.Add(func() error {
-			if err := deliver(runCtx, c, proc, tui, spec.Prompt); err != nil && runCtx.Err() == nil {
+			turns := c.Turns()
+			err := deliver(runCtx, c, proc, tui, spec.Prompt)
+			if err != nil && runCtx.Err() == nil {
 				log.Warn("delivering the prompt", "err", err)
 				fmt.Fprintf(f.IO.ErrOut, "stead: %v\n", err)
+			}
+			if spec.Once {
+				if err == nil {
+					err = waitTurn(runCtx, c, turns)
+				}
+				if err != nil && runCtx.Err() == nil {
+					onceErr = err
+				}
+				stop()
 			}
 			<-runCtx.Done()
 			return nil
@@ -286,6 +301,10 @@ func superviseRun(ctx context.Context, f *Factory, b *bus.Bus, s *session.Sessio
 		rec.Reason = fmt.Sprintf("stopped on request (%v)", sig)
 	case code != 0:
 		state, rec.Reason = session.RunFailed, fmt.Sprintf("%s exited with code %d", dst.Name, code)
+	case onceErr != nil:
+		state, rec.Reason = session.RunFailed, onceErr.Error()
+	case spec.Once:
+		rec.Reason = "the turn is over"
 	case onRequest:
 		rec.Reason = "stopped on request"
 	}
@@ -302,6 +321,20 @@ func superviseRun(ctx context.Context, f *Factory, b *bus.Bus, s *session.Sessio
 		return rec, fmt.Errorf("run %s: %s: %w", spec.ID, rec.Reason, ErrRunFailed)
 	}
 	return rec, nil
+}
+
+// waitTurn waits until a turn ends after turns had: the CLI went busy
+// with the prompt and is ready again.
+func waitTurn(ctx context.Context, c *capture.Capture, turns int) error {
+	for c.Turns() <= turns {
+		if _, err := c.Wait(ctx, session.RunBusy, session.RunWaiting); err != nil {
+			return fmt.Errorf("the turn did not end: %w", err)
+		}
+		if _, err := c.Wait(ctx, session.RunReady); err != nil {
+			return fmt.Errorf("the turn did not end: %w", err)
+		}
+	}
+	return nil
 }
 
 // sized resizes the CLI's terminal and the capture's screen together.

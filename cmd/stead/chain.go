@@ -1,0 +1,342 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stead-dev/stead/adapters"
+	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/session"
+)
+
+// ChainOptions are the inputs of `stead chain`.
+type ChainOptions struct {
+	Factory *Factory
+	Steps   []chainStep
+	From    string
+	FromCLI string
+	Cwd     string
+	Model   string
+	Auto    bool
+	Timeout time.Duration
+	JSON    bool
+	Bus     BusFlags
+}
+
+type chainStep struct {
+	CLI    string `json:"cli"`
+	Prompt string `json:"prompt"`
+}
+
+// stepResult is what one step of a chain did.
+type stepResult struct {
+	Step    int           `json:"step"`
+	CLI     string        `json:"cli"`
+	Prompt  string        `json:"prompt"`
+	Run     string        `json:"run"`
+	State   string        `json:"state"`
+	Entries int           `json:"entries"`
+	Answer  string        `json:"answer,omitempty"`
+	Error   string        `json:"error,omitempty"`
+	Took    time.Duration `json:"tookNs"`
+}
+
+type chainResult struct {
+	Steps []stepResult `json:"steps"`
+	// Session is the whole session the chain produced, every entry
+	// marked with the CLI that produced it: stead session show <it>.
+	Session string `json:"session,omitempty"`
+}
+
+// ErrStepFailed is returned when a step of a chain failed.
+var ErrStepFailed = errors.New("a step failed")
+
+func newChainCmd(f *Factory) *cobra.Command {
+	opts := &ChainOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   `chain "<cli>:<prompt>" "<cli>:<prompt>"... [--from <ref>]`,
+		Short: "Run prompts through several CLIs, each continuing the last one's session",
+		Long: `Run a prompt in each CLI in turn. Each step resumes, in its CLI, the universal
+session the step before produced, types its prompt, waits for the turn to end and
+quits the CLI; the next step continues from there. The result is one session
+across the CLIs, each entry marked with the CLI that produced it:
+
+    stead chain "claude:plan the change" "codex:implement it" "gemini:review it"
+
+Steps resumed from a session run under stead's supervisor, captured on the bus
+like any run (stead watch <run>). Without --from the first step has nothing to
+resume: it runs in its CLI's headless mode (claude -p, codex exec, gemini -p,
+opencode run, kimi -p), which lets every tool run, and its session is read from
+the CLI's store when it ends.
+
+Live steps ask before running tools unless --auto-approve is given; nobody is
+there to answer, so a step that needs an approval fails at --timeout.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return flagErrorf(`chain needs at least one step, "<cli>:<prompt>"`)
+			}
+			for i, a := range args {
+				cli, prompt, ok := strings.Cut(a, ":")
+				ad, known := adapters.Lookup(cli)
+				switch {
+				case !ok || strings.TrimSpace(prompt) == "":
+					return flagErrorf("step %d: %q is not <cli>:<prompt>", i+1, a)
+				case !known:
+					return flagErrorf("step %d: unknown CLI %q (known: %s)", i+1, cli, strings.Join(adapters.Names(), ", "))
+				case !ad.Writes() || ad.TUI == nil:
+					return flagErrorf("step %d: stead cannot run %s", i+1, cli)
+				}
+				opts.Steps = append(opts.Steps, chainStep{CLI: cli, Prompt: prompt})
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return chainRun(cmd.Context(), opts) },
+	}
+	cmd.Flags().StringVar(&opts.From, "from", "", "the session the first step continues (<cli>:<id>, <id>, <file> or run:<run>)")
+	cmd.Flags().StringVar(&opts.FromCLI, "from-cli", "", "the CLI a bare id or file of --from belongs to")
+	cmd.Flags().StringVar(&opts.Cwd, "cwd", "", "the project directory (default: the current directory)")
+	cmd.Flags().StringVar(&opts.Model, "model", "", "the model to ask every CLI for")
+	cmd.Flags().BoolVar(&opts.Auto, "auto-approve", false, "let each CLI run every tool without asking")
+	cmd.Flags().DurationVar(&opts.Timeout, "timeout", 10*time.Minute, "the longest a step may take")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the result as JSON")
+	addBusFlags(cmd, &opts.Bus)
+	return cmd
+}
+
+func chainRun(ctx context.Context, opts *ChainOptions) error {
+	f := opts.Factory
+	dir, err := projectDir(opts.Cwd)
+	if err != nil {
+		return err
+	}
+	b, err := connectBus(ctx, f, opts.Bus, true)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	var prev *session.Session
+	if opts.From != "" {
+		if prev, err = loadSession(ctx, f, b, opts.From, opts.FromCLI); err != nil {
+			return err
+		}
+	}
+	progress := f.IO.ErrOut
+	var res chainResult
+	var failed error
+	for i, st := range opts.Steps {
+		fmt.Fprintf(progress, "stead: step %d/%d: %s: %s\n", i+1, len(opts.Steps), st.CLI, clipLine(st.Prompt, 100))
+		sctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+		r, s, err := runStep(sctx, f, b, prev, st, dir, opts, progress)
+		cancel()
+		r.Step = i + 1
+		res.Steps = append(res.Steps, r)
+		if err != nil {
+			r.Error = err.Error()
+			res.Steps[i] = r
+			failed = fmt.Errorf("step %d (%s): %w", i+1, st.CLI, err)
+			fmt.Fprintf(progress, "stead: step %d failed after %s: %v\n", i+1, r.Took.Round(time.Millisecond), err)
+			break
+		}
+		fmt.Fprintf(progress, "stead: step %d done in %s (run %s, %d new entries)\n", i+1, r.Took.Round(time.Millisecond), r.Run, r.Entries)
+		res.Session = "run:" + r.Run
+		prev = s
+	}
+	if opts.JSON {
+		enc := json.NewEncoder(f.IO.Out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
+			return err
+		}
+	} else {
+		for _, r := range res.Steps {
+			fmt.Fprintf(f.IO.Out, "%d. %s (%s, %s): %s\n", r.Step, r.CLI, r.State, r.Took.Round(time.Millisecond), clipLine(r.Answer, 300))
+		}
+		if res.Session != "" {
+			fmt.Fprintf(f.IO.Out, "\nThe whole session: stead session show %s\nContinue it: stead session resume %s --to <cli>\n", res.Session, res.Session)
+		}
+	}
+	if failed != nil {
+		return fmt.Errorf("%w: %w", ErrStepFailed, failed)
+	}
+	return nil
+}
+
+// runStep runs one step: resumes prev in the step's CLI (or, with no
+// prev, starts a new session headless), and returns the whole session it
+// ends with.
+func runStep(ctx context.Context, f *Factory, b *bus.Bus, prev *session.Session, st chainStep, dir string, opts *ChainOptions, progress io.Writer) (stepResult, *session.Session, error) {
+	r := stepResult{CLI: st.CLI, Prompt: st.Prompt, Run: newRunID()}
+	start := time.Now()
+	defer func() { r.Took = time.Since(start) }()
+	if prev == nil {
+		s, err := headlessStep(ctx, f, b, r.Run, st, dir, opts.Model)
+		r.Took = time.Since(start)
+		if err != nil {
+			r.State = string(session.RunFailed)
+			return r, nil, err
+		}
+		r.State, r.Entries, r.Answer = string(session.RunExited), len(s.Timeline), answerOf(s, st.CLI)
+		return r, s, nil
+	}
+	wctx, stopWatch := context.WithCancel(ctx)
+	go watchRun(wctx, b, r.Run, indent{progress}, false)
+	spec := RunSpec{ID: r.Run, To: st.CLI, Dir: dir, Prompt: st.Prompt, Model: opts.Model, Auto: opts.Auto, Once: true}
+	rec, err := superviseRun(ctx, f, b, prev, spec, nil, nil)
+	time.Sleep(100 * time.Millisecond) // the watcher's last lines
+	stopWatch()
+	r.Took = time.Since(start)
+	r.State, r.Entries = string(rec.State), rec.Entries
+	if err != nil {
+		return r, nil, err
+	}
+	s, err := loadSession(ctx, f, b, "run:"+r.Run, "")
+	if err != nil {
+		return r, nil, err
+	}
+	r.Answer = answerOf(s, st.CLI)
+	if e := lastError(s, len(prev.Timeline)); e != "" {
+		return r, s, fmt.Errorf("the turn ended in an error: %s", e)
+	}
+	if r.Answer == "" {
+		return r, s, errors.New("the CLI gave no answer")
+	}
+	return r, s, nil
+}
+
+// headlessStep starts a new session in the step's CLI in its headless
+// mode, reads the session from the CLI's store, and puts it on the bus
+// as a finished run.
+func headlessStep(ctx context.Context, f *Factory, b *bus.Bus, id string, st chainStep, dir, model string) (*session.Session, error) {
+	a, _ := adapters.Lookup(st.CLI)
+	if a.Argv == nil || a.SessionID == nil {
+		return nil, fmt.Errorf("%s has no headless mode stead knows: start the chain --from a session", st.CLI)
+	}
+	bin, prefix, err := cliBinary(f.Env, st.CLI)
+	if err != nil {
+		return nil, err
+	}
+	host, _ := os.Hostname()
+	rec := session.Run{ID: id, CLI: st.CLI, Dir: dir, Host: host, Supervisor: fmt.Sprintf("%s/%d", host, os.Getpid()),
+		State: session.RunBusy, Started: time.Now().UTC()}
+	putRun(b, rec, f.Logger)
+	cmd := exec.CommandContext(ctx, bin, append(prefix, a.Argv(session.Launch{Home: f.Env.Home, Dir: dir, Prompt: st.Prompt, Model: model})...)...)
+	cmd.Dir, cmd.Env = dir, environ(f.Env)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	runErr := cmd.Run()
+	rec.Ended = time.Now().UTC()
+	if cmd.ProcessState != nil {
+		code := cmd.ProcessState.ExitCode()
+		rec.ExitCode = &code
+	}
+	fail := func(err error) (*session.Session, error) {
+		rec.State, rec.Reason = session.RunFailed, err.Error()
+		putRun(b, rec, f.Logger)
+		return nil, err
+	}
+	if runErr != nil {
+		return fail(fmt.Errorf("%s %s: %w: %s", st.CLI, strings.Join(cmd.Args[1:], " "), runErr, clipLine(errOut.String(), 500)))
+	}
+	sid := a.SessionID(out.Bytes())
+	if sid == "" {
+		return fail(fmt.Errorf("%s printed no session id", st.CLI))
+	}
+	_, ref, err := resolveRef(f.Env, st.CLI+":"+sid, "")
+	if err != nil {
+		return fail(err)
+	}
+	s, err := a.Open(f.Env, ref)
+	if err != nil {
+		return fail(err)
+	}
+	for i := range s.Timeline {
+		if s.Timeline[i].CLI == "" {
+			s.Timeline[i].CLI = st.CLI
+		}
+	}
+	rec.SessionID, rec.Path, rec.Entries = sid, ref.Path, len(s.Timeline)
+	ev, _ := json.Marshal(session.Event{Entries: s.Timeline})
+	if err := b.Publish(ctx, id, bus.Entry, ev, id+":e:all"); err != nil {
+		f.Logger.Warn("publishing the headless step's entries", "run", id, "err", err)
+	}
+	data, err := json.Marshal(s.WithoutNative())
+	if err != nil {
+		return fail(err)
+	}
+	if err := b.PutSession(ctx, id, bytes.NewReader(data)); err != nil {
+		return fail(err)
+	}
+	rec.State, rec.Reason = session.RunExited, "headless run"
+	putRun(b, rec, f.Logger)
+	return s, nil
+}
+
+// answerOf is the last assistant text cli produced.
+func answerOf(s *session.Session, cli string) string {
+	for i := len(s.Timeline) - 1; i >= 0; i-- {
+		e := s.Timeline[i]
+		if e.Type == session.Assistant && e.Content != "" && (e.CLI == cli || e.CLI == "") {
+			return e.Content
+		}
+	}
+	return ""
+}
+
+// lastError is the error that ended the entries added after from, if the
+// last of them is one.
+func lastError(s *session.Session, from int) string {
+	for i := len(s.Timeline) - 1; i >= from && i >= 0; i-- {
+		e := s.Timeline[i]
+		if e.Type == session.System && e.Kind == session.KindError {
+			return e.Content
+		}
+		if e.Type == session.Assistant && e.Content != "" {
+			return ""
+		}
+	}
+	return ""
+}
+
+// projectDir is the absolute, symlink-free project directory.
+func projectDir(cwd string) (string, error) {
+	if cwd == "" {
+		cwd = "."
+	}
+	dir, err := filepath.Abs(cwd)
+	if err != nil {
+		return "", err
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	return dir, nil
+}
+
+func clipLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		return s[:n-1] + "…"
+	}
+	return s
+}
+
+// indent writes each line it is given two spaces in.
+type indent struct{ w io.Writer }
+
+func (i indent) Write(p []byte) (int, error) {
+	for line := range bytes.Lines(p) {
+		i.w.Write(append([]byte("    "), line...))
+	}
+	return len(p), nil
+}

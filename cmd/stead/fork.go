@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stead-dev/stead/adapters"
+	"github.com/stead-dev/stead/inject"
+	"github.com/stead-dev/stead/session"
+)
+
+// ForkOptions are the inputs of `stead session fork`.
+type ForkOptions struct {
+	ConvertOptions
+	At  string
+	Bus BusFlags
+	ctx context.Context
+}
+
+func newForkCmd(f *Factory, runF func(*ForkOptions) error) *cobra.Command {
+	opts := &ForkOptions{ConvertOptions: ConvertOptions{Factory: f}}
+	cmd := &cobra.Command{
+		Use:   "fork <cli>:<id> | <id> | <file> | run:<run> [--at <entry>] [--to <cli>]",
+		Short: "Branch a session at any entry, in the same CLI or another",
+		Long: `Make a new session holding a session's history up to an entry (--at; the whole
+history without it), in the same CLI or, with --to, in another, to try a
+different approach from that point. The source is never touched.
+
+--at takes an entry's id as 'stead session show --json' prints it, or a prefix
+of one that names a single entry. The new session ends exactly there: a tool
+call cut from its result is closed the way the target CLI closes an aborted
+call.
+
+With --install the fork is placed in the target CLI's store under a new id and
+the command that resumes it is printed; without it the native file goes to
+stdout, or to -o FILE. The fork is written by stead's writer for the target,
+the same one 'convert' uses, for every CLI: the CLIs' own fork commands
+(claude --fork-session, codex fork, opencode --fork) fork only when they next
+run a turn, and cannot stop at an entry before the last.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return flagErrorf("fork needs exactly one session reference, got %d", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Ref, opts.ctx = args[0], cmd.Context()
+			if opts.To != "" {
+				a, ok := adapters.Lookup(opts.To)
+				if !ok {
+					return flagErrorf("--to: unknown CLI %q (known: %s)", opts.To, strings.Join(adapters.Names(), ", "))
+				}
+				if !a.Writes() {
+					return fmt.Errorf("stead does not write %s sessions yet: %w", opts.To, session.ErrUnsupported)
+				}
+			}
+			switch inject.Fidelity(opts.Fidelity) {
+			case inject.Native, inject.Text:
+			default:
+				return flagErrorf("--fidelity must be native or text, not %q", opts.Fidelity)
+			}
+			if opts.Install && opts.Output != "" {
+				return flagErrorf("--install and -o are exclusive: --install places the session in the store")
+			}
+			if opts.JSON && !opts.Install && opts.Output == "" {
+				return flagErrorf("--json prints the report on stdout: write the session with -o FILE or --install")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return forkRun(opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.At, "at", "", "the entry the fork ends at (an id, or a prefix naming one entry; default: the last)")
+	cmd.Flags().StringVar(&opts.To, "to", "", "the CLI of the fork (default: the source's)")
+	cmd.Flags().BoolVar(&opts.Install, "install", false, "place the fork in the target CLI's store and print how to resume it")
+	cmd.Flags().StringVar(&opts.Cwd, "cwd", "", "the project directory the fork belongs to (default: the source's)")
+	cmd.Flags().StringVar(&opts.Fidelity, "fidelity", "native", "native (tool calls stay structured) or text (a flat transcript)")
+	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "write the native session to this new file")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the report as JSON")
+	cmd.Flags().StringVar(&opts.Format, "format", "", "the target's storage format, when it has several")
+	cmd.Flags().StringVar(&opts.CLI, "from", "", "the CLI that wrote a file given by path, or that an id is looked up in")
+	addBusFlags(cmd, &opts.Bus)
+	return cmd
+}
+
+func forkRun(opts *ForkOptions) error {
+	f := opts.Factory
+	var s *session.Session
+	var err error
+	if strings.HasPrefix(opts.Ref, "run:") {
+		ctx := opts.ctx
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		b, berr := connectBus(ctx, f, opts.Bus, true)
+		if berr != nil {
+			return berr
+		}
+		s, err = loadSession(ctx, f, b, opts.Ref, "")
+		b.Close()
+	} else {
+		a, ref, rerr := resolveRef(f.Env, opts.Ref, opts.CLI)
+		if rerr != nil {
+			return rerr
+		}
+		s, err = a.Open(f.Env, ref)
+	}
+	if err != nil {
+		return err
+	}
+	for _, w := range s.Warnings {
+		fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", w)
+	}
+	if opts.At != "" {
+		i, err := entryAt(s, opts.At)
+		if err != nil {
+			return err
+		}
+		s.Timeline = s.Timeline[:i+1]
+		opts.at = s.Timeline[i].ID
+	}
+	if opts.To == "" {
+		opts.To = lastCLI(s)
+	}
+	src, _ := adapters.Lookup(s.Source.CLI)
+	return writeSession(&opts.ConvertOptions, src, s, nil)
+}
+
+// entryAt finds the entry an --at names: its id, or a prefix of exactly
+// one entry's id.
+func entryAt(s *session.Session, at string) (int, error) {
+	found := -1
+	for i, e := range s.Timeline {
+		if e.ID == at {
+			return i, nil
+		}
+		if strings.HasPrefix(e.ID, at) {
+			if found >= 0 {
+				return 0, flagErrorf("--at %q names more than one entry (%s and %s): give more of the id", at, s.Timeline[found].ID, e.ID)
+			}
+			found = i
+		}
+	}
+	if found < 0 {
+		return 0, flagErrorf("--at: no entry %q in %s (%d entries; their ids: stead session show %s --json)",
+			at, sourceName(s), len(s.Timeline), sourceName(s))
+	}
+	return found, nil
+}
+
+// lastCLI is the CLI that wrote the session's last entry: a stored run
+// mixes CLIs, and its fork continues in the last one by default.
+func lastCLI(s *session.Session) string {
+	for i := len(s.Timeline) - 1; i >= 0; i-- {
+		if c := s.Timeline[i].CLI; c != "" {
+			return c
+		}
+	}
+	return s.Source.CLI
+}
