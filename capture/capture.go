@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -76,11 +77,17 @@ type Capture struct {
 	// rule; screenSaid is what the rule said last.
 	screenDirty bool
 	screenSaid  session.RunState
-	lastErr     string // the last error entry, for the next status
+	dialog      *session.Dialog   // the dialog on screen, if any
+	dialogDirty bool              // output since the dialog was looked for
+	held        map[string]string // what a snapshot's entries held, by id
+	lastErr     string            // the last error entry, for the next status
 	entries     int
-	turns       int // turns ended: busy or waiting, then ready
+	turns       int    // turns ended: busy or waiting, then ready
+	prompts     int    // prompts the user typed (user entries of no kind)
+	lastPrompt  string // the text of the last of them
 	seen        map[string]bool
 	titled      bool // the TUI set a terminal title
+	statusSeen  bool // the CLI's status file was read
 
 	// A ready from a live signal waits for the session file (see
 	// structural).
@@ -138,6 +145,45 @@ func (c *Capture) Entries() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.entries
+}
+
+// Prompts counts the prompts captured (user entries the user typed, not
+// context the CLI added) and returns the last one's text.
+func (c *Capture) Prompts() (int, string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.prompts, c.lastPrompt
+}
+
+// Dialog returns the dialog the screen shows, if it is one of the TUI's.
+func (c *Capture) Dialog() (session.Dialog, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.dialog == nil {
+		return session.Dialog{}, false
+	}
+	return *c.dialog, true
+}
+
+// findDialog returns the TUI's dialog the screen shows. c.mu is held.
+func (c *Capture) findDialog() *session.Dialog {
+	if c.vt == nil || len(c.cfg.TUI.Dialogs) == 0 {
+		return nil
+	}
+	text := strings.Join(c.vt.Lines(), "\n")
+	for i, d := range c.cfg.TUI.Dialogs {
+		all := len(d.Match) > 0
+		for _, m := range d.Match {
+			if !strings.Contains(text, m) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return &c.cfg.TUI.Dialogs[i]
+		}
+	}
+	return nil
 }
 
 // Turns counts the turns that ended: the run went busy (or waiting),
@@ -221,6 +267,7 @@ func (c *Capture) Terminal(r io.Reader, tee io.Writer) error {
 			if c.vt != nil {
 				c.vt.Write(chunk)
 				c.screenDirty = true
+				c.dialogDirty = len(c.cfg.TUI.Dialogs) > 0
 			}
 			titles := c.scr.feed(chunk)
 			if len(titles) > 0 {
@@ -339,6 +386,11 @@ func (c *Capture) Readiness(ctx context.Context) error {
 	for {
 		c.mu.Lock()
 		st, quiet, paste, titled := c.state, time.Since(c.lastOut), c.scr.paste, c.titled
+		statusOK := c.statusSeen || !c.cfg.TUI.StatusReady
+		if c.dialogDirty && quiet >= screenSettle {
+			c.dialog, c.dialogDirty = c.findDialog(), false
+		}
+		dialog := c.dialog != nil
 		c.mu.Unlock()
 		if st != session.RunStarting {
 			c.settleReady()
@@ -350,7 +402,7 @@ func (c *Capture) Readiness(ctx context.Context) error {
 				return nil
 			}
 		}
-		if (paste || !c.cfg.TUI.Paste) && (titled || !c.cfg.TUI.TitleReady) && quiet >= settle {
+		if (paste || !c.cfg.TUI.Paste) && (titled || !c.cfg.TUI.TitleReady) && quiet >= settle && !dialog && statusOK {
 			signal := "terminal quiet"
 			if c.cfg.TUI.Paste {
 				signal = "bracketed paste on, terminal quiet"
@@ -420,6 +472,9 @@ func (c *Capture) StatusFile(ctx context.Context, pid int, every time.Duration) 
 		if err != nil || string(data) == string(last) {
 			continue
 		}
+		c.mu.Lock()
+		c.statusSeen = true
+		c.mu.Unlock()
 		last = data
 		if st, detail, ok := c.cfg.TUI.FileState(data); ok {
 			c.structural(st, "status file", detail)
@@ -480,6 +535,9 @@ func (c *Capture) event(ev session.Event) {
 	c.lastRecord = time.Now()
 	for _, e := range fresh {
 		switch {
+		case e.Type == session.User && e.Kind == "":
+			c.prompts++
+			c.lastPrompt = e.Content
 		case e.Type == session.Assistant && e.Content != "":
 			c.answered = c.lastRecord
 		case e.Type == session.ToolCall:
@@ -532,11 +590,20 @@ func (c *Capture) Snapshot(ctx context.Context, every time.Duration, snap func()
 			c.log.Debug("snapshot", "run", c.cfg.Run, "err", err)
 		} else {
 			before := c.Entries()
-			c.event(session.Event{Entries: entries})
+			updates := c.changedSince(entries)
+			c.event(session.Event{Entries: entries, Updates: updates})
 			// A store with no turn records: the turn is over when the
 			// newest entry is an assistant reply whose usage is known
 			// (the model finished it) and nothing follows it.
-			if n := len(entries); n > 0 && c.Entries() > before {
+			// The check runs on news from the store, and on every poll
+			// of a busy run: the screen may say the work is over a
+			// moment after the store's last change.
+			c.mu.Lock()
+			working := c.screenSaid == session.RunBusy
+			busy := c.state == session.RunBusy
+			c.mu.Unlock()
+			news := c.Entries() > before || len(updates) > 0
+			if n := len(entries); n > 0 && (news || busy) && !working {
 				last := entries[n-1]
 				if last.Type == session.Assistant && last.Usage != nil && last.Content != "" ||
 					last.Type == session.System && last.Kind == session.KindError {
@@ -548,6 +615,33 @@ func (c *Capture) Snapshot(ctx context.Context, every time.Duration, snap func()
 			return nil
 		}
 	}
+}
+
+// changedSince returns updates for entries already published whose
+// usage, model or status the store has changed since (a row a CLI fills
+// in when the model finishes), and remembers what each entry holds.
+func (c *Capture) changedSince(entries []session.Entry) []session.Update {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.held == nil {
+		c.held = map[string]string{}
+	}
+	var ups []session.Update
+	for _, e := range entries {
+		if e.ID == "" {
+			continue
+		}
+		fp := fmt.Sprintf("%v|%s|%s", e.Usage != nil, e.Model, e.Status)
+		if e.Usage != nil {
+			fp += fmt.Sprintf("|%+v", *e.Usage)
+		}
+		old, ok := c.held[e.ID]
+		c.held[e.ID] = fp
+		if ok && old != fp && c.seen[e.ID] {
+			ups = append(ups, session.Update{EntryID: e.ID, Usage: e.Usage, Model: e.Model, Status: e.Status})
+		}
+	}
+	return ups
 }
 
 // lineTee splits the bytes a decoder reads into lines, publishing each

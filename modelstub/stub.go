@@ -2,6 +2,8 @@ package modelstub
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -58,7 +60,8 @@ type Stub struct {
 	next    int         // index of the next script turn
 	faulted map[int]int // faults served per turn
 	reqs    []Request
-	ids     int // counter for ids the stub makes up
+	ids     int    // counter for ids the stub makes up
+	idTag   string // this stub's own part of them: ids are unique across stubs, as a real API's are
 	logErr  error
 	served  chan error
 	closing sync.Once
@@ -302,7 +305,12 @@ func (s *Stub) newID(prefix string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.ids++
-	return fmt.Sprintf("%s%04d", prefix, s.ids)
+	if s.idTag == "" {
+		var b [3]byte
+		rand.Read(b[:])
+		s.idTag = hex.EncodeToString(b[:])
+	}
+	return fmt.Sprintf("%s%s_%04d", prefix, s.idTag, s.ids)
 }
 
 // answer is what the stub replies, whatever the API.

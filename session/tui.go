@@ -38,11 +38,35 @@ type TUI struct {
 	// CLI's process id, and FileState reads it.
 	StatusFile func(env Env, pid int) string
 	FileState  func(data []byte) (state RunState, detail string, ok bool)
+	// StatusReady says the CLI writes its status file only once it takes
+	// input (after its dialogs): readiness waits for the file too.
+	StatusReady bool
 	// Screen reads the TUI's state from its screen (the rows of text a
 	// terminal shows), the fallback where the CLI gives no structural
 	// signal: a working footer says busy, an approval dialog says
 	// waiting. ok is false when the screen does not tell.
 	Screen func(lines []string) (state RunState, detail string, ok bool)
+	// Dialogs are the dialogs the TUI may show before it takes input.
+	// While one is on screen the CLI is not ready; a supervisor that may
+	// answer one types its Accept keys.
+	Dialogs []Dialog
+}
+
+// Dialog is a dialog a TUI shows, known by texts on its screen.
+type Dialog struct {
+	// Name says what the dialog asks, for a person.
+	Name string
+	// Match are texts that are all on the screen while it shows.
+	Match []string
+	// Select moves the choice to yes; Selected is on the screen once
+	// yes is the choice; Confirm then takes it. A supervisor presses
+	// Confirm only when it sees Selected: a key lost on a dialog still
+	// drawing must not pick its default answer.
+	Select   []Key
+	Selected string
+	Confirm  Key
+	// Trust marks a dialog that asks to trust the project folder.
+	Trust bool
 }
 
 // Key is input typed into a terminal, then a pause.

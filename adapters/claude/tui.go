@@ -23,6 +23,17 @@ var TUI = session.TUI{
 		return filepath.Join(Root(env), "sessions", strconv.Itoa(pid)+".json")
 	},
 	FileState: fileState,
+	// The status file appears once the prompt is up, after the
+	// folder-trust dialog (measured: none while it shows).
+	StatusReady: true,
+	Dialogs: []session.Dialog{{
+		Name:     "trust the project folder",
+		Match:    []string{"Yes, I trust this folder", "No, exit"},
+		Select:   []session.Key{{Bytes: "\x1b[B", Wait: 300 * time.Millisecond}},
+		Selected: "❯ Yes, I trust this folder",
+		Confirm:  session.Key{Bytes: "\r", Wait: 500 * time.Millisecond},
+		Trust:    true,
+	}},
 }
 
 // TUIArgv opens l.Resume in the interactive UI; with l.Auto every tool

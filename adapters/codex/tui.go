@@ -16,7 +16,14 @@ import (
 // "Working (Ns • esc to interrupt)" line says busy sooner, and a
 // dialog's "enter continue" footer says Codex waits for an answer.
 var TUI = session.TUI{
-	Screen:     screenState,
+	Screen: screenState,
+	Dialogs: []session.Dialog{{
+		Name:     "trust the project folder",
+		Match:    []string{"Trust this folder?", "Trust and continue"},
+		Selected: "› 1. Trust and continue",
+		Confirm:  session.Key{Bytes: "\r", Wait: 500 * time.Millisecond},
+		Trust:    true,
+	}},
 	Argv:       TUIArgv,
 	Paste:      true,
 	Settle:     500 * time.Millisecond,

@@ -15,7 +15,14 @@ import (
 // wire's turn records (turn.prompt, turn.ended); its spinner line above
 // the input box says busy on the screen.
 var TUI = session.TUI{
-	Screen:     screenState,
+	Screen: screenState,
+	Dialogs: []session.Dialog{{
+		Name:     "trust the project folder",
+		Match:    []string{"Trust this folder", "Don't trust"},
+		Selected: "❯ Trust this folder",
+		Confirm:  session.Key{Bytes: "\r", Wait: 500 * time.Millisecond},
+		Trust:    true,
+	}},
 	Argv:       TUIArgv,
 	Paste:      true,
 	TitleReady: true,

@@ -42,6 +42,10 @@ type RunSpec struct {
 	// Once ends the run when the prompt's turn is over: the CLI is asked
 	// to quit once it is ready again.
 	Once bool `json:"once,omitempty"`
+	// Trust answers yes when the CLI asks whether to trust the project
+	// folder: for folders stead made (an A/B variant's copy of the
+	// project), never for the user's own.
+	Trust bool `json:"trust,omitempty"`
 }
 
 // terminalIO is the user's terminal for an attached run.
@@ -254,6 +258,13 @@ func superviseRun(ctx context.Context, f *Factory, b *bus.Bus, s *session.Sessio
 			return nil
 		}, func(error) { stopInput(); stopControl(); cancel() })
 	}
+	if spec.Trust && len(tui.Dialogs) > 0 {
+		g.Add(func() error {
+			answerTrust(runCtx, c, proc, log)
+			<-runCtx.Done()
+			return nil
+		}, func(error) { cancel() })
+	}
 	if spec.Prompt != "" {
 		g.Add(func() error {
 			turns := c.Turns()
@@ -264,7 +275,9 @@ func superviseRun(ctx context.Context, f *Factory, b *bus.Bus, s *session.Sessio
 			}
 			if spec.Once {
 				if err == nil {
-					err = waitTurn(runCtx, c, turns)
+					if err = waitTurn(runCtx, c, turns); err != nil {
+						err = fmt.Errorf("%w (the run was %s)%s", err, c.State(), screenTail(c))
+					}
 				}
 				if err != nil && runCtx.Err() == nil {
 					onceErr = err
@@ -295,14 +308,14 @@ func superviseRun(ctx context.Context, f *Factory, b *bus.Bus, s *session.Sessio
 	switch {
 	case sig != 0 && !onRequest:
 		state, rec.Reason = session.RunFailed, fmt.Sprintf("%s was killed by %v", dst.Name, sig)
+	case onceErr != nil:
+		state, rec.Reason = session.RunFailed, onceErr.Error()
 	case sig == syscall.SIGKILL:
 		state, rec.Reason = session.RunFailed, fmt.Sprintf("%s did not quit when asked, nor on interrupt or terminate: killed", dst.Name)
 	case sig != 0:
 		rec.Reason = fmt.Sprintf("stopped on request (%v)", sig)
 	case code != 0:
-		state, rec.Reason = session.RunFailed, fmt.Sprintf("%s exited with code %d", dst.Name, code)
-	case onceErr != nil:
-		state, rec.Reason = session.RunFailed, onceErr.Error()
+		state, rec.Reason = session.RunFailed, fmt.Sprintf("%s exited with code %d%s", dst.Name, code, screenTail(c))
 	case spec.Once:
 		rec.Reason = "the turn is over"
 	case onRequest:
@@ -321,6 +334,42 @@ func superviseRun(ctx context.Context, f *Factory, b *bus.Bus, s *session.Sessio
 		return rec, fmt.Errorf("run %s: %s: %w", spec.ID, rec.Reason, ErrRunFailed)
 	}
 	return rec, nil
+}
+
+// answerTrust accepts the CLI's folder-trust dialogs until it has taken
+// a prompt: the CLI records the trust itself. It answers a dialog that
+// has stayed on screen a moment, and confirms only once the screen shows
+// yes chosen.
+func answerTrust(ctx context.Context, c *capture.Capture, w io.Writer, log *slog.Logger) {
+	var since time.Time // when the dialog on screen was first seen
+	for n, _ := c.Prompts(); n == 0 && !c.State().Done(); n, _ = c.Prompts() {
+		d, ok := c.Dialog()
+		switch {
+		case !ok || !d.Trust:
+			since = time.Time{}
+		case since.IsZero():
+			since = time.Now()
+		case time.Since(since) >= 700*time.Millisecond:
+			chosen := func() bool { return strings.Contains(c.Screen(), d.Selected) }
+			if !chosen() {
+				for _, k := range d.Select {
+					w.Write([]byte(k.Bytes))
+					time.Sleep(k.Wait)
+				}
+			}
+			if chosen() {
+				log.Info("trusting the folder", "dialog", d.Name)
+				w.Write([]byte(d.Confirm.Bytes))
+				time.Sleep(d.Confirm.Wait)
+			}
+			since = time.Now() // try again later if it is still there
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
 
 // waitTurn waits until a turn ends after turns had: the CLI went busy
@@ -349,15 +398,34 @@ func (s sized) Resize(rows, cols uint16) error {
 }
 
 // deliver waits until the CLI takes input, types the prompt the way it
-// accepts one, and checks that it was taken: the CLI went busy or wrote
-// something.
+// accepts one, and checks that it was taken: the CLI went busy or
+// recorded the prompt; if not, it presses Enter once more.
 func deliver(ctx context.Context, c *capture.Capture, w io.Writer, tui session.TUI, prompt string) error {
 	wctx, cancel := context.WithTimeout(ctx, 90*time.Second)
 	defer cancel()
-	if _, err := c.Wait(wctx, session.RunReady); err != nil {
-		return fmt.Errorf("the CLI never became ready for the prompt: %w%s", err, screenTail(c))
+	for {
+		if _, err := c.Wait(wctx, session.RunReady); err != nil {
+			return fmt.Errorf("the CLI never became ready for the prompt: %w%s", err, screenTail(c))
+		}
+		// A dialog that came up after the terminal went quiet takes
+		// the keys: wait until it is gone.
+		if _, ok := c.Dialog(); !ok {
+			break
+		}
+		select {
+		case <-wctx.Done():
+			return fmt.Errorf("the CLI shows a dialog and never became ready for the prompt%s", screenTail(c))
+		case <-time.After(200 * time.Millisecond):
+		}
 	}
-	before := c.Entries()
+	// Taken means the CLI went busy or recorded a new prompt; other
+	// entries prove nothing (Gemini writes its startup context a few
+	// seconds in, after it may already be ready).
+	before, _ := c.Prompts()
+	recorded := func() bool {
+		n, last := c.Prompts()
+		return n > before && strings.Contains(strings.Join(strings.Fields(last), " "), promptHead(prompt))
+	}
 	text := prompt
 	if tui.Paste {
 		text = "\x1b[200~" + prompt + "\x1b[201~"
@@ -372,7 +440,7 @@ func deliver(ctx context.Context, c *capture.Capture, w io.Writer, tui session.T
 		}
 		deadline := time.Now().Add(10 * time.Second)
 		for time.Now().Before(deadline) {
-			if st := c.State(); st == session.RunBusy || st == session.RunWaiting || c.Entries() > before || st.Done() {
+			if st := c.State(); st == session.RunBusy || st == session.RunWaiting || recorded() || st.Done() {
 				return nil
 			}
 			select {
@@ -383,6 +451,16 @@ func deliver(ctx context.Context, c *capture.Capture, w io.Writer, tui session.T
 		}
 	}
 	return fmt.Errorf("the CLI did not take the prompt: it showed no sign of work within 20 s%s", screenTail(c))
+}
+
+// promptHead is the start of a prompt, spaces folded, as a CLI records
+// it.
+func promptHead(p string) string {
+	h := strings.Join(strings.Fields(p), " ")
+	if r := []rune(h); len(r) > 30 {
+		h = string(r[:30])
+	}
+	return h
 }
 
 // screenTail is the end of what the CLI's screen shows, to explain why it

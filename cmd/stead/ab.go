@@ -1,0 +1,445 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stead-dev/stead/adapters"
+	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/internal/atomicfile"
+	"github.com/stead-dev/stead/pricing"
+	"github.com/stead-dev/stead/session"
+)
+
+// ABOptions are the inputs of `stead ab`.
+type ABOptions struct {
+	Factory *Factory
+	Prompt  string
+	To      []string
+	From    string
+	FromCLI string
+	Repeat  int
+	Cwd     string
+	Model   string
+	Auto    bool
+	Timeout time.Duration
+	JSON    bool
+	HTML    string
+	Bus     BusFlags
+}
+
+// abRun is an A/B run: its variants and where they ran. It is kept in
+// stead's state directory until stead ab clean.
+type abRun struct {
+	ID       string      `json:"id"`
+	Prompt   string      `json:"prompt"`
+	Project  string      `json:"project"`
+	From     string      `json:"from,omitempty"`
+	Started  time.Time   `json:"started"`
+	Variants []abVariant `json:"variants"`
+}
+
+// abVariant is one CLI's run of the prompt, and what it did.
+type abVariant struct {
+	Name      string    `json:"name"`
+	CLI       string    `json:"cli"`
+	Run       string    `json:"run"`
+	Workspace workspace `json:"workspace"`
+
+	State    string         `json:"state"`
+	Error    string         `json:"error,omitempty"`
+	Took     time.Duration  `json:"tookNs"`
+	Model    string         `json:"model,omitempty"`
+	Tokens   session.Usage  `json:"tokens"`
+	Cost     *float64       `json:"cost,omitempty"` // nil: no price known
+	Tools    map[string]int `json:"tools"`
+	Errors   []string       `json:"errors"`
+	Changes  changes        `json:"changes"`
+	Answer   string         `json:"answer,omitempty"`
+	Entries  int            `json:"entries"`
+	Picked   bool           `json:"picked,omitempty"`
+	Finished time.Time      `json:"finished"`
+}
+
+func newABCmd(f *Factory) *cobra.Command {
+	opts := &ABOptions{Factory: f}
+	var to string
+	cmd := &cobra.Command{
+		Use:   "ab --prompt TEXT --to <cli>,<cli>... [--from <ref>]",
+		Short: "Run one prompt through several CLIs side by side and compare them",
+		Long: `Run one prompt in several CLIs at once, each in its own copy of the project (a git
+worktree, or a copy when the project is not in git), each from the same session
+(--from) or from nothing, each under stead's supervisor and captured on the bus.
+Then compare them: duration, tokens, cost, tool calls by kind, errors, files
+changed and the diff, and the final answers side by side, as a table, as JSON
+(--json), or as a web page with charts (--html FILE).
+
+The copies stay until you pick one (stead ab pick <ab> <variant> applies its
+changes to the project) or discard them (stead ab clean <ab>).`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if strings.TrimSpace(opts.Prompt) == "" {
+				return flagErrorf("--prompt is required")
+			}
+			for _, c := range strings.Split(to, ",") {
+				c = strings.TrimSpace(c)
+				a, ok := adapters.Lookup(c)
+				switch {
+				case c == "":
+					continue
+				case !ok:
+					return flagErrorf("--to: unknown CLI %q (known: %s)", c, strings.Join(adapters.Names(), ", "))
+				case !a.Writes() || a.TUI == nil:
+					return flagErrorf("--to: stead cannot run %s", c)
+				}
+				opts.To = append(opts.To, c)
+			}
+			if len(opts.To) == 0 {
+				return flagErrorf("--to names no CLI")
+			}
+			if opts.Repeat < 1 {
+				return flagErrorf("--repeat must be at least 1")
+			}
+			return abRunCmd(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Prompt, "prompt", "", "the prompt every variant gets")
+	cmd.Flags().StringVar(&to, "to", "", "the CLIs to compare, separated by commas")
+	cmd.Flags().StringVar(&opts.From, "from", "", "the session every variant continues (<cli>:<id>, <id>, <file> or run:<run>)")
+	cmd.Flags().StringVar(&opts.FromCLI, "from-cli", "", "the CLI a bare id or file of --from belongs to")
+	cmd.Flags().IntVar(&opts.Repeat, "repeat", 1, "run each CLI this many times")
+	cmd.Flags().StringVar(&opts.Cwd, "cwd", "", "the project (default: the current directory)")
+	cmd.Flags().StringVar(&opts.Model, "model", "", "the model to ask every CLI for")
+	cmd.Flags().BoolVar(&opts.Auto, "auto-approve", false, "let each CLI run every tool without asking")
+	cmd.Flags().DurationVar(&opts.Timeout, "timeout", 10*time.Minute, "the longest a variant may take")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the comparison as JSON")
+	cmd.Flags().StringVar(&opts.HTML, "html", "", "also write the comparison as a web page to this file")
+	addBusFlags(cmd, &opts.Bus)
+	cmd.AddCommand(newABPickCmd(f), newABCleanCmd(f))
+	return cmd
+}
+
+// abDir is where an A/B run keeps its record and workspaces.
+func abDir(env session.Env, id string) string { return filepath.Join(stateDir(env), "ab", id) }
+
+func abRunCmd(ctx context.Context, opts *ABOptions) error {
+	f := opts.Factory
+	project, err := projectDir(opts.Cwd)
+	if err != nil {
+		return err
+	}
+	b, err := connectBus(ctx, f, opts.Bus, true)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	var from *session.Session
+	if opts.From != "" {
+		if from, err = loadSession(ctx, f, b, opts.From, opts.FromCLI); err != nil {
+			return err
+		}
+	}
+	prices, err := f.Prices()
+	if err != nil {
+		return err
+	}
+	ab := &abRun{ID: "ab-" + newRunID(), Prompt: opts.Prompt, Project: project, From: opts.From, Started: time.Now().UTC()}
+	dir := abDir(f.Env, ab.ID)
+	for _, cli := range opts.To {
+		for n := range opts.Repeat {
+			name := cli
+			if opts.Repeat > 1 {
+				name = fmt.Sprintf("%s-%d", cli, n+1)
+			}
+			ws, err := newWorkspace(project, filepath.Join(dir, name))
+			if err != nil {
+				return fmt.Errorf("variant %s: %w", name, err)
+			}
+			ab.Variants = append(ab.Variants, abVariant{Name: name, CLI: cli, Run: newRunID(), Workspace: ws})
+		}
+	}
+	if err := saveAB(f.Env, ab); err != nil {
+		return err
+	}
+	fmt.Fprintf(f.IO.ErrOut, "stead: %s: %d variants of %q in %s\n", ab.ID, len(ab.Variants), clipLine(opts.Prompt, 60), dir)
+
+	var wg sync.WaitGroup
+	var mu sync.Mutex // the progress lines
+	for i := range ab.Variants {
+		v := &ab.Variants[i]
+		wg.Go(func() {
+			vctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+			defer cancel()
+			runVariant(vctx, f, b, from, opts, v, prices)
+			mu.Lock()
+			defer mu.Unlock()
+			status := v.State
+			if v.Error != "" {
+				status += ": " + v.Error
+			}
+			fmt.Fprintf(f.IO.ErrOut, "stead: %s (run %s) %s in %s\n", v.Name, v.Run, status, v.Took.Round(time.Millisecond))
+		})
+	}
+	wg.Wait()
+	if err := saveAB(f.Env, ab); err != nil {
+		return err
+	}
+	if opts.HTML != "" {
+		if err := writeABHTML(opts.HTML, ab); err != nil {
+			return err
+		}
+		fmt.Fprintf(f.IO.ErrOut, "stead: the comparison page: %s\n", opts.HTML)
+	}
+	if opts.JSON {
+		enc := json.NewEncoder(f.IO.Out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(ab); err != nil {
+			return err
+		}
+	} else {
+		writeABTable(f.IO.Out, ab)
+	}
+	for _, v := range ab.Variants {
+		if v.Error != "" {
+			return fmt.Errorf("%w: not every variant finished (see above)", ErrStepFailed)
+		}
+	}
+	return nil
+}
+
+// runVariant runs one variant to the end of its turn and measures it. A
+// variant that fails says why; the others go on.
+func runVariant(ctx context.Context, f *Factory, b *bus.Bus, from *session.Session, opts *ABOptions, v *abVariant, prices *pricing.Table) {
+	start := time.Now()
+	st := chainStep{CLI: v.CLI, Prompt: opts.Prompt}
+	var s *session.Session
+	var err error
+	history := 0
+	if from == nil {
+		s, err = headlessStep(ctx, f, b, v.Run, st, v.Workspace.Dir, opts.Model)
+		if err == nil {
+			v.State = string(session.RunExited)
+		}
+	} else {
+		history = len(from.Timeline)
+		spec := RunSpec{ID: v.Run, To: v.CLI, Dir: v.Workspace.Dir, Prompt: opts.Prompt, Model: opts.Model, Auto: opts.Auto, Once: true, Trust: true}
+		var rec session.Run
+		rec, err = superviseRun(ctx, f, b, from, spec, nil, nil)
+		v.State = string(rec.State)
+		if err == nil {
+			s, err = loadSession(context.Background(), f, b, "run:"+v.Run, "")
+		}
+	}
+	v.Took, v.Finished = time.Since(start), time.Now().UTC()
+	if v.State == "" {
+		v.State = string(session.RunFailed)
+	}
+	if err != nil {
+		v.Error = err.Error()
+	}
+	if s != nil {
+		measure(v, s, history, prices)
+		if e := lastError(s, history); e != "" && v.Error == "" {
+			v.Error = "the turn ended in an error: " + e
+		}
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) && v.Error == "" {
+		v.State, v.Error = string(session.RunFailed), fmt.Sprintf("did not finish within --timeout %s", opts.Timeout)
+	}
+	if v.Error == "" && v.Answer == "" {
+		v.Error = "the CLI gave no answer"
+	}
+	if c, cerr := v.Workspace.changed(); cerr == nil {
+		v.Changes = c
+	} else if v.Error == "" {
+		v.Error = cerr.Error()
+	}
+}
+
+// measure reads a variant's figures from the entries it added to its
+// session (those past history).
+func measure(v *abVariant, s *session.Session, history int, prices *pricing.Table) {
+	v.Tools, v.Errors = map[string]int{}, []string{}
+	var cost float64
+	priced := false
+	for _, e := range s.Timeline[min(history, len(s.Timeline)):] {
+		v.Entries++
+		if e.Model != "" && v.Model == "" {
+			v.Model = e.Model
+		}
+		if e.Usage != nil {
+			v.Tokens.Add(*e.Usage)
+			if c, ok := prices.Cost(e.Model, *e.Usage); ok {
+				cost += c
+				priced = true
+			}
+		}
+		switch {
+		case e.Type == session.ToolCall:
+			v.Tools[string(e.Tool)]++
+		case e.Type == session.System && e.Kind == session.KindError:
+			v.Errors = append(v.Errors, e.Content)
+		case e.Type == session.ToolResult && e.Error != "":
+			v.Errors = append(v.Errors, string(e.Tool)+": "+e.Error)
+		}
+	}
+	if priced {
+		v.Cost = &cost
+	}
+	v.Answer = answerOf(s, v.CLI)
+}
+
+func saveAB(env session.Env, ab *abRun) error {
+	data, err := json.MarshalIndent(ab, "", "  ")
+	if err != nil {
+		return err
+	}
+	dir := abDir(env, ab.ID)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	return atomicfile.Write(filepath.Join(dir, "ab.json"), data, 0o600)
+}
+
+func loadAB(env session.Env, id string) (*abRun, error) {
+	if !bus.ValidRun(id) {
+		return nil, flagErrorf("%q is not an A/B run id", id)
+	}
+	data, err := os.ReadFile(filepath.Join(abDir(env, id), "ab.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("no A/B run %s (or it was cleaned): %w", id, session.ErrNotFound)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var ab abRun
+	if err := json.Unmarshal(data, &ab); err != nil {
+		return nil, fmt.Errorf("%s: %w", id, err)
+	}
+	return &ab, nil
+}
+
+func writeABTable(w io.Writer, ab *abRun) {
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "VARIANT\tSTATE\tTIME\tIN\tOUT\tCACHE\tCOST\tTOOLS\tERRORS\tFILES\t+/-")
+	for _, v := range ab.Variants {
+		cost := "-"
+		if v.Cost != nil {
+			cost = fmt.Sprintf("$%.4f", *v.Cost)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%d\t%d\t+%d/-%d\n", v.Name, v.State, v.Took.Round(100*time.Millisecond),
+			v.Tokens.Input, v.Tokens.Output, v.Tokens.CacheRead+v.Tokens.CacheWrite, cost, toolList(v.Tools), len(v.Errors),
+			v.Changes.Files, v.Changes.Insertions, v.Changes.Deletions)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	for _, v := range ab.Variants {
+		answer := v.Answer
+		if v.Error != "" {
+			answer = "(" + v.Error + ")"
+		}
+		fmt.Fprintf(w, "%s: %s\n", v.Name, clipLine(answer, 400))
+	}
+	fmt.Fprintf(w, "\nPick one: stead ab pick %s <variant>   Discard all: stead ab clean %s\n", ab.ID, ab.ID)
+}
+
+func toolList(tools map[string]int) string {
+	if len(tools) == 0 {
+		return "-"
+	}
+	var names []string
+	for t := range tools {
+		names = append(names, t)
+	}
+	slices.Sort(names)
+	var parts []string
+	for _, t := range names {
+		parts = append(parts, fmt.Sprintf("%s:%d", t, tools[t]))
+	}
+	return strings.Join(parts, ",")
+}
+
+func newABPickCmd(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "pick <ab> <variant>",
+		Short: "Apply one variant's changes to the project",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ab, err := loadAB(f.Env, args[0])
+			if err != nil {
+				return err
+			}
+			i := slices.IndexFunc(ab.Variants, func(v abVariant) bool { return v.Name == args[1] })
+			if i < 0 {
+				var names []string
+				for _, v := range ab.Variants {
+					names = append(names, v.Name)
+				}
+				return flagErrorf("%s has no variant %q (it has %s)", ab.ID, args[1], strings.Join(names, ", "))
+			}
+			v := &ab.Variants[i]
+			c, err := v.Workspace.changed()
+			if err != nil {
+				return err
+			}
+			if c.Files == 0 {
+				fmt.Fprintf(f.IO.Out, "%s changed no file: nothing to apply.\n", v.Name)
+				return nil
+			}
+			patch := filepath.Join(abDir(f.Env, ab.ID), v.Name+".patch")
+			if err := atomicfile.Write(patch, []byte(c.Diff), 0o600); err != nil {
+				return err
+			}
+			if _, err := git(ab.Project, "apply", "--check", patch); err != nil {
+				return fmt.Errorf("the changes of %s do not apply to %s as it is now (%w); the patch is in %s", v.Name, ab.Project, err, patch)
+			}
+			if _, err := git(ab.Project, "apply", patch); err != nil {
+				return err
+			}
+			v.Picked = true
+			saveAB(f.Env, ab)
+			fmt.Fprintf(f.IO.Out, "Applied %s's changes to %s: %d files, +%d/-%d.\n", v.Name, ab.Project, c.Files, c.Insertions, c.Deletions)
+			return nil
+		},
+	}
+}
+
+func newABCleanCmd(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "clean <ab>",
+		Short: "Remove an A/B run's copies of the project",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ab, err := loadAB(f.Env, args[0])
+			if err != nil {
+				return err
+			}
+			var errs []error
+			for _, v := range ab.Variants {
+				if err := v.Workspace.remove(ab.Project); err != nil {
+					errs = append(errs, fmt.Errorf("%s: %w", v.Name, err))
+				}
+			}
+			if err := errors.Join(errs...); err != nil {
+				return err
+			}
+			if err := os.RemoveAll(abDir(f.Env, ab.ID)); err != nil {
+				return err
+			}
+			fmt.Fprintf(f.IO.Out, "Removed the %d copies of %s.\n", len(ab.Variants), ab.ID)
+			return nil
+		},
+	}
+}

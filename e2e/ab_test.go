@@ -1,0 +1,228 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stead-dev/stead/internal/clitest"
+	"github.com/stead-dev/stead/modelstub"
+	"github.com/stead-dev/stead/session"
+)
+
+// abVariant is what stead ab --json says of a variant.
+type abVariant struct {
+	Name, CLI, Run, State, Error, Answer string
+	Tokens                               session.Usage
+	Tools                                map[string]int
+	Changes                              struct {
+		Files, Insertions, Deletions int
+		Diff                         string
+	}
+	Workspace struct{ Dir string }
+	TookNs    int64
+}
+
+// TestAB runs one prompt through the five CLIs at once with stead ab, each
+// continuing the same Claude session in its own worktree of a git
+// project: each writes a file with its own shell tool and answers. The report's
+// figures are those each variant's native session records, the diffs
+// are each variant's own, and the HTML page renders in Chromium.
+func TestAB(t *testing.T) {
+	clis := []string{"claude", "codex", "gemini", "opencode", "kimi"}
+	root := t.TempDir()
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	src := clitest.New(t, "claude", sourceScript(), clitest.In(filepath.Join(root, "src")))
+	r := src.Run(sourceScript().Prompts[0], "")
+	succeeded(t, r, "LIVE-SOURCE-FINAL")
+
+	// The source is named by its file: the Claude variant's own home
+	// is another one.
+	from := ""
+	for _, ref := range src.Sessions() {
+		if ref.ID == r.SessionID {
+			from = ref.Path
+		}
+	}
+	if from == "" {
+		t.Fatalf("stead found no session %s", r.SessionID)
+	}
+	l := &live{t: t, bin: steadBinary(t)}
+	vars := map[string]string{}
+	envs := map[string]*clitest.Env{}
+	for i, cli := range clis {
+		out := int64(40 + i)
+		e := clitest.New(t, cli, &modelstub.Script{Turns: []modelstub.Turn{
+			// A shell command, which runs in the variant's copy (the
+			// stub makes a write's relative path absolute in the CLI's
+			// own test project).
+			{Text: "Writing it.", Tools: []modelstub.ToolUse{{Tool: session.ToolBash, Args: map[string]any{"command": "echo from " + cli + " > ab-" + cli + ".txt"}}},
+				Usage: &session.Usage{Input: 1000, Output: 20}},
+			{Text: "Wrote ab-" + cli + ".txt. AB-ANSWER-" + cli, Usage: &session.Usage{Input: 1100, Output: out}},
+		}}, clitest.In(filepath.Join(root, cli)))
+		envs[cli] = e
+		for _, kv := range e.Environ() {
+			k, v, _ := strings.Cut(kv, "=")
+			vars[k] = v
+		}
+		bin := e.Bin.Path
+		if e.Bin.Runtime != "" {
+			bin = e.Bin.Runtime + " " + bin
+		}
+		vars["STEAD_"+strings.ToUpper(cli)+"_BIN"] = bin
+	}
+	// The project: a git repository with one commit.
+	l.dir = filepath.Join(root, "project")
+	os.MkdirAll(l.dir, 0o755)
+	os.WriteFile(filepath.Join(l.dir, "README"), []byte("the project\n"), 0o644)
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "start"}} {
+		if out, err := exec.Command("git", append([]string{"-C", l.dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	vars["TERM"] = "xterm-256color"
+	delete(vars, "NO_COLOR")
+	vars["XDG_STATE_HOME"] = filepath.Join(root, "state")
+	for k, v := range vars {
+		l.env = append(l.env, k+"="+v)
+	}
+	l.startDaemon(root)
+
+	page := filepath.Join(root, "ab.html")
+	out := l.stead("ab", "--from", from, "--from-cli", "claude", "--to", strings.Join(abCLIs(clis), ","), "--prompt", "Write your file. AB-PROMPT",
+		"--auto-approve", "--cwd", l.dir, "--json", "--html", page, "--timeout", "150s")
+	var ab struct {
+		ID       string
+		Variants []abVariant
+	}
+	if err := json.Unmarshal([]byte(out), &ab); err != nil {
+		t.Fatalf("stead ab printed %q: %v", out, err)
+	}
+	for _, v := range ab.Variants {
+		t.Logf("%s: %s in %s; %+v tokens; tools %v; %d files; error %q", v.Name, v.State, time.Duration(v.TookNs).Round(time.Millisecond), v.Tokens, v.Tools, v.Changes.Files, v.Error)
+	}
+	if len(ab.Variants) != len(abCLIs(clis)) {
+		t.Fatalf("%d variants, want %d", len(ab.Variants), len(clis))
+	}
+	for _, v := range ab.Variants {
+		t.Run(v.CLI, func(t *testing.T) {
+			if v.Error != "" || !strings.Contains(v.Answer, "AB-ANSWER-"+v.CLI) {
+				t.Fatalf("%s: state %s, error %q, answer %q", v.Name, v.State, v.Error, v.Answer)
+			}
+			// Its own file, in its own worktree, and nothing else.
+			if v.Changes.Files != 1 || !strings.Contains(v.Changes.Diff, "ab-"+v.CLI+".txt") || !strings.Contains(v.Changes.Diff, "+from "+v.CLI) {
+				t.Errorf("changes %d files:\n%s", v.Changes.Files, v.Changes.Diff)
+			}
+			if v.Tools[string(session.ToolBash)] != 1 {
+				stored, _ := session.Unmarshal([]byte(l.stead("session", "show", "run:"+v.Run, "--json", "--no-native")))
+				var got []string
+				if stored != nil {
+					for _, e := range stored.Timeline {
+						got = append(got, string(e.Type)+"/"+e.Kind+":"+string(e.Tool)+":"+clip(e.Content))
+					}
+				}
+				t.Errorf("tool calls %v, want one bash; the stored session: %q", v.Tools, got)
+			}
+			// The figures are what the variant's native session records
+			// for its turn: the usage of the entries after the prompt.
+			var run session.Run
+			for _, rr := range mustRuns(t, l) {
+				if rr.ID == v.Run {
+					run = rr
+				}
+			}
+			native, err := session.Unmarshal([]byte(l.stead("session", "show", v.CLI+":"+run.SessionID, "--json", "--no-native")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want session.Usage
+			after := false
+			for _, e := range native.Timeline {
+				if e.Type == session.User && strings.Contains(e.Content, "AB-PROMPT") {
+					after = true
+				}
+				if after && e.Usage != nil {
+					want.Add(*e.Usage)
+				}
+			}
+			if v.Tokens != want || want.Output == 0 {
+				t.Errorf("the report says %+v tokens; the native session records %+v", v.Tokens, want)
+			}
+		})
+	}
+	// The page renders in a real browser, with a chart per figure.
+	chrome := chromium(t)
+	dom, err := exec.Command(chrome, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", "file://"+page).Output()
+	if err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	for _, want := range []string{`id="summary"`, `<svg class="bars"`, "AB-ANSWER-kimi", "ab-opencode.txt"} {
+		if !strings.Contains(string(dom), want) {
+			t.Errorf("the rendered page lacks %q", want)
+		}
+	}
+	shot := filepath.Join(root, "ab.png")
+	if out, err := exec.Command(chrome, "--headless", "--no-sandbox", "--disable-gpu", "--window-size=1200,900",
+		"--screenshot="+shot, "file://"+page).CombinedOutput(); err != nil {
+		t.Fatalf("chromium screenshot: %v\n%s", err, out)
+	}
+	if fi, err := os.Stat(shot); err != nil || fi.Size() < 10_000 {
+		t.Errorf("the screenshot is missing or blank (%v)", err)
+	}
+
+	// No variant touched the project itself.
+	if stray, _ := filepath.Glob(filepath.Join(l.dir, "ab-*.txt")); len(stray) > 0 {
+		t.Errorf("variants wrote into the project: %v", stray)
+	}
+	// Pick one: its file lands in the project; clean removes the copies.
+	l.stead("ab", "pick", ab.ID, "codex")
+	if data, err := os.ReadFile(filepath.Join(l.dir, "ab-codex.txt")); err != nil || string(data) != "from codex\n" {
+		t.Errorf("after pick, ab-codex.txt = %q (%v)", data, err)
+	}
+	if _, err := os.Stat(filepath.Join(l.dir, "ab-claude.txt")); err == nil {
+		t.Error("another variant's file reached the project")
+	}
+	l.stead("ab", "clean", ab.ID)
+	for _, v := range ab.Variants {
+		if _, err := os.Stat(v.Workspace.Dir); err == nil {
+			t.Errorf("%s's copy is still there after clean", v.Name)
+		}
+	}
+}
+
+func mustRuns(t *testing.T, l *live) []session.Run {
+	var runs []session.Run
+	if err := json.Unmarshal([]byte(l.stead("runs", "--json")), &runs); err != nil {
+		t.Fatal(err)
+	}
+	return runs
+}
+
+// chromium finds headless Chromium: skipped locally when it is missing,
+// a failure in CI (STEAD_REQUIRE_CLIS).
+func chromium(t *testing.T) string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("STEAD_REQUIRE_CLIS") != "" {
+		t.Fatal("Chromium is not installed (the CI installs Debian's chromium)")
+	}
+	t.Skip("Chromium is not installed: the page is not rendered (apt-get install chromium)")
+	return ""
+}
+
+// abCLIs is every CLI, or those STEAD_AB_ONLY names (to look at one).
+func abCLIs(all []string) []string {
+	if v := os.Getenv("STEAD_AB_ONLY"); v != "" {
+		return strings.Split(v, ",")
+	}
+	return all
+}
