@@ -86,8 +86,9 @@ type Capture struct {
 	prompts     int    // prompts the user typed (user entries of no kind)
 	lastPrompt  string // the text of the last of them
 	seen        map[string]bool
-	titled      bool // the TUI set a terminal title
-	statusSeen  bool // the CLI's status file was read
+	titled      bool      // the TUI set a terminal title
+	born        time.Time // when the capture started
+	statusSeen  bool      // the CLI's status file was read
 
 	// A ready from a live signal waits for the session file (see
 	// structural).
@@ -109,7 +110,7 @@ func New(cfg Config, pub Publisher) *Capture {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Capture{cfg: cfg, pub: pub, log: log, state: session.RunStarting, vt: cfg.Screen,
+	return &Capture{cfg: cfg, pub: pub, log: log, state: session.RunStarting, vt: cfg.Screen, born: time.Now(),
 		changed: make(chan struct{}), seen: map[string]bool{}, lastOut: time.Now()}
 }
 
@@ -386,7 +387,10 @@ func (c *Capture) Readiness(ctx context.Context) error {
 	for {
 		c.mu.Lock()
 		st, quiet, paste, titled := c.state, time.Since(c.lastOut), c.scr.paste, c.titled
-		statusOK := c.statusSeen || !c.cfg.TUI.StatusReady
+		// A CLI that should write a record first but has not in 15 s
+		// may be a version that does not: the terminal decides then.
+		statusOK := (c.statusSeen || !c.cfg.TUI.StatusReady) &&
+			(!c.lastRecord.IsZero() || !c.cfg.TUI.RecordReady || time.Since(c.born) > 15*time.Second)
 		if c.dialogDirty && quiet >= screenSettle {
 			c.dialog, c.dialogDirty = c.findDialog(), false
 		}
@@ -590,8 +594,18 @@ func (c *Capture) Snapshot(ctx context.Context, every time.Duration, snap func()
 			c.log.Debug("snapshot", "run", c.cfg.Run, "err", err)
 		} else {
 			before := c.Entries()
-			updates := c.changedSince(entries)
-			c.event(session.Event{Entries: entries, Updates: updates})
+			// A row the CLI has made but not filled yet (an assistant
+			// part whose text is still streaming) waits for its text:
+			// an entry goes on the bus once.
+			ready := make([]session.Entry, 0, len(entries))
+			for _, e := range entries {
+				if e.Type == session.Assistant && e.Content == "" && e.Thinking == "" && e.Usage == nil && len(e.Reasoning) == 0 {
+					continue
+				}
+				ready = append(ready, e)
+			}
+			updates := c.changedSince(ready)
+			c.event(session.Event{Entries: ready, Updates: updates})
 			// A store with no turn records: the turn is over when the
 			// newest entry is an assistant reply whose usage is known
 			// (the model finished it) and nothing follows it.

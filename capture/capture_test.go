@@ -319,3 +319,46 @@ func TestScreenFallback(t *testing.T) {
 		t.Errorf("states %q", got)
 	}
 }
+
+// TestSnapshotWaitsForText: a store row made before its text is filled
+// in (OpenCode's assistant part while it streams) reaches the bus once,
+// with its text; usage filled in later arrives as an update.
+func TestSnapshotWaitsForText(t *testing.T) {
+	p := newPub()
+	c := capture.New(capture.Config{Run: "r", CLI: "opencode"}, p)
+	u := &session.Usage{Input: 10, Output: 2}
+	polls := [][]session.Entry{
+		{{ID: "u1", Type: session.User, Content: "hi"}, {ID: "a1", Type: session.Assistant}},
+		{{ID: "u1", Type: session.User, Content: "hi"}, {ID: "a1", Type: session.Assistant, Content: "hello"}},
+		{{ID: "u1", Type: session.User, Content: "hi"}, {ID: "a1", Type: session.Assistant, Content: "hello", Usage: u}},
+	}
+	var i sync.Mutex
+	n := 0
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c.Snapshot(ctx, 5*time.Millisecond, func() ([]session.Entry, error) {
+			i.Lock()
+			defer i.Unlock()
+			e := polls[min(n, len(polls)-1)]
+			n++
+			return e, nil
+		})
+	}()
+	time.Sleep(100 * time.Millisecond)
+	cancel()
+	<-done
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var got []string
+	for _, e := range p.entries {
+		got = append(got, e.ID+":"+e.Content)
+	}
+	if strings.Join(got, " ") != "u1:hi a1:hello" {
+		t.Errorf("published %q, want each entry once, with its text", got)
+	}
+	if p.updates != 1 {
+		t.Errorf("%d updates, want the usage once", p.updates)
+	}
+}

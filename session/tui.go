@@ -38,6 +38,9 @@ type TUI struct {
 	// CLI's process id, and FileState reads it.
 	StatusFile func(env Env, pid int) string
 	FileState  func(data []byte) (state RunState, detail string, ok bool)
+	// RecordReady says the CLI takes keys only once it has written its
+	// first record to the session it resumed: readiness waits for one.
+	RecordReady bool
 	// StatusReady says the CLI writes its status file only once it takes
 	// input (after its dialogs): readiness waits for the file too.
 	StatusReady bool

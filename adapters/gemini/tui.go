@@ -19,6 +19,9 @@ var TUI = session.TUI{
 	EnterAfter: 150 * time.Millisecond,
 	Quit:       []session.Key{{Bytes: "\x03", Wait: 300 * time.Millisecond}, {Bytes: "\x03", Wait: 3 * time.Second}},
 	Title:      titleState,
+	// Resuming, it writes its startup records 2 to 3 s in and clears its
+	// input box then: keys typed before are lost (measured under load).
+	RecordReady: true,
 }
 
 // TUIArgv opens l.Resume in the interactive UI.

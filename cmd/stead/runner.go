@@ -434,6 +434,13 @@ func deliver(ctx context.Context, c *capture.Capture, w io.Writer, tui session.T
 		return err
 	}
 	for try := 0; try < 2; try++ {
+		if try > 0 && lost(c, prompt) {
+			// The keys went nowhere (typed while the CLI was still
+			// setting up its input): type the prompt again.
+			if _, err := w.Write([]byte(text)); err != nil {
+				return err
+			}
+		}
 		time.Sleep(tui.EnterAfter)
 		if _, err := w.Write([]byte("\r")); err != nil {
 			return err
@@ -451,6 +458,17 @@ func deliver(ctx context.Context, c *capture.Capture, w io.Writer, tui session.T
 		}
 	}
 	return fmt.Errorf("the CLI did not take the prompt: it showed no sign of work within 20 s%s", screenTail(c))
+}
+
+// lost reports whether a short one-line prompt is nowhere on the CLI's
+// screen. Longer prompts may show as a placeholder ("[Pasted text]"), so
+// their absence proves nothing.
+func lost(c *capture.Capture, prompt string) bool {
+	if strings.ContainsAny(prompt, "\n\r") || len(prompt) > 80 {
+		return false
+	}
+	screen := strings.Join(strings.Fields(c.Screen()), " ")
+	return screen != "" && !strings.Contains(screen, promptHead(prompt))
 }
 
 // promptHead is the start of a prompt, spaces folded, as a CLI records
