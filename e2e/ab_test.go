@@ -54,8 +54,7 @@ func TestAB(t *testing.T) {
 		t.Fatalf("stead found no session %s", r.SessionID)
 	}
 	l := &live{t: t, bin: steadBinary(t)}
-	vars := map[string]string{}
-	envs := map[string]*clitest.Env{}
+	var all []*clitest.Env
 	for i, cli := range clis {
 		out := int64(40 + i)
 		e := clitest.New(t, cli, &modelstub.Script{Turns: []modelstub.Turn{
@@ -66,16 +65,8 @@ func TestAB(t *testing.T) {
 				Usage: &session.Usage{Input: 1000, Output: 20}},
 			{Text: "Wrote ab-" + cli + ".txt. AB-ANSWER-" + cli, Usage: &session.Usage{Input: 1100, Output: out}},
 		}}, clitest.In(filepath.Join(root, cli)))
-		envs[cli] = e
-		for _, kv := range e.Environ() {
-			k, v, _ := strings.Cut(kv, "=")
-			vars[k] = v
-		}
-		bin := e.Bin.Path
-		if e.Bin.Runtime != "" {
-			bin = e.Bin.Runtime + " " + bin
-		}
-		vars["STEAD_"+strings.ToUpper(cli)+"_BIN"] = bin
+
+		all = append(all, e)
 	}
 	// The project: a git repository with one commit.
 	l.dir = filepath.Join(root, "project")
@@ -86,12 +77,7 @@ func TestAB(t *testing.T) {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
-	vars["TERM"] = "xterm-256color"
-	delete(vars, "NO_COLOR")
-	vars["XDG_STATE_HOME"] = filepath.Join(root, "state")
-	for k, v := range vars {
-		l.env = append(l.env, k+"="+v)
-	}
+	l.env = cliEnv(root, all...)
 	l.startDaemon(root)
 
 	page := filepath.Join(root, "ab.html")

@@ -56,6 +56,23 @@ func newUserTerminal(t *testing.T, rows, cols int) *userTerminal {
 	return u
 }
 
+// run starts a stead command in the terminal, as a user does in a shell
+// (its own session, the terminal its controlling one), and reports its
+// end.
+func (u *userTerminal) run(t *testing.T, l *live, args ...string) chan error {
+	cmd := exec.Command(l.bin, args...)
+	cmd.Env, cmd.Dir = l.env, l.dir
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = u.slave, u.slave, u.slave
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() { cmd.Process.Kill() })
+	return exited
+}
+
 func (u *userTerminal) text() string {
 	u.mu.Lock()
 	defer u.mu.Unlock()
@@ -99,16 +116,7 @@ func TestLiveAttach(t *testing.T) {
 	if u.raw(t) {
 		t.Fatal("a new terminal is already raw")
 	}
-	cmd := exec.Command(l.bin, "attach", rec.ID)
-	cmd.Env, cmd.Dir = l.env, l.dir
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = u.slave, u.slave, u.slave
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() { cmd.Process.Kill() })
+	exited := u.run(t, l, "attach", rec.ID)
 
 	u.waitFor(t, "LIVE-REPLY", 30*time.Second)
 	if !u.raw(t) {
@@ -172,16 +180,7 @@ func runRecord(l *live, id string) (session.Run, error) {
 func TestLiveResumeAttached(t *testing.T) {
 	l, ref := newLive(t, "claude", "codex", modelstub.Turn{Text: liveReply})
 	u := newUserTerminal(t, 50, 160)
-	cmd := exec.Command(l.bin, "session", "resume", ref, "--to", "codex", "--prompt", livePrompt)
-	cmd.Env, cmd.Dir = l.env, l.dir
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = u.slave, u.slave, u.slave
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() { cmd.Process.Kill() })
+	exited := u.run(t, l, "session", "resume", ref, "--to", "codex", "--prompt", livePrompt)
 
 	var id string
 	deadline := time.Now().Add(time.Minute)

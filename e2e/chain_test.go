@@ -27,30 +27,17 @@ func TestChain(t *testing.T) {
 		{"gemini", "Review it. CHAIN-P3", "Reviewed: it looks right. CHAIN-A3"},
 	}
 	l := &live{t: t, bin: steadBinary(t)}
-	vars := map[string]string{}
 	envs := map[string]*clitest.Env{}
+	var all []*clitest.Env
 	for _, st := range steps {
 		e := clitest.New(t, st.cli, &modelstub.Script{Turns: []modelstub.Turn{{Text: st.answer}}}, clitest.In(filepath.Join(root, st.cli)))
 		envs[st.cli] = e
-		// Each CLI keeps its own home; where two set one variable
-		// (HOME), the later step's wins.
-		for _, kv := range e.Environ() {
-			k, v, _ := strings.Cut(kv, "=")
-			vars[k] = v
-		}
-		bin := e.Bin.Path
-		if e.Bin.Runtime != "" {
-			bin = e.Bin.Runtime + " " + bin
-		}
-		vars["STEAD_"+strings.ToUpper(st.cli)+"_BIN"] = bin
+		all = append(all, e)
 	}
 	l.dir = envs["gemini"].Dir
-	vars["TERM"] = "xterm-256color"
-	delete(vars, "NO_COLOR")
-	vars["XDG_STATE_HOME"] = filepath.Join(root, "state")
-	for k, v := range vars {
-		l.env = append(l.env, k+"="+v)
-	}
+	// Each CLI keeps its own home; where two set one variable (HOME),
+	// the later step's wins.
+	l.env = cliEnv(root, all...)
 	l.startDaemon(root)
 
 	args := []string{"chain", "--json", "--auto-approve", "--cwd", l.dir}

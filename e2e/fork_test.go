@@ -23,15 +23,7 @@ func TestForkResumes(t *testing.T) {
 	succeeded(t, r, "LIVE-SOURCE-FINAL")
 	dst := clitest.New(t, "codex", &modelstub.Script{Turns: []modelstub.Turn{{Text: "From the fork. FORK-REPLY"}}},
 		clitest.In(filepath.Join(root, "dst")))
-	l := &live{t: t, bin: steadBinary(t), dir: dst.Dir}
-	vars := map[string]string{}
-	for _, kv := range append(src.Environ(), dst.Environ()...) {
-		k, v, _ := strings.Cut(kv, "=")
-		vars[k] = v
-	}
-	for k, v := range vars {
-		l.env = append(l.env, k+"="+v)
-	}
+	l := &live{t: t, bin: steadBinary(t), dir: dst.Dir, env: cliEnv(root, src, dst)}
 
 	ref := "claude:" + r.SessionID
 	s, err := session.Unmarshal([]byte(l.stead("session", "show", ref, "--json", "--no-native")))

@@ -95,25 +95,8 @@ func newLive(t *testing.T, src, dst string, turns ...modelstub.Turn) (*live, str
 	l.dst = clitest.New(t, dst, &modelstub.Script{Prompts: []string{livePrompt}, Turns: turns}, clitest.In(filepath.Join(root, "dst")))
 	l.dir = l.dst.Dir
 	// The source's store is read with the source's environment, the
-	// target's CLI runs with the target's: the target's wins where both
-	// set a variable (HOME).
-	vars := map[string]string{}
-	for _, kv := range append(l.src.Environ(), l.dst.Environ()...) {
-		k, v, _ := strings.Cut(kv, "=")
-		vars[k] = v
-	}
-	vars["TERM"] = "xterm-256color"
-	delete(vars, "NO_COLOR")
-	vars["XDG_STATE_HOME"] = filepath.Join(root, "state")
-	bin := l.dst.Bin
-	if bin.Runtime != "" {
-		vars["STEAD_"+strings.ToUpper(dst)+"_BIN"] = bin.Runtime + " " + bin.Path
-	} else {
-		vars["STEAD_"+strings.ToUpper(dst)+"_BIN"] = bin.Path
-	}
-	for k, v := range vars {
-		l.env = append(l.env, k+"="+v)
-	}
+	// target's CLI runs with the target's.
+	l.env = cliEnv(root, l.src, l.dst)
 	l.startDaemon(root)
 	return l, src + ":" + r.SessionID
 }
@@ -166,6 +149,33 @@ func tailText(s string, n int) string {
 }
 
 // stead runs a stead command and returns its standard output.
+// cliEnv is the environment of stead commands driving the CLIs of envs:
+// their test homes' environments merged (a later one wins where two set
+// a variable, as HOME), each CLI's program named for stead
+// (STEAD_<CLI>_BIN), a terminal, and stead's state under root.
+func cliEnv(root string, envs ...*clitest.Env) []string {
+	vars := map[string]string{}
+	for _, e := range envs {
+		for _, kv := range e.Environ() {
+			k, v, _ := strings.Cut(kv, "=")
+			vars[k] = v
+		}
+		bin := e.Bin.Path
+		if e.Bin.Runtime != "" {
+			bin = e.Bin.Runtime + " " + bin
+		}
+		vars["STEAD_"+strings.ToUpper(e.CLI)+"_BIN"] = bin
+	}
+	vars["TERM"] = "xterm-256color"
+	delete(vars, "NO_COLOR")
+	vars["XDG_STATE_HOME"] = filepath.Join(root, "state")
+	out := make([]string, 0, len(vars))
+	for k, v := range vars {
+		out = append(out, k+"="+v)
+	}
+	return out
+}
+
 func (l *live) stead(args ...string) string {
 	l.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

@@ -136,21 +136,11 @@ func abDir(env session.Env, id string) string { return filepath.Join(stateDir(en
 
 func abRunCmd(ctx context.Context, opts *ABOptions) error {
 	f := opts.Factory
-	project, err := projectDir(opts.Cwd)
-	if err != nil {
-		return err
-	}
-	b, err := connectBus(ctx, f, opts.Bus, true)
+	project, b, from, err := prepareRuns(ctx, f, opts.Cwd, opts.Bus, opts.From, opts.FromCLI)
 	if err != nil {
 		return err
 	}
 	defer b.Close()
-	var from *session.Session
-	if opts.From != "" {
-		if from, err = loadSession(ctx, f, b, opts.From, opts.FromCLI); err != nil {
-			return err
-		}
-	}
 	prices, err := f.Prices()
 	if err != nil {
 		return err

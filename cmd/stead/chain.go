@@ -116,21 +116,11 @@ there to answer, so a step that needs an approval fails at --timeout.`,
 
 func chainRun(ctx context.Context, opts *ChainOptions) error {
 	f := opts.Factory
-	dir, err := projectDir(opts.Cwd)
-	if err != nil {
-		return err
-	}
-	b, err := connectBus(ctx, f, opts.Bus, true)
+	dir, b, prev, err := prepareRuns(ctx, f, opts.Cwd, opts.Bus, opts.From, opts.FromCLI)
 	if err != nil {
 		return err
 	}
 	defer b.Close()
-	var prev *session.Session
-	if opts.From != "" {
-		if prev, err = loadSession(ctx, f, b, opts.From, opts.FromCLI); err != nil {
-			return err
-		}
-	}
 	progress := f.IO.ErrOut
 	var res chainResult
 	var failed error
@@ -306,6 +296,28 @@ func lastError(s *session.Session, from int) string {
 		}
 	}
 	return ""
+}
+
+// prepareRuns is what a command that starts runs needs first: the
+// project directory, the bus, and the session --from names (nil without
+// one).
+func prepareRuns(ctx context.Context, f *Factory, cwd string, bf BusFlags, from, fromCLI string) (string, *bus.Bus, *session.Session, error) {
+	dir, err := projectDir(cwd)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	b, err := connectBus(ctx, f, bf, true)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	var s *session.Session
+	if from != "" {
+		if s, err = loadSession(ctx, f, b, from, fromCLI); err != nil {
+			b.Close()
+			return "", nil, nil, err
+		}
+	}
+	return dir, b, s, nil
 }
 
 // projectDir is the absolute, symlink-free project directory.

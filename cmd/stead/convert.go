@@ -63,28 +63,8 @@ with --json.`,
 			if opts.To == "" {
 				return flagErrorf("--to is required (%s)", strings.Join(writers(), ", "))
 			}
-			a, ok := adapters.Lookup(opts.To)
-			if !ok {
-				return flagErrorf("--to: unknown CLI %q (known: %s)", opts.To, strings.Join(adapters.Names(), ", "))
-			}
-			if !a.Writes() {
-				return fmt.Errorf("stead does not write %s sessions yet: %w", opts.To, session.ErrUnsupported)
-			}
-			switch inject.Fidelity(opts.Fidelity) {
-			case inject.Native, inject.Text:
-			default:
-				return flagErrorf("--fidelity must be native or text, not %q", opts.Fidelity)
-			}
-			if opts.CLI != "" {
-				if _, ok := adapters.Lookup(opts.CLI); !ok {
-					return flagErrorf("--cli: unknown CLI %q (known: %s)", opts.CLI, strings.Join(adapters.Names(), ", "))
-				}
-			}
-			if opts.Install && opts.Output != "" {
-				return flagErrorf("--install and -o are exclusive: --install places the session in the store")
-			}
-			if opts.JSON && !opts.Install && opts.Output == "" {
-				return flagErrorf("--json prints the report on stdout: write the session with -o FILE or --install")
+			if err := opts.check("--cli"); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(opts)
@@ -101,6 +81,37 @@ with --json.`,
 	cmd.Flags().StringVar(&opts.Format, "format", "", "the target's storage format, when it has several (kimi: legacy writes a kimi-cli session)")
 	cmd.Flags().StringVar(&opts.CLI, "cli", "", "the CLI that wrote a file given by path (default: detected)")
 	return cmd
+}
+
+// check checks the flags that say where and how a session is written;
+// cliFlag names the flag of opts.CLI.
+func (opts *ConvertOptions) check(cliFlag string) error {
+	if opts.To != "" {
+		a, ok := adapters.Lookup(opts.To)
+		if !ok {
+			return flagErrorf("--to: unknown CLI %q (known: %s)", opts.To, strings.Join(adapters.Names(), ", "))
+		}
+		if !a.Writes() {
+			return fmt.Errorf("stead does not write %s sessions yet: %w", opts.To, session.ErrUnsupported)
+		}
+	}
+	switch inject.Fidelity(opts.Fidelity) {
+	case inject.Native, inject.Text:
+	default:
+		return flagErrorf("--fidelity must be native or text, not %q", opts.Fidelity)
+	}
+	if opts.CLI != "" {
+		if _, ok := adapters.Lookup(opts.CLI); !ok {
+			return flagErrorf("%s: unknown CLI %q (known: %s)", cliFlag, opts.CLI, strings.Join(adapters.Names(), ", "))
+		}
+	}
+	if opts.Install && opts.Output != "" {
+		return flagErrorf("--install and -o are exclusive: --install places the session in the store")
+	}
+	if opts.JSON && !opts.Install && opts.Output == "" {
+		return flagErrorf("--json prints the report on stdout: write the session with -o FILE or --install")
+	}
+	return nil
 }
 
 // writers lists the CLIs stead writes.

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stead-dev/stead/adapters"
-	"github.com/stead-dev/stead/inject"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -48,25 +47,8 @@ run a turn, and cannot stop at an entry before the last.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref, opts.ctx = args[0], cmd.Context()
-			if opts.To != "" {
-				a, ok := adapters.Lookup(opts.To)
-				if !ok {
-					return flagErrorf("--to: unknown CLI %q (known: %s)", opts.To, strings.Join(adapters.Names(), ", "))
-				}
-				if !a.Writes() {
-					return fmt.Errorf("stead does not write %s sessions yet: %w", opts.To, session.ErrUnsupported)
-				}
-			}
-			switch inject.Fidelity(opts.Fidelity) {
-			case inject.Native, inject.Text:
-			default:
-				return flagErrorf("--fidelity must be native or text, not %q", opts.Fidelity)
-			}
-			if opts.Install && opts.Output != "" {
-				return flagErrorf("--install and -o are exclusive: --install places the session in the store")
-			}
-			if opts.JSON && !opts.Install && opts.Output == "" {
-				return flagErrorf("--json prints the report on stdout: write the session with -o FILE or --install")
+			if err := opts.check("--from"); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(opts)
