@@ -30,6 +30,7 @@ var rules = map[string][]string{
 	"inject":              {"session", "internal/atomicfile"},
 	"internal/atomicfile": {},
 	"vt":                  {},
+	"templates":           {"session", "go.yaml.in/yaml/v3"},
 	"bus":                 {"session", "github.com/nats-io/"},
 	"supervisor":          {"session", "github.com/oklog/run", "github.com/creack/pty", "golang.org/x/term"},
 	"capture":             {"session"},

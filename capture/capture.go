@@ -86,9 +86,10 @@ type Capture struct {
 	prompts     int    // prompts the user typed (user entries of no kind)
 	lastPrompt  string // the text of the last of them
 	seen        map[string]bool
-	titled      bool      // the TUI set a terminal title
-	born        time.Time // when the capture started
-	statusSeen  bool      // the CLI's status file was read
+	titled      bool             // the TUI set a terminal title
+	born        time.Time        // when the capture started
+	statusSeen  bool             // the CLI's status file was read
+	liveSaid    session.RunState // the state the live signal last said
 
 	// A ready from a live signal waits for the session file (see
 	// structural).
@@ -300,6 +301,9 @@ func (c *Capture) structural(st session.RunState, signal, detail string) {
 	starting := c.state == session.RunStarting
 	live := c.cfg.TUI.StatusFile != nil || c.cfg.TUI.Title != nil
 	fromRecords := signal == "session record"
+	if live && !fromRecords && signal != "screen" {
+		c.liveSaid = st
+	}
 	switch {
 	case starting:
 		c.mu.Unlock()
@@ -309,10 +313,24 @@ func (c *Capture) structural(st session.RunState, signal, detail string) {
 		// signal gave may go out now.
 		c.turnEnded = true
 		pending := !c.pendingReady.IsZero()
+		// A busy spell too short for the live signal's poll: the CLI
+		// already says idle, so the turn is over.
+		missed := c.state == session.RunBusy && c.liveSaid == session.RunReady
 		c.mu.Unlock()
 		if pending {
 			c.flushReady()
+		} else if missed {
+			c.Set(session.RunReady, signal, "", nil)
 		}
+		return
+	case fromRecords && live && st == session.RunBusy && c.state == session.RunReady:
+		// A prompt recorded while the run reads ready: a turn began
+		// that the live signal did not show (it was over between two
+		// polls).
+		c.turnEnded = false
+		c.answered = time.Time{}
+		c.mu.Unlock()
+		c.Set(session.RunBusy, signal, "", nil)
 		return
 	case fromRecords && live:
 		// Records lag the live signal (Claude writes its file in

@@ -362,3 +362,53 @@ func TestSnapshotWaitsForText(t *testing.T) {
 		t.Errorf("%d updates, want the usage once", p.updates)
 	}
 }
+
+// TestBusySpellBetweenPolls: a Claude turn over between two reads of its
+// status file (it never reads busy) still shows as busy, then ready,
+// from the session's records.
+func TestBusySpellBetweenPolls(t *testing.T) {
+	root := t.TempDir()
+	env := session.Env{Home: root, Vars: map[string]string{"CLAUDE_CONFIG_DIR": root}}
+	os.MkdirAll(filepath.Join(root, "sessions"), 0o755)
+	os.WriteFile(filepath.Join(root, "sessions", "4242.json"), []byte(`{"status":"idle"}`), 0o644)
+	path := filepath.Join(root, "s.jsonl")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	a, _ := adapters.Lookup("claude")
+	p := newPub()
+	c := capture.New(capture.Config{Run: "r", CLI: "claude", TUI: *a.TUI, Env: env}, p)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	fol := capture.Follow(path, 0)
+	defer fol.Stop()
+	go c.File(fol, 0, func(r io.Reader) capture.Decoder { return a.NewDecoder(r) })
+	go c.Readiness(ctx)
+	go c.StatusFile(ctx, 4242, 5*time.Millisecond)
+	time.Sleep(50 * time.Millisecond)
+	c.Set(session.RunReady, "test", "", nil)
+	time.Sleep(50 * time.Millisecond) // the status file reads idle
+	f.WriteString(`{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","timestamp":"2026-11-21T10:00:00Z","message":{"role":"user","content":"hi"}}` + "\n")
+	f.WriteString(`{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","timestamp":"2026-11-21T10:00:01Z","message":{"id":"m1","role":"assistant","model":"m","content":[{"type":"text","text":"hello"}],"usage":{"input_tokens":1,"output_tokens":1}}}` + "\n")
+	f.WriteString(`{"type":"system","subtype":"turn_duration","durationMs":100,"uuid":"t1","parentUuid":"a1","sessionId":"s","timestamp":"2026-11-21T10:00:01Z"}` + "\n")
+	p.waitEntries(t, 3, "the turn's records")
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		p.mu.Lock()
+		var seq []string
+		for _, st := range p.statuses {
+			seq = append(seq, string(st.State))
+		}
+		p.mu.Unlock()
+		got := strings.Join(seq, " ")
+		if got == "ready busy ready" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("states %q, want ready busy ready", got)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

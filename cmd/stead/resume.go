@@ -40,6 +40,9 @@ type ResumeOptions struct {
 	Auto    bool
 	Detach  bool
 	JSON    bool
+	// session, when set, is resumed instead of the one Ref names (a
+	// template's starting conversation).
+	session *session.Session
 }
 
 func newResumeCmd(f *Factory) *cobra.Command {
@@ -127,9 +130,11 @@ func resumeRun(ctx context.Context, opts *ResumeOptions) error {
 		return err
 	}
 	defer b.Close()
-	s, err := loadSession(ctx, f, b, opts.Ref, opts.From)
-	if err != nil {
-		return err
+	s := opts.session
+	if s == nil {
+		if s, err = loadSession(ctx, f, b, opts.Ref, opts.From); err != nil {
+			return err
+		}
 	}
 	spec := RunSpec{ID: newRunID(), To: opts.To, Dir: dir, Prompt: opts.Prompt, Model: opts.Model, Auto: opts.Auto}
 	if opts.Detach {
