@@ -16,7 +16,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/bus"
 	"github.com/stead-dev/stead/internal/atomicfile"
 	"github.com/stead-dev/stead/pricing"
@@ -94,15 +93,11 @@ changes to the project) or discard them (stead ab clean <ab>).`,
 				return flagErrorf("--prompt is required")
 			}
 			for _, c := range strings.Split(to, ",") {
-				c = strings.TrimSpace(c)
-				a, ok := adapters.Lookup(c)
-				switch {
-				case c == "":
+				if c = strings.TrimSpace(c); c == "" {
 					continue
-				case !ok:
-					return flagErrorf("--to: unknown CLI %q (known: %s)", c, strings.Join(adapters.Names(), ", "))
-				case !a.Writes() || a.TUI == nil:
-					return flagErrorf("--to: stead cannot run %s", c)
+				}
+				if err := runnable(c); err != nil {
+					return fmt.Errorf("--to: %w", err)
 				}
 				opts.To = append(opts.To, c)
 			}

@@ -88,14 +88,11 @@ there to answer, so a step that needs an approval fails at --timeout.`,
 			}
 			for i, a := range args {
 				cli, prompt, ok := strings.Cut(a, ":")
-				ad, known := adapters.Lookup(cli)
-				switch {
-				case !ok || strings.TrimSpace(prompt) == "":
+				if !ok || strings.TrimSpace(prompt) == "" {
 					return flagErrorf("step %d: %q is not <cli>:<prompt>", i+1, a)
-				case !known:
-					return flagErrorf("step %d: unknown CLI %q (known: %s)", i+1, cli, strings.Join(adapters.Names(), ", "))
-				case !ad.Writes() || ad.TUI == nil:
-					return flagErrorf("step %d: stead cannot run %s", i+1, cli)
+				}
+				if err := runnable(cli); err != nil {
+					return fmt.Errorf("step %d: %w", i+1, err)
 				}
 				opts.Steps = append(opts.Steps, chainStep{CLI: cli, Prompt: prompt})
 			}
@@ -217,7 +214,7 @@ func headlessStep(ctx context.Context, f *Factory, b *bus.Bus, id string, st cha
 		return nil, err
 	}
 	host, _ := os.Hostname()
-	rec := session.Run{ID: id, CLI: st.CLI, Dir: dir, Host: host, Supervisor: fmt.Sprintf("%s/%d", host, os.Getpid()),
+	rec := session.Run{ID: id, CLI: st.CLI, Dir: dir, Host: host, Supervisor: supervisorName(host),
 		State: session.RunBusy, Started: time.Now().UTC()}
 	putRun(b, rec, f.Logger)
 	cmd := exec.CommandContext(ctx, bin, append(prefix, a.Argv(session.Launch{Home: f.Env.Home, Dir: dir, Prompt: st.Prompt, Model: model})...)...)
@@ -335,13 +332,7 @@ func projectDir(cwd string) (string, error) {
 	return dir, nil
 }
 
-func clipLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > n {
-		return s[:n-1] + "…"
-	}
-	return s
-}
+func clipLine(s string, n int) string { return clip(strings.Join(strings.Fields(s), " "), n) }
 
 // indent writes each line it is given two spaces in.
 type indent struct{ w io.Writer }

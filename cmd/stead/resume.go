@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -67,8 +66,8 @@ continues it elsewhere.`,
 			if opts.To == "" {
 				return flagErrorf("--to is required (one of: %s)", strings.Join(adapters.Names(), ", "))
 			}
-			if a, ok := adapters.Lookup(opts.To); !ok || a.TUI == nil || !a.Writes() {
-				return flagErrorf("--to: stead cannot run %q (known: %s)", opts.To, strings.Join(adapters.Names(), ", "))
+			if err := runnable(opts.To); err != nil {
+				return fmt.Errorf("--to: %w", err)
 			}
 			if opts.From != "" {
 				if _, ok := adapters.Lookup(opts.From); !ok {
@@ -114,16 +113,9 @@ func loadSession(ctx context.Context, f *Factory, b *bus.Bus, ref, cli string) (
 
 func resumeRun(ctx context.Context, opts *ResumeOptions) error {
 	f := opts.Factory
-	dir := opts.Cwd
-	if dir == "" {
-		dir = "."
-	}
-	dir, err := filepath.Abs(dir)
+	dir, err := projectDir(opts.Cwd)
 	if err != nil {
 		return err
-	}
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real
 	}
 	b, err := connectBus(ctx, f, opts.Bus, true)
 	if err != nil {

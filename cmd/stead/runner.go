@@ -60,6 +60,22 @@ func newRunID() string {
 	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
 }
 
+// runnable checks that stead can run cli under its supervisor: it knows
+// the CLI, writes its sessions and drives its TUI.
+func runnable(cli string) error {
+	a, ok := adapters.Lookup(cli)
+	switch {
+	case !ok:
+		return flagErrorf("unknown CLI %q (known: %s)", cli, strings.Join(adapters.Names(), ", "))
+	case !a.Writes() || a.TUI == nil:
+		return flagErrorf("stead cannot run %s", cli)
+	}
+	return nil
+}
+
+// supervisorName names this process as the supervisor of a run.
+func supervisorName(host string) string { return fmt.Sprintf("%s/%d", host, os.Getpid()) }
+
 // ErrRunFailed is returned when the CLI of a run failed.
 var ErrRunFailed = errors.New("the run failed")
 
@@ -68,10 +84,10 @@ var ErrRunFailed = errors.New("the run failed")
 // stores the whole session. With term the user's terminal is attached.
 func superviseRun(ctx context.Context, f *Factory, b *bus.Bus, s *session.Session, spec RunSpec, term *terminalIO, started func(session.Run)) (session.Run, error) {
 	log := f.Logger.With("run", spec.ID)
-	dst, ok := adapters.Lookup(spec.To)
-	if !ok || !dst.Writes() || dst.TUI == nil {
-		return session.Run{}, flagErrorf("stead cannot run %q", spec.To)
+	if err := runnable(spec.To); err != nil {
+		return session.Run{}, err
 	}
+	dst, _ := adapters.Lookup(spec.To)
 	src, _ := adapters.Lookup(s.Source.CLI)
 	r := inject.Reader{CLI: s.Source.CLI, ToolArgs: src.ToolArgs}
 	w := inject.Writer{CLI: dst.Name, Place: dst.Place, ToolCall: dst.ToolCall, Commit: dst.Commit,
@@ -85,7 +101,7 @@ func superviseRun(ctx context.Context, f *Factory, b *bus.Bus, s *session.Sessio
 	logConversion(f, rep)
 	host, _ := os.Hostname()
 	rec := session.Run{ID: spec.ID, CLI: dst.Name, SessionID: rep.Target.ID, Dir: spec.Dir, Source: &rep.Source,
-		Path: rep.Placement.Path, Host: host, Supervisor: fmt.Sprintf("%s/%d", host, os.Getpid()),
+		Path: rep.Placement.Path, Host: host, Supervisor: supervisorName(host),
 		State: session.RunStarting, Started: time.Now().UTC()}
 
 	tui := *dst.TUI

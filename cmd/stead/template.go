@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/session"
 	"github.com/stead-dev/stead/templates"
 )
@@ -160,14 +159,11 @@ CLI's headless mode and prints the answer; continue that session with
 			if opts.To == "" {
 				opts.To = t.To
 			}
-			a, ok := adapters.Lookup(opts.To)
-			switch {
-			case opts.To == "":
+			if opts.To == "" {
 				return flagErrorf("--to is required: the template names no CLI")
-			case !ok:
-				return flagErrorf("--to: unknown CLI %q (known: %s)", opts.To, strings.Join(adapters.Names(), ", "))
-			case !a.Writes() || a.TUI == nil:
-				return flagErrorf("stead cannot run %s", opts.To)
+			}
+			if err := runnable(opts.To); err != nil {
+				return fmt.Errorf("--to: %w", err)
 			}
 			dir, err := projectDir(opts.Cwd)
 			if err != nil {
