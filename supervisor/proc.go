@@ -1,12 +1,16 @@
 package supervisor
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -65,9 +69,43 @@ func (p *Proc) wait() {
 	err := p.cmd.Wait()
 	// The group outlives its leader when a child kept running: kill
 	// what is left, so that nothing is orphaned.
-	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	// The kill is delivered asynchronously: Done waits until no process
+	// of the group runs (at most 2 s).
+	pgid := p.cmd.Process.Pid
+	if syscall.Kill(-pgid, syscall.SIGKILL) == nil {
+		for deadline := time.Now().Add(2 * time.Second); groupRuns(pgid) && time.Now().Before(deadline); {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
 	p.state, p.waitErr = p.cmd.ProcessState, err
 	close(p.done)
+}
+
+// groupRuns reports whether a process of group pgid still runs. A killed
+// orphan stays a zombie until its new parent reaps it, which may be never
+// in a container: zombies do not count. Without /proc, any member does.
+func groupRuns(pgid int) bool {
+	stats, err := filepath.Glob("/proc/[0-9]*/stat")
+	if err != nil || len(stats) == 0 {
+		return !errors.Is(syscall.Kill(-pgid, 0), syscall.ESRCH)
+	}
+	want := strconv.Itoa(pgid)
+	for _, p := range stats {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp ...: comm may hold spaces.
+		i := bytes.LastIndexByte(data, ')')
+		if i < 0 || i+2 > len(data) {
+			continue
+		}
+		f := strings.Fields(string(data[i+2:]))
+		if len(f) > 2 && f[2] == want && f[0] != "Z" {
+			return true
+		}
+	}
+	return false
 }
 
 // Pid is the CLI's process id, which is also its process group's.
