@@ -450,6 +450,13 @@ func deliver(ctx context.Context, c *capture.Capture, w io.Writer, tui session.T
 		return err
 	}
 	for try := 0; try < 2; try++ {
+		if try > 0 {
+			// A dialog that came up over the prompt (and took its keys)
+			// must go first.
+			for _, ok := c.Dialog(); ok && ctx.Err() == nil; _, ok = c.Dialog() {
+				time.Sleep(200 * time.Millisecond)
+			}
+		}
 		if try > 0 && lost(c, prompt) {
 			// The keys went nowhere (typed while the CLI was still
 			// setting up its input): type the prompt again.
@@ -463,7 +470,10 @@ func deliver(ctx context.Context, c *capture.Capture, w io.Writer, tui session.T
 		}
 		deadline := time.Now().Add(10 * time.Second)
 		for time.Now().Before(deadline) {
-			if st := c.State(); st == session.RunBusy || st == session.RunWaiting || recorded() || st.Done() {
+			// Waiting counts only when no dialog shows: a dialog that
+			// came up as the prompt was typed is not the prompt's turn.
+			_, dialog := c.Dialog()
+			if st := c.State(); st == session.RunBusy || st == session.RunWaiting && !dialog || recorded() || st.Done() {
 				return nil
 			}
 			select {
