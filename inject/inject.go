@@ -48,9 +48,24 @@ type Writer struct {
 // Reader is what inject needs of the source CLI's adapter.
 type Reader struct {
 	CLI string
-	// ToolArgs reads a native tool call into universal arguments. ok is
-	// false when the tool has no universal form.
-	ToolArgs func(name string, input json.RawMessage) (tool session.Tool, args map[string]any, ok bool)
+	// ToolArgs reads the source CLI's native tool calls.
+	ToolArgs ToolArgs
+	// ToolArgsOf, when set, gives the ToolArgs of another CLI, for the
+	// entries of a session that another CLI made (Entry.CLI): a session
+	// chained across CLIs holds each one's native tool calls.
+	ToolArgsOf func(cli string) ToolArgs
+}
+
+// ToolArgs reads a native tool call into universal arguments. ok is
+// false when the tool has no universal form.
+type ToolArgs func(name string, input json.RawMessage) (tool session.Tool, args map[string]any, ok bool)
+
+// toolArgs is how to read e's tool call, and the CLI that made it.
+func (r Reader) toolArgs(e session.Entry) (string, ToolArgs) {
+	if e.CLI == "" || e.CLI == r.CLI || r.ToolArgsOf == nil {
+		return r.CLI, r.ToolArgs
+	}
+	return e.CLI, r.ToolArgsOf(e.CLI)
 }
 
 // Fidelity is how much structure a conversion keeps.

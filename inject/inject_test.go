@@ -336,3 +336,51 @@ func TestCommit(t *testing.T) {
 		t.Error("with Commit, the file was also linked into place")
 	}
 }
+
+// TestToolArgsOfEntryCLI converts a session two CLIs made: a call another
+// CLI made (Entry.CLI) is read with that CLI's ToolArgs, so it stays a
+// structured call instead of falling back to text; a call the target CLI
+// itself made passes through as it is.
+func TestToolArgsOfEntryCLI(t *testing.T) {
+	other := func(name string, in json.RawMessage) (session.Tool, map[string]any, bool) {
+		if name != "Shell" {
+			return "", nil, false
+		}
+		var a map[string]any
+		json.Unmarshal(in, &a)
+		return session.ToolBash, map[string]any{session.ArgCommand: a["line"]}, true
+	}
+	r := src
+	r.ToolArgsOf = func(cli string) ToolArgs {
+		if cli == "other" {
+			return other
+		}
+		return nil
+	}
+	theirs := call("c1", "Shell", `{"line":"echo 1"}`, "m1")
+	theirs.CLI = "other"
+	own := call("c2", "sh", `{"script":"echo 2"}`, "m2")
+	own.CLI = "fake"
+	s := newSession(entry("u1", session.User, "hi"), theirs, result("c1", "1"), own, result("c2", "2"), entry("a1", session.Assistant, "done"))
+	var rec *recorder
+	rep, err := Convert(s, r, fakeWriter(t.TempDir(), &rec), Options{}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "user:hi\ntool_call:sh{\"script\":\"echo 1\"}\ntool_result:c1=1\ntool_call:sh{\"script\":\"echo 2\"}\ntool_result:c2=2\nassistant:done"
+	if got := shape(rec.entries); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	if len(rep.Losses) != 0 {
+		t.Errorf("losses: %s", losses(rep))
+	}
+	// Without ToolArgsOf, the other CLI's call is read as the source's:
+	// it has no universal form there, and goes as text.
+	rep, err = Convert(s, src, fakeWriter(t.TempDir(), &rec), Options{}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(shape(rec.entries), "[tool call: Shell") {
+		t.Errorf("without ToolArgsOf: %s", shape(rec.entries))
+	}
+}

@@ -250,13 +250,14 @@ func (n *normalizer) mapTool(e session.Entry) (string, json.RawMessage, bool) {
 	if len(input) == 0 {
 		input = json.RawMessage("{}")
 	}
-	if n.r.CLI == n.w.CLI {
+	cli, toolArgs := n.r.toolArgs(e)
+	if cli == n.w.CLI {
 		return e.OriginalTool, input, true
 	}
-	if n.r.ToolArgs == nil || n.w.ToolCall == nil {
+	if toolArgs == nil || n.w.ToolCall == nil {
 		return "", nil, false
 	}
-	tool, args, ok := n.r.ToolArgs(e.OriginalTool, input)
+	tool, args, ok := toolArgs(e.OriginalTool, input)
 	if !ok {
 		return "", nil, false
 	}
@@ -278,13 +279,14 @@ func (n *normalizer) asText(e session.Entry) {
 		b.WriteString("\n[no result was recorded]")
 	}
 	how := "the target CLI has no tool for it"
+	cli, toolArgs := n.r.toolArgs(e)
 	switch {
 	case n.fidelity == Text:
 		how = "text fidelity"
-	case n.r.ToolArgs == nil:
-		how = "stead reads no tool arguments of " + n.r.CLI
+	case toolArgs == nil:
+		how = "stead reads no tool arguments of " + cli
 	default:
-		if _, _, ok := n.r.ToolArgs(e.OriginalTool, e.Input); !ok {
+		if _, _, ok := toolArgs(e.OriginalTool, e.Input); !ok {
 			how = "the tool has no universal form"
 		}
 	}

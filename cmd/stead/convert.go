@@ -161,7 +161,7 @@ func writeSession(opts *ConvertOptions, src adapters.Adapter, s *session.Session
 			return err
 		}
 	}
-	r := inject.Reader{CLI: src.Name, ToolArgs: src.ToolArgs}
+	r := inject.Reader{CLI: src.Name, ToolArgs: src.ToolArgs, ToolArgsOf: toolArgsOf}
 	w := inject.Writer{CLI: dst.Name, Place: dst.Place, ToolCall: dst.ToolCall, Commit: dst.Commit,
 		NewEncoder: func(out io.Writer, t session.Target, lost func(session.Loss)) inject.Encoder {
 			return dst.NewEncoder(out, t, lost)
@@ -381,4 +381,14 @@ func logConversion(f *Factory, rep *inject.Report) {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		f.Logger.Debug("conversion log", "err", err)
 	}
+}
+
+// toolArgsOf reads the native tool calls of a CLI, for the entries of a
+// session that several CLIs made.
+func toolArgsOf(cli string) inject.ToolArgs {
+	a, ok := adapters.Lookup(cli)
+	if !ok {
+		return nil
+	}
+	return a.ToolArgs
 }

@@ -89,7 +89,7 @@ func superviseRun(ctx context.Context, f *Factory, b *bus.Bus, s *session.Sessio
 	}
 	dst, _ := adapters.Lookup(spec.To)
 	src, _ := adapters.Lookup(s.Source.CLI)
-	r := inject.Reader{CLI: s.Source.CLI, ToolArgs: src.ToolArgs}
+	r := inject.Reader{CLI: s.Source.CLI, ToolArgs: src.ToolArgs, ToolArgsOf: toolArgsOf}
 	w := inject.Writer{CLI: dst.Name, Place: dst.Place, ToolCall: dst.ToolCall, Commit: dst.Commit,
 		NewEncoder: func(out io.Writer, t session.Target, lost func(session.Loss)) inject.Encoder {
 			return dst.NewEncoder(out, t, lost)
