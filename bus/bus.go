@@ -314,7 +314,14 @@ func (s serverLog) Noticef(format string, v ...any) {
 	s.l.Info(fmt.Sprintf(format, v...), "from", "nats")
 }
 func (s serverLog) Warnf(format string, v ...any) {
-	s.l.Warn(fmt.Sprintf(format, v...), "from", "nats")
+	msg := fmt.Sprintf(format, v...)
+	if strings.HasPrefix(msg, "Maximum payloads over") {
+		// The large max payload is deliberate (a stored session is
+		// one message); the server's advice about it is not news.
+		s.l.Debug(msg, "from", "nats")
+		return
+	}
+	s.l.Warn(msg, "from", "nats")
 }
 func (s serverLog) Fatalf(format string, v ...any) {
 	s.l.Error(fmt.Sprintf(format, v...), "from", "nats")

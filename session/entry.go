@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -330,4 +331,29 @@ func (e *Entry) UnmarshalJSON(b []byte) error {
 		e.Output = *w.Output
 	}
 	return nil
+}
+
+// InputText is a tool call's input as a person reads it: JSON, with the
+// escapes of <, > and & undone.
+func (e Entry) InputText() string { return PlainJSON(e.Input) }
+
+// PlainJSON is raw JSON re-encoded without escaping <, > and &, as a
+// person would write the text; raw as it is when it is not valid JSON.
+func PlainJSON(raw json.RawMessage) string {
+	if !bytes.ContainsAny(raw, `\`) {
+		return string(raw)
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil {
+		return string(raw)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return string(raw)
+	}
+	return string(bytes.TrimSpace(b.Bytes()))
 }

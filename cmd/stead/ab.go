@@ -37,6 +37,9 @@ type ABOptions struct {
 	JSON    bool
 	HTML    string
 	Bus     BusFlags
+	// Live, when set, receives each variant's entries as they happen,
+	// each line marked with the variant.
+	Live io.Writer
 }
 
 // abRun is an A/B run: its variants and where they ran. It is kept in
@@ -136,49 +139,8 @@ func abRunCmd(ctx context.Context, opts *ABOptions) error {
 		return err
 	}
 	defer b.Close()
-	prices, err := f.Prices()
+	ab, err := runAB(ctx, f, b, project, from, opts)
 	if err != nil {
-		return err
-	}
-	ab := &abRun{ID: "ab-" + newRunID(), Prompt: opts.Prompt, Project: project, From: opts.From, Started: time.Now().UTC()}
-	dir := abDir(f.Env, ab.ID)
-	for _, cli := range opts.To {
-		for n := range opts.Repeat {
-			name := cli
-			if opts.Repeat > 1 {
-				name = fmt.Sprintf("%s-%d", cli, n+1)
-			}
-			ws, err := newWorkspace(project, filepath.Join(dir, name))
-			if err != nil {
-				return fmt.Errorf("variant %s: %w", name, err)
-			}
-			ab.Variants = append(ab.Variants, abVariant{Name: name, CLI: cli, Run: newRunID(), Workspace: ws})
-		}
-	}
-	if err := saveAB(f.Env, ab); err != nil {
-		return err
-	}
-	fmt.Fprintf(f.IO.ErrOut, "stead: %s: %d variants of %q in %s\n", ab.ID, len(ab.Variants), clipLine(opts.Prompt, 60), dir)
-
-	var wg sync.WaitGroup
-	var mu sync.Mutex // the progress lines
-	for i := range ab.Variants {
-		v := &ab.Variants[i]
-		wg.Go(func() {
-			vctx, cancel := context.WithTimeout(ctx, opts.Timeout)
-			defer cancel()
-			runVariant(vctx, f, b, from, opts, v, prices)
-			mu.Lock()
-			defer mu.Unlock()
-			status := v.State
-			if v.Error != "" {
-				status += ": " + v.Error
-			}
-			fmt.Fprintf(f.IO.ErrOut, "stead: %s (run %s) %s in %s\n", v.Name, v.Run, status, v.Took.Round(time.Millisecond))
-		})
-	}
-	wg.Wait()
-	if err := saveAB(f.Env, ab); err != nil {
 		return err
 	}
 	if opts.HTML != "" {
@@ -202,6 +164,64 @@ func abRunCmd(ctx context.Context, opts *ABOptions) error {
 		}
 	}
 	return nil
+}
+
+// runAB makes the variants' workspaces and runs them concurrently to the
+// end of their turn; a variant that fails says so in its record.
+func runAB(ctx context.Context, f *Factory, b *bus.Bus, project string, from *session.Session, opts *ABOptions) (*abRun, error) {
+	prices, err := f.Prices()
+	if err != nil {
+		return nil, err
+	}
+	ab := &abRun{ID: "ab-" + newRunID(), Prompt: opts.Prompt, Project: project, From: opts.From, Started: time.Now().UTC()}
+	dir := abDir(f.Env, ab.ID)
+	for _, cli := range opts.To {
+		for n := range opts.Repeat {
+			name := cli
+			if opts.Repeat > 1 {
+				name = fmt.Sprintf("%s-%d", cli, n+1)
+			}
+			ws, err := newWorkspace(project, filepath.Join(dir, name))
+			if err != nil {
+				return nil, fmt.Errorf("variant %s: %w", name, err)
+			}
+			ab.Variants = append(ab.Variants, abVariant{Name: name, CLI: cli, Run: newRunID(), Workspace: ws})
+		}
+	}
+	if err := saveAB(f.Env, ab); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(f.IO.ErrOut, "stead: %s: %d variants of %q in %s\n", ab.ID, len(ab.Variants), clipLine(opts.Prompt, 60), dir)
+
+	var wg sync.WaitGroup
+	var mu sync.Mutex // the progress lines
+	for i := range ab.Variants {
+		v := &ab.Variants[i]
+		wg.Go(func() {
+			vctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+			defer cancel()
+			stop := func() {}
+			if opts.Live != nil {
+				var wctx context.Context
+				wctx, stop = context.WithCancel(vctx)
+				go watchRun(wctx, b, v.Run, &prefixWriter{w: opts.Live, prefix: fmt.Sprintf("  %-9s│ ", v.Name)}, false)
+			}
+			runVariant(vctx, f, b, from, opts, v, prices)
+			if opts.Live != nil {
+				time.Sleep(100 * time.Millisecond) // the watcher's last lines
+			}
+			stop()
+			mu.Lock()
+			defer mu.Unlock()
+			status := v.State
+			if v.Error != "" {
+				status += ": " + v.Error
+			}
+			fmt.Fprintf(f.IO.ErrOut, "stead: %s (run %s) %s in %s\n", v.Name, v.Run, status, v.Took.Round(time.Millisecond))
+		})
+	}
+	wg.Wait()
+	return ab, saveAB(f.Env, ab)
 }
 
 // runVariant runs one variant to the end of its turn and measures it. A

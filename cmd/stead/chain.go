@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -177,7 +178,7 @@ func runStep(ctx context.Context, f *Factory, b *bus.Bus, prev *session.Session,
 		return r, s, nil
 	}
 	wctx, stopWatch := context.WithCancel(ctx)
-	go watchRun(wctx, b, r.Run, indent{progress}, false)
+	go watchRun(wctx, b, r.Run, &prefixWriter{w: progress, prefix: "    "}, false)
 	spec := RunSpec{ID: r.Run, To: st.CLI, Dir: dir, Prompt: st.Prompt, Model: opts.Model, Auto: opts.Auto, Once: true}
 	rec, err := superviseRun(ctx, f, b, prev, spec, nil, nil)
 	time.Sleep(100 * time.Millisecond) // the watcher's last lines
@@ -273,19 +274,20 @@ func headlessStep(ctx context.Context, f *Factory, b *bus.Bus, id string, st cha
 func answerOf(s *session.Session, cli string) string {
 	for i := len(s.Timeline) - 1; i >= 0; i-- {
 		e := s.Timeline[i]
-		if e.Type == session.Assistant && e.Content != "" && (e.CLI == cli || e.CLI == "") {
+		if e.Type == session.Assistant && e.Kind != session.KindError && e.Content != "" && (e.CLI == cli || e.CLI == "") {
 			return e.Content
 		}
 	}
 	return ""
 }
 
-// lastError is the error that ended the entries added after from, if the
-// last of them is one.
+// lastError is the error that ended the entries added after from: the
+// last error after the last answer, if any.
 func lastError(s *session.Session, from int) string {
 	for i := len(s.Timeline) - 1; i >= from && i >= 0; i-- {
 		e := s.Timeline[i]
-		if e.Type == session.System && e.Kind == session.KindError {
+		// Claude records an API error as an assistant message.
+		if (e.Type == session.System || e.Type == session.Assistant) && e.Kind == session.KindError {
 			return e.Content
 		}
 		if e.Type == session.Assistant && e.Content != "" {
@@ -334,12 +336,22 @@ func projectDir(cwd string) (string, error) {
 
 func clipLine(s string, n int) string { return clip(strings.Join(strings.Fields(s), " "), n) }
 
-// indent writes each line it is given two spaces in.
-type indent struct{ w io.Writer }
+// prefixWriter writes each line it is given after prefix. Writers that
+// share an output (the variants of an A/B run) do not interleave lines.
+type prefixWriter struct {
+	w      io.Writer
+	prefix string
+}
 
-func (i indent) Write(p []byte) (int, error) {
-	for line := range bytes.Lines(p) {
-		i.w.Write(append([]byte("    "), line...))
+var prefixMu sync.Mutex
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	prefixMu.Lock()
+	defer prefixMu.Unlock()
+	for line := range bytes.Lines(b) {
+		if _, err := p.w.Write(append([]byte(p.prefix), line...)); err != nil {
+			return 0, err
+		}
 	}
-	return len(p), nil
+	return len(b), nil
 }

@@ -233,7 +233,7 @@ func describeEntry(e session.Entry) string {
 		if e.OriginalTool != "" && e.OriginalTool != string(e.Tool) {
 			text += " (" + e.OriginalTool + ")"
 		}
-		text += " " + string(e.Input)
+		text += " " + e.InputText()
 	case session.ToolResult:
 		text = e.Output
 		if e.Error != "" {
