@@ -46,7 +46,7 @@ func geminiJSONMode(body []byte) bool {
 }
 
 func (s *Stub) sideAnswer(kind string, req *Request) *answer {
-	title := s.opts.Script.Title
+	title := s.script().Title
 	if title == "" {
 		title = "Stub session"
 	}

@@ -156,6 +156,24 @@ func (s *Stub) MainRequests() []Request {
 	return out
 }
 
+// Play replaces the script: the next main request takes the new
+// script's first turn. Requests already recorded are kept.
+func (s *Stub) Play(script *Script) error {
+	if err := script.Check(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.opts.Script, s.next, s.faulted = script, 0, map[int]int{}
+	return nil
+}
+
+func (s *Stub) script() *Script {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.opts.Script
+}
+
 // Played returns how many script turns have been played.
 func (s *Stub) Played() int {
 	s.mu.Lock()
@@ -198,7 +216,7 @@ func (s *Stub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Stub) models(w http.ResponseWriter) {
-	m := s.opts.Script.Model
+	m := s.script().Model
 	if m == "" {
 		m = "stub-model"
 	}
@@ -363,7 +381,7 @@ func callPrefix(api API) string {
 // request's API.
 func (s *Stub) respond(w http.ResponseWriter, r *http.Request, req *Request, a *answer) {
 	if a.model == "" {
-		a.model = s.opts.Script.Model
+		a.model = s.script().Model
 	}
 	if a.model == "" {
 		a.model = req.Model

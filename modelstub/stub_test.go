@@ -375,3 +375,25 @@ func TestLogErr(t *testing.T) {
 		t.Errorf("%d requests recorded in memory, want 2", len(s.Requests()))
 	}
 }
+
+// TestPlay checks that a new script replaces the old one from its first
+// turn, whatever was played before, and that a bad one is refused.
+func TestPlay(t *testing.T) {
+	t.Parallel()
+	s := start(t, modelstub.Options{Script: script(modelstub.Turn{Text: "first-A"}, modelstub.Turn{Text: "second-A"})})
+	if a := readAnthropicStream(t, postOK(t, s, anthropicPath, load(t, "anthropic_main.json")).body); a.text != "first-A" {
+		t.Fatalf("before Play: %q", a.text)
+	}
+	if err := s.Play(script(modelstub.Turn{Text: "first-B"})); err != nil {
+		t.Fatal(err)
+	}
+	if a := readAnthropicStream(t, postOK(t, s, anthropicPath, load(t, "anthropic_main.json")).body); a.text != "first-B" {
+		t.Errorf("after Play: %q, want the new script's first turn", a.text)
+	}
+	if err := s.Play(&modelstub.Script{}); err == nil {
+		t.Error("Play took a script with no turns")
+	}
+	if n := len(s.Requests()); n != 2 {
+		t.Errorf("%d requests recorded, want the 2 made (Play keeps them)", n)
+	}
+}
