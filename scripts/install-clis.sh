@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# install-clis.sh: install the pinned real CLIs of e2e/clis.txt, each into its
+# install-clis.sh: install the pinned real CLIs of scenarios/clis.txt, each into its
 # own folder of the cache directory, reusing what is already installed.
 #
 # Usage: scripts/install-clis.sh [NAME...]     (default: all)
@@ -50,6 +50,6 @@ while read -r name spec bin; do
 	[ -e "$dir/$bin" ] || { echo "$name: $dir/$bin missing after install" >&2; exit 1; }
 	echo "$spec" >"$dir/.installed"
 	echo "$name: installed in $(($(date +%s) - start)) s ($(du -sh "$dir" | cut -f1))"
-done <e2e/clis.txt
+done <scenarios/clis.txt
 
 echo "$cache"

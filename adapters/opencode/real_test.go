@@ -16,7 +16,7 @@ import (
 )
 
 // realOpenCode returns the opencode binary scripts/install-clis.sh
-// installed (e2e/clis.txt pins 1.18.33), where internal/clitest looks for
+// installed (scenarios/clis.txt pins 1.18.33), where internal/clitest looks for
 // it, or skips the test.
 func realOpenCode(t *testing.T) string {
 	t.Helper()

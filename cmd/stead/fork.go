@@ -97,6 +97,12 @@ func forkRun(opts *ForkOptions) error {
 	for _, w := range s.Warnings {
 		fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", w)
 	}
+	return forkSession(opts, s)
+}
+
+// forkSession writes the fork of s that opts ask for. s is cut, not
+// copied.
+func forkSession(opts *ForkOptions, s *session.Session) error {
 	if opts.At != "" {
 		i, err := entryAt(s, opts.At)
 		if err != nil {

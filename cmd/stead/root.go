@@ -201,7 +201,7 @@ native stores into one universal format, and lists, shows and totals them.`,
 	root.AddCommand(newSessionCmd(f))
 	root.AddCommand(newSchemaCmd(f))
 	root.AddCommand(newStubCmd(f, nil))
-	root.AddCommand(newServeCmd(f), newWatchCmd(f), newRunsCmd(f), newSendCmd(f), newStopCmd(f), newAttachCmd(f), newChainCmd(f), newABCmd(f), newTemplateCmd(f))
+	root.AddCommand(newServeCmd(f), newWatchCmd(f), newRunsCmd(f), newSendCmd(f), newStopCmd(f), newAttachCmd(f), newChainCmd(f), newABCmd(f), newTemplateCmd(f), newScenarioCmd(f))
 	return root
 }
 

@@ -1,7 +1,6 @@
 package clitest
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/modelstub"
+	"github.com/stead-dev/stead/scenarios"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -61,22 +61,11 @@ func CacheDir() string {
 	return filepath.Join(home, ".cache", "stead", "clis")
 }
 
-// pinned reads e2e/clis.txt: name -> (spec, binary).
+// pinned is scenarios/clis.txt: name -> (spec, binary).
 func pinned(tb testing.TB) map[string][2]string {
-	tb.Helper()
-	f, err := os.Open(filepath.Join(Root(tb), "e2e", "clis.txt"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
 	out := map[string][2]string{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 3 || strings.HasPrefix(fields[0], "#") {
-			continue
-		}
-		out[fields[0]] = [2]string{fields[1], fields[2]}
+	for name, p := range scenarios.Pins() {
+		out[name] = [2]string{p.Spec, p.Bin}
 	}
 	return out
 }
@@ -88,7 +77,7 @@ func Find(tb testing.TB, name string) Binary {
 	pins := pinned(tb)
 	pin, ok := pins[name]
 	if !ok {
-		tb.Fatalf("%s is not in e2e/clis.txt", name)
+		tb.Fatalf("%s is not in scenarios/clis.txt", name)
 	}
 	b := Binary{Name: name, Spec: pin[0], Path: filepath.Join(CacheDir(), name, pin[1])}
 	missing := func(what string) {
@@ -104,7 +93,7 @@ func Find(tb testing.TB, name string) Binary {
 	if name == "kimi" {
 		node, ok := pins["node22"]
 		if !ok {
-			tb.Fatal("node22 is not in e2e/clis.txt")
+			tb.Fatal("node22 is not in scenarios/clis.txt")
 		}
 		b.Runtime = filepath.Join(CacheDir(), "node22", node[1])
 		if !installed(filepath.Join(CacheDir(), "node22"), node[0], b.Runtime) {

@@ -1,0 +1,89 @@
+package scenarios
+
+import (
+	"bufio"
+	_ "embed"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/stead-dev/stead/session"
+)
+
+// clis.txt pins the CLI versions stead's scenarios and end-to-end tests
+// were measured against; scripts/install-clis.sh installs them.
+//
+//go:embed clis.txt
+var clisTxt string
+
+// Pin is a pinned npm package.
+type Pin struct {
+	Name string
+	// Spec is the npm package spec, Bin the executable relative to the
+	// install folder.
+	Spec, Bin string
+}
+
+// Pins returns the pinned CLIs (and the Node that Kimi Code needs), by
+// name.
+func Pins() map[string]Pin {
+	out := map[string]Pin{}
+	sc := bufio.NewScanner(strings.NewReader(clisTxt))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 3 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		out[f[0]] = Pin{Name: f[0], Spec: f[1], Bin: f[2]}
+	}
+	return out
+}
+
+// CacheDir is where scripts/install-clis.sh installs the pinned CLIs:
+// $STEAD_CLI_CACHE, or stead/clis in the user's cache directory.
+func CacheDir(env session.Env) string {
+	if d := env.Get("STEAD_CLI_CACHE"); d != "" {
+		return d
+	}
+	if d := env.Get("XDG_CACHE_HOME"); d != "" {
+		return filepath.Join(d, "stead", "clis")
+	}
+	return filepath.Join(env.Home, ".cache", "stead", "clis")
+}
+
+// Installed returns the command that runs the pinned cli from the cache
+// (a runtime first, for Kimi Code), if it is installed at its pinned
+// version.
+func Installed(env session.Env, cli string) ([]string, bool) {
+	pins := Pins()
+	pin, ok := pins[cli]
+	if !ok {
+		return nil, false
+	}
+	cache := CacheDir(env)
+	bin, ok := installedPin(cache, pin)
+	if !ok {
+		return nil, false
+	}
+	if cli != session.Kimi {
+		return []string{bin}, true
+	}
+	node, ok := installedPin(cache, pins["node22"])
+	if !ok {
+		return nil, false
+	}
+	return []string{node, bin}, true
+}
+
+func installedPin(cache string, pin Pin) (string, bool) {
+	dir := filepath.Join(cache, pin.Name)
+	stamp, err := os.ReadFile(filepath.Join(dir, ".installed"))
+	if err != nil || strings.TrimSpace(string(stamp)) != pin.Spec {
+		return "", false
+	}
+	bin := filepath.Join(dir, filepath.FromSlash(pin.Bin))
+	if _, err := os.Stat(bin); err != nil {
+		return "", false
+	}
+	return bin, true
+}
