@@ -49,7 +49,7 @@
 // A scenario runs in a sandbox folder (Prepare): one home in which every
 // CLI is set up against its stub on 127.0.0.1, the project, and stead's
 // own state (its bus store, A/B worktrees). Of the user's environment
-// only PATH, the locale, the terminal type and STEAD_<CLI>_BIN pass in.
+// only PATH, the locale and STEAD_<CLI>_BIN pass in.
 // The CLIs are the pinned versions of clis.txt when
 // scripts/install-clis.sh installed them, else those on PATH.
 //

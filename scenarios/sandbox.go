@@ -33,14 +33,16 @@ type Sandbox struct {
 type SandboxOptions struct {
 	// Root is the sandbox's folder: created, and expected to be empty.
 	Root string
-	// User is the user's environment: PATH, the locale, the terminal
-	// type and STEAD_<CLI>_BIN pass into the sandbox, nothing else.
+	// User is the user's environment: PATH, the locale and
+	// STEAD_<CLI>_BIN pass into the sandbox, nothing else. (The CLIs
+	// run in stead's terminal, an xterm-256color, not the user's.)
 	User   session.Env
 	Logger *slog.Logger
 }
 
-// passed are the variables of the user's environment a sandbox keeps.
-var passed = []string{"PATH", "LANG", "LC_ALL", "TERM", "USER", "LOGNAME", "STEAD_CLI_CACHE", "STEAD_DEBUG"}
+// passed are the variables of the user's environment a sandbox keeps
+// (STEAD_<CLI>_BIN too).
+var passed = []string{"PATH", "LANG", "LC_ALL", "USER", "LOGNAME", "STEAD_CLI_CACHE", "STEAD_DEBUG"}
 
 // Prepare makes the sandbox for sc: the project, a home with every CLI
 // the scenario runs set up against a stub of its own, and the
