@@ -1,0 +1,247 @@
+package agenthistory
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/stead-dev/stead/session"
+)
+
+// SchemaVersion is the version of the format this package writes. Reading
+// accepts any 1.x.
+const SchemaVersion = "1.0"
+
+// Header is the first line of an export. Its fields are the caller's to
+// fill: the format wants the session count and the lists up front, and a
+// Writer streams, so it cannot count for the caller (Add helps when the
+// sessions are at hand).
+type Header struct {
+	// SchemaVersion is "1.0" when empty.
+	SchemaVersion string
+	// ExportTimestamp is when the export was made; zero means now.
+	ExportTimestamp time.Time
+	// AgentTypes are the agent names of the sessions (see Agent).
+	AgentTypes []string
+	// Homes are the source homes, e.g. "local".
+	Homes []string
+	// Workspaces are the workspace names.
+	Workspaces []string
+	// SessionCount is the number of session lines that follow.
+	SessionCount int
+	// Extra keeps the header fields this package does not know, as read,
+	// and writes them back after the known ones, sorted by name.
+	Extra map[string]json.RawMessage
+}
+
+// Add counts s in h: one more session, and its agent, home ("local") and
+// workspace name in the lists, each once.
+func (h *Header) Add(s *session.Session) {
+	h.SessionCount++
+	h.AgentTypes = addOnce(h.AgentTypes, Agent(s.Source.CLI))
+	h.Homes = addOnce(h.Homes, "local")
+	name := s.Project.Name
+	if name == "" && s.Project.Path != "" {
+		name = path.Base(strings.ReplaceAll(s.Project.Path, `\`, "/"))
+	}
+	if name != "" {
+		h.Workspaces = addOnce(h.Workspaces, name)
+	}
+}
+
+func addOnce(list []string, v string) []string {
+	for _, x := range list {
+		if x == v {
+			return list
+		}
+	}
+	return append(list, v)
+}
+
+// headerJSON is the wire form of Header.
+type headerJSON struct {
+	Type            string   `json:"type"`
+	SchemaVersion   string   `json:"schema_version"`
+	ExportTimestamp string   `json:"export_timestamp"`
+	AgentTypes      []string `json:"agent_types"`
+	Homes           []string `json:"homes"`
+	Workspaces      []string `json:"workspaces"`
+	SessionCount    int      `json:"session_count"`
+}
+
+var headerKeys = map[string]bool{"type": true, "schema_version": true, "export_timestamp": true,
+	"agent_types": true, "homes": true, "workspaces": true, "session_count": true}
+
+// marshalHeader returns h's line, without the newline.
+func marshalHeader(h Header) ([]byte, error) {
+	w := headerJSON{
+		Type:            "header",
+		SchemaVersion:   h.SchemaVersion,
+		ExportTimestamp: formatExportTime(h.ExportTimestamp),
+		AgentTypes:      nonNil(h.AgentTypes),
+		Homes:           nonNil(h.Homes),
+		Workspaces:      nonNil(h.Workspaces),
+		SessionCount:    h.SessionCount,
+	}
+	if w.SchemaVersion == "" {
+		w.SchemaVersion = SchemaVersion
+	}
+	b, err := marshal(w)
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]string, 0, len(h.Extra))
+	for k := range h.Extra {
+		if !headerKeys[k] {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	if len(keys) == 0 {
+		return b, nil
+	}
+	b = b[:len(b)-1]
+	for _, k := range keys {
+		var v bytes.Buffer
+		if err := json.Compact(&v, h.Extra[k]); err != nil {
+			return nil, fmt.Errorf("header field %q: %w", k, err)
+		}
+		kb, _ := marshal(k)
+		b = append(b, ',')
+		b = append(b, kb...)
+		b = append(b, ':')
+		b = append(b, v.Bytes()...)
+	}
+	return append(b, '}'), nil
+}
+
+// formatExportTime writes the export time in UTC, to the second unless it
+// has a fraction.
+func formatExportTime(t time.Time) string {
+	if t.IsZero() {
+		t = time.Now()
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+// parseHeader reads a header line.
+func parseHeader(line []byte) (Header, []string, error) {
+	var w headerJSON
+	if err := json.Unmarshal(line, &w); err != nil {
+		return Header{}, nil, fmt.Errorf("not a header: %w", err)
+	}
+	if w.Type != "header" {
+		return Header{}, nil, fmt.Errorf("not a header: the first line's type is %q", w.Type)
+	}
+	major, _, _ := strings.Cut(w.SchemaVersion, ".")
+	if major != "1" {
+		return Header{}, nil, fmt.Errorf("schema_version %q is not supported (want 1.x)", w.SchemaVersion)
+	}
+	h := Header{SchemaVersion: w.SchemaVersion, AgentTypes: w.AgentTypes, Homes: w.Homes,
+		Workspaces: w.Workspaces, SessionCount: w.SessionCount}
+	var problems []string
+	if w.ExportTimestamp != "" {
+		t, err := session.ParseTime(w.ExportTimestamp)
+		if err != nil {
+			problems = append(problems, "export_timestamp: "+err.Error())
+		}
+		h.ExportTimestamp = t
+	}
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(line, &all); err == nil {
+		for k, v := range all {
+			if !headerKeys[k] {
+				if h.Extra == nil {
+					h.Extra = map[string]json.RawMessage{}
+				}
+				h.Extra[k] = v
+			}
+		}
+	}
+	return h, problems, nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// Agent returns the format's agent name for one of stead's CLI names:
+// "claude-code" for Claude Code; "codex", "gemini", "opencode" and "kimi"
+// as they are (the seed names only the first three). Any other name is
+// returned unchanged.
+func Agent(cli string) string {
+	if cli == session.Claude {
+		return "claude-code"
+	}
+	return cli
+}
+
+// CLI returns stead's CLI name for an agent name: the inverse of Agent,
+// also accepting "claude", "codex-cli", "gemini-cli" and "kimi-cli". The
+// name of an agent stead does not know is session.Universal, "" stays "".
+func CLI(agent string) string {
+	switch agent {
+	case "claude-code", "claude":
+		return session.Claude
+	case "codex", "codex-cli":
+		return session.Codex
+	case "gemini", "gemini-cli":
+		return session.Gemini
+	case "opencode":
+		return session.OpenCode
+	case "kimi", "kimi-cli":
+		return session.Kimi
+	case "", session.Universal:
+		return agent
+	}
+	return session.Universal
+}
+
+// encodeWorkspace is Claude Code's name for a project directory: every
+// character but an ASCII letter or digit becomes '-', per UTF-16 code unit
+// as JavaScript counts them.
+func encodeWorkspace(p string) string {
+	var b strings.Builder
+	b.Grow(len(p))
+	for _, r := range p {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		case r > 0xFFFF:
+			b.WriteString("--")
+		default:
+			b.WriteByte('-')
+		}
+	}
+	return b.String()
+}
+
+// LineError is a problem at one line of an export: a reader's warning, or
+// the error of a header it cannot read.
+type LineError struct {
+	Name string // the name the Reader was given
+	Line int    // 1-based
+	Err  error
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %v", e.Name, e.Line, e.Err) }
+
+func (e *LineError) Unwrap() error { return e.Err }
+
+// marshal encodes v compactly without escaping <, > and &, as session does.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
+}

@@ -1,0 +1,341 @@
+package agenthistory
+
+import (
+	"fmt"
+
+	"github.com/stead-dev/stead/session"
+)
+
+// sessionObject is the session object of s's line.
+func sessionObject(s *session.Session, strict bool) *sessionJSON {
+	o := &sessionJSON{
+		ID:               s.ID,
+		Agent:            Agent(s.Source.CLI),
+		Workspace:        s.Project.Path,
+		WorkspaceEncoded: encodeWorkspace(s.Project.Path),
+		StartedAt:        timePtr(s.Metadata.Created),
+		EndedAt:          timePtr(s.Metadata.LastModified),
+		Source:           sourceJSON{Type: "local", Path: s.Source.Path},
+		IsAgentSession:   isAgentSession(s),
+	}
+	if s.Parent != nil {
+		o.ParentSessionID = strPtr(&s.Parent.ID)
+		o.AgentID = strPtr(&s.Parent.AgentID)
+	}
+	x := &sessionExt{
+		OriginalID:  s.Source.OriginalID,
+		CLIVersion:  s.Source.Version,
+		Format:      s.Source.Format,
+		ProjectName: s.Project.Name,
+		Git:         s.Project.Git,
+		Title:       s.Title,
+		Tokens:      s.Metadata.Tokens,
+		Cost:        s.Metadata.Cost,
+		Parent:      s.Parent,
+		Subagents:   s.Subagents,
+		Warnings:    s.Warnings,
+	}
+	if s.Version != "" && s.Version != session.Version {
+		x.Version = s.Version
+	}
+	if CLI(o.Agent) != s.Source.CLI {
+		x.CLI = s.Source.CLI
+	}
+	if m := s.Model; m.Provider != "" || m.Model != "" || len(m.Config) > 0 {
+		x.Model = &modelJSON{Provider: m.Provider, Model: m.Model}
+		x.Model.Config, x.Model.ConfigText = raw(m.Config, strict)
+	}
+	if len(s.Records) > 0 {
+		x.Records = make([]recordJSON, len(s.Records))
+		for i, r := range s.Records {
+			x.Records[i].Line = r.Line
+			x.Records[i].Record, x.Records[i].Text = raw(r.Record, strict)
+		}
+	}
+	if x.Version != "" || x.CLI != "" || x.OriginalID != "" || x.CLIVersion != "" || x.Format != "" ||
+		x.ProjectName != "" || x.Git != nil || x.Model != nil || x.Title != "" || x.Tokens != nil ||
+		x.Cost != nil || x.Parent != nil || len(x.Subagents) > 0 || len(x.Records) > 0 || len(x.Warnings) > 0 {
+		o.Stead = x
+	}
+	return o
+}
+
+// encodeSession encodes s's session object with enc, as encodeMessage
+// encodes a message.
+func encodeSession(enc func(any) ([]byte, error), s *session.Session) ([]byte, error) {
+	b, err := enc(sessionObject(s, false))
+	if err != nil {
+		b, err = enc(sessionObject(s, true))
+	}
+	return b, err
+}
+
+// isAgentSession reports whether s is a subagent's run: linked to the
+// session that spawned it, or made only of sidechain entries. A fork is
+// not an agent session, though its parent_session_id is set.
+func isAgentSession(s *session.Session) bool {
+	if s.Parent != nil {
+		return s.Parent.Kind == session.LinkSubagent
+	}
+	if len(s.Timeline) == 0 {
+		return false
+	}
+	for i := range s.Timeline {
+		if !s.Timeline[i].Sidechain {
+			return false
+		}
+	}
+	return true
+}
+
+// role is the role of the message an entry goes in. Tool results are user
+// messages, as in the Claude API (the seed's "Questions for Review" 1).
+func role(t session.EntryType) string {
+	switch t {
+	case session.Assistant, session.ToolCall:
+		return "assistant"
+	case session.System:
+		return "system"
+	}
+	return "user"
+}
+
+// groups returns where each message of a timeline starts. The entries of
+// one model response (consecutive assistant and tool_call entries sharing
+// a MessageID) make one message; any other entry is a message of its own.
+func groups(tl []session.Entry) []int {
+	starts := make([]int, 0, len(tl))
+	for i := range tl {
+		if i > 0 && sameResponse(&tl[i-1], &tl[i]) {
+			continue
+		}
+		starts = append(starts, i)
+	}
+	return starts
+}
+
+func sameResponse(a, b *session.Entry) bool {
+	return a.MessageID != "" && a.MessageID == b.MessageID && groupable(a.Type) && groupable(b.Type)
+}
+
+func groupable(t session.EntryType) bool { return t == session.Assistant || t == session.ToolCall }
+
+// checkEntries reports the first entry a session line cannot hold.
+func checkEntries(s *session.Session) error {
+	for i := range s.Timeline {
+		if !s.Timeline[i].Type.Valid() {
+			return fmt.Errorf("agenthistory: session %q entry %q has invalid type %q", s.ID, s.Timeline[i].ID, s.Timeline[i].Type)
+		}
+	}
+	return nil
+}
+
+// msgCtx is what encoding a message needs to know of its session, and
+// the scratch space it encodes messages in: the value message returns is
+// valid until the next call.
+type msgCtx struct {
+	cwd, branch, version string
+	// calls maps a tool call's id to its tool_name, for the tool_name of
+	// its result.
+	calls map[string]*string
+	// strict makes raw JSON values checked in full rather than trusted to
+	// be valid when they look compact (see encodeMessage).
+	strict bool
+
+	m     messageJSON
+	meta  metadataJSON
+	model modelInfoJSON
+	usage tokenUsageJSON
+	exts  []entryExt
+	rest  []*entryExt
+	ts    string
+}
+
+func newMsgCtx(s *session.Session) *msgCtx {
+	c := &msgCtx{cwd: s.Project.Path, version: s.Source.Version}
+	if s.Project.Git != nil {
+		c.branch = s.Project.Git.Branch
+	}
+	results := false
+	for i := range s.Timeline {
+		if s.Timeline[i].Type == session.ToolResult {
+			results = true
+			break
+		}
+	}
+	if results {
+		c.calls = map[string]*string{}
+		for i := range s.Timeline {
+			e := &s.Timeline[i]
+			if e.Type == session.ToolCall {
+				if _, ok := c.calls[e.ID]; !ok {
+					c.calls[e.ID] = toolName(e)
+				}
+			}
+		}
+	}
+	return c
+}
+
+// toolName is a call's tool_name: the CLI's name, or the universal one
+// when the entry has none.
+func toolName(e *session.Entry) *string {
+	if e.OriginalTool != "" {
+		return &e.OriginalTool
+	}
+	return (*string)(&e.Tool)
+}
+
+var emptyString string
+
+// encodeMessage encodes the entries of one message with enc. Raw JSON
+// values (tool inputs, native records) that look compact are first
+// trusted to be valid, since enc checks them anyway; when enc finds one
+// that is not, the message is encoded again with each checked, and the
+// invalid ones written as strings.
+func (c *msgCtx) encodeMessage(enc func(any) ([]byte, error), es []session.Entry, index int, first, all bool) ([]byte, error) {
+	b, err := enc(c.message(es, index, first, all))
+	if err != nil {
+		c.strict = true
+		b, err = enc(c.message(es, index, first, all))
+		c.strict = false
+	}
+	return b, err
+}
+
+// message builds the entries of one message. The session-wide metadata
+// (cwd, git_branch, agent_version) is written on the first message, or on
+// every message when all is true.
+func (c *msgCtx) message(es []session.Entry, index int, first, all bool) *messageJSON {
+	n := len(es)
+	content := c.m.Content
+	if cap(content) < n {
+		content = make(blocks, n)
+	}
+	content = content[:n]
+	if cap(c.exts) < n {
+		c.exts = make([]entryExt, n)
+	}
+	exts := c.exts[:n]
+	e0 := &es[0]
+	c.m = messageJSON{
+		Index:      index,
+		UUID:       strPtr(&e0.ID),
+		ParentUUID: strPtr(&e0.ParentID),
+		Role:       role(e0.Type),
+		Content:    content,
+	}
+	if !e0.Timestamp.IsZero() {
+		c.ts = session.FormatTime(e0.Timestamp)
+		c.m.Timestamp = &c.ts
+	}
+	meta := &c.meta
+	*meta = metadataJSON{}
+	if first || all {
+		meta.CWD, meta.GitBranch, meta.AgentVersion = c.cwd, c.branch, c.version
+	}
+	meta.IsMeta = e0.Kind == session.KindMeta
+	if e0.Model != "" {
+		c.model = modelInfoJSON{Name: e0.Model}
+		meta.Model = &c.model
+	}
+	x := &exts[0]
+	*x = entryExt{MessageID: e0.MessageID}
+	if u := e0.Usage; u != nil {
+		c.usage = tokenUsageJSON{InputTokens: u.Input, OutputTokens: u.Output,
+			CacheCreationTokens: u.CacheWrite, CacheReadTokens: u.CacheRead}
+		meta.TokenUsage = &c.usage
+		x.ReasoningTokens = u.Reasoning
+	}
+	rest := c.rest[:0]
+	for i := range es {
+		e := &es[i]
+		b := &content[i]
+		*b = blockJSON{}
+		y := &exts[i]
+		if i > 0 {
+			*y = entryExt{}
+		}
+		c.block(b, y, e)
+		if i == 0 {
+			if e.Kind != session.KindMeta {
+				y.Kind = e.Kind
+			}
+			continue
+		}
+		y.Kind = e.Kind
+		if b.Type == "text" || *b.ToolID != e.ID {
+			y.ID = e.ID
+		}
+		if !e.Timestamp.Equal(e0.Timestamp) {
+			t := session.FormatTime(e.Timestamp)
+			y.Timestamp = &t
+		}
+		if e.ParentID != es[i-1].ID {
+			y.ParentID = &e.ParentID
+		}
+		if e.Model != e0.Model {
+			y.Model = &e.Model
+		}
+		y.Usage = e.Usage
+		rest = append(rest, y)
+	}
+	for len(rest) > 0 && rest[len(rest)-1].empty() {
+		rest = rest[:len(rest)-1]
+	}
+	c.rest = rest
+	if len(rest) > 0 {
+		x.Rest = rest
+	}
+	if !x.empty() {
+		meta.Stead = x
+	}
+	if *meta != (metadataJSON{}) {
+		c.m.Metadata = meta
+	}
+	return &c.m
+}
+
+// block fills b with e's content block and x with what the block cannot
+// hold of e, bar the fields message sets.
+func (c *msgCtx) block(b *blockJSON, x *entryExt, e *session.Entry) {
+	switch e.Type {
+	case session.ToolCall:
+		b.Type = "tool_use"
+		b.ToolID = &e.ID
+		b.ToolName = toolName(e)
+		x.Tool = string(e.Tool)
+		if e.OriginalTool == "" && e.Tool != "" {
+			x.OriginalTool = &e.OriginalTool
+		}
+		b.Input, x.InputText = inputValue(e.Input, c.strict)
+	case session.ToolResult:
+		b.Type = "tool_result"
+		b.ToolID = &e.CallID
+		b.ToolName = c.calls[e.CallID]
+		if b.ToolName == nil {
+			b.ToolName = &emptyString
+		}
+		b.Output = &e.Output
+		b.IsError = &no
+		if !e.Success {
+			b.IsError = &yes
+		}
+		x.Error = e.Error
+	default:
+		b.Type = "text"
+		b.Text = &e.Content
+	}
+	x.Status = string(e.Status)
+	x.Thinking = e.Thinking
+	x.Sidechain = e.Sidechain
+	x.Reasoning = e.Reasoning
+	x.Attachments = e.Attachments
+	x.Subagent = e.Subagent
+	x.Origin = e.Origin
+	x.CLI = e.CLI
+	if n := e.Native; n != nil {
+		x.Native = &nativeJSON{Line: n.Line, Part: n.Part, Path: n.Path}
+		x.Native.Record, x.Native.Text = raw(n.Record, c.strict)
+	}
+}
