@@ -210,7 +210,8 @@ func newSessionCmd(f *Factory) *cobra.Command {
 		Use:   "session",
 		Short: "List, show and total sessions of every CLI",
 	}
-	cmd.AddCommand(newListCmd(f, nil), newShowCmd(f, nil), newStatsCmd(f, nil), newConvertCmd(f, nil), newForkCmd(f, nil), newResumeCmd(f))
+	cmd.AddCommand(newListCmd(f, nil), newShowCmd(f, nil), newStatsCmd(f, nil), newConvertCmd(f, nil), newForkCmd(f, nil), newResumeCmd(f),
+		newExportCmd(f), newImportCmd(f), newValidateCmd(f))
 	return cmd
 }
 

@@ -1,0 +1,403 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stead-dev/stead/adapters"
+	"github.com/stead-dev/stead/agenthistory"
+	"github.com/stead-dev/stead/cusf"
+	"github.com/stead-dev/stead/internal/atomicfile"
+	"github.com/stead-dev/stead/session"
+)
+
+// ExportOptions are the inputs of `stead session export`.
+type ExportOptions struct {
+	Factory *Factory
+	Refs    []string
+	CLI     string
+	Scan    scanFlags
+	Format  string
+	Output  string
+	JSON    bool
+	Bus     BusFlags
+}
+
+// Export formats.
+const (
+	formatUSF    = "usf"
+	formatCUSF   = "cusf"
+	formatNDJSON = "ndjson"
+)
+
+func newExportCmd(f *Factory) *cobra.Command {
+	opts := &ExportOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "export [<ref>...] --format usf|cusf|ndjson [-o FILE|DIR]",
+		Short: "Export sessions as universal JSON, CUSF 1.0.0 or agent-history NDJSON",
+		Long: `Export sessions in an interchange format: the ones named (<cli>:<id>, <id>,
+<file> or run:<run>), or every session the filters keep (all of them by default).
+
+  usf     stead's universal session format: one JSON document per session
+          (-o DIR: <cli>-<id>.usf.json each; to stdout, one per line)
+  cusf    CODITECT Universal Session Format 1.0.0: one JSONL file per session
+          (-o DIR: named as the standard says; -o FILE or stdout: one session)
+  ndjson  agent-history NDJSON 1.0: every session in one file (-o FILE, .gz
+          compresses; -o DIR: export_<time>.ndjson; default stdout)
+
+Sessions are read and written one at a time. A session that cannot be read is
+reported on stderr and skipped; the export goes on. Files are written
+atomically and never replace an existing file.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Refs = args
+			if !slices.Contains([]string{formatUSF, formatCUSF, formatNDJSON}, opts.Format) {
+				return flagErrorf("--format: want usf, cusf or ndjson, got %q", opts.Format)
+			}
+			return exportRun(cmd, opts)
+		},
+	}
+	opts.Scan.register(cmd)
+	cmd.Flags().StringVar(&opts.Format, "format", "", "usf, cusf or ndjson (required)")
+	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "the file or (existing) directory to write to (default: stdout)")
+	cmd.Flags().StringVar(&opts.CLI, "from", "", "the CLI that wrote a file given by path, or that an id is looked up in")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print what was written as JSON (needs -o)")
+	addBusFlags(cmd, &opts.Bus)
+	return cmd
+}
+
+// exportItem is one session to export: where it is, and what is known
+// of it before it is read.
+type exportItem struct {
+	ref     string
+	cli     string
+	sref    session.Ref
+	project string
+}
+
+// exportReport is what an export wrote.
+type exportReport struct {
+	Format   string   `json:"format"`
+	Sessions int      `json:"sessions"`
+	Files    []string `json:"files"`
+	Bytes    int64    `json:"bytes"`
+	Skipped  []string `json:"skipped"`
+}
+
+func exportRun(cmd *cobra.Command, opts *ExportOptions) error {
+	f := opts.Factory
+	ctx := cmd.Context()
+	items, err := exportItems(cmd, opts)
+	if err != nil {
+		return err
+	}
+	if len(items) == 0 {
+		return fmt.Errorf("no session to export: %w", session.ErrNotFound)
+	}
+	dir := ""
+	if opts.Output != "" {
+		if fi, err := os.Stat(opts.Output); err == nil && fi.IsDir() {
+			dir = opts.Output
+		}
+	}
+	switch {
+	case opts.JSON && opts.Output == "":
+		return flagErrorf("--json describes the files written: give -o")
+	case opts.Format == formatCUSF && dir == "" && len(items) > 1:
+		return flagErrorf("a CUSF file holds one session: give -o DIR for %d sessions", len(items))
+	}
+	rep := &exportReport{Format: opts.Format, Files: []string{}, Skipped: []string{}}
+	prog := newExportProgress(f.IO, len(items))
+	defer prog.done()
+	open := func(it exportItem) (*session.Session, error) {
+		s, err := openExport(ctx, f, opts, it)
+		if err != nil {
+			fmt.Fprintf(f.IO.ErrOut, "stead: skipped %s: %v\n", it.ref, err)
+			rep.Skipped = append(rep.Skipped, it.ref)
+			return nil, err
+		}
+		return s, nil
+	}
+	now := time.Now().UTC()
+	switch {
+	case opts.Format == formatNDJSON:
+		err = exportNDJSON(f, opts, items, dir, now, rep, open, prog)
+	case dir != "":
+		for i, it := range items {
+			s, err := open(it)
+			if err != nil {
+				continue
+			}
+			name := filepath.Join(dir, safeName(s.Source.CLI+"-"+s.ID)+".usf.json")
+			if opts.Format == formatCUSF {
+				name = filepath.Join(dir, cusf.FileName(s, "export", now))
+			}
+			n, err := writeNewFile(name, func(w io.Writer) error { return encodeOne(w, opts.Format, s, now) })
+			if err != nil {
+				return err
+			}
+			rep.Sessions++
+			rep.Files, rep.Bytes = append(rep.Files, name), rep.Bytes+n
+			prog.update(i+1, rep.Bytes)
+		}
+	default:
+		write := func(w io.Writer) error {
+			for i, it := range items {
+				s, err := open(it)
+				if err != nil {
+					continue
+				}
+				if err := encodeOne(w, opts.Format, s, now); err != nil {
+					return err
+				}
+				rep.Sessions++
+				prog.update(i+1, 0)
+			}
+			return nil
+		}
+		if opts.Output != "" {
+			n, werr := writeNewFile(opts.Output, write)
+			rep.Files, rep.Bytes, err = append(rep.Files, opts.Output), n, werr
+		} else {
+			bw := bufio.NewWriterSize(f.IO.Out, 256<<10)
+			err = write(bw)
+			if ferr := bw.Flush(); err == nil {
+				err = ferr
+			}
+		}
+	}
+	prog.done()
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return printJSON(f.IO.Out, rep)
+	}
+	if opts.Output != "" {
+		fmt.Fprintf(f.IO.ErrOut, "stead: exported %d sessions as %s (%s) to %s\n", rep.Sessions, opts.Format, humanBytes(rep.Bytes), opts.Output)
+	}
+	if len(rep.Skipped) > 0 {
+		return fmt.Errorf("%d of %d sessions could not be read (see above)", len(rep.Skipped), len(items))
+	}
+	return nil
+}
+
+// exportItems lists the sessions to export: the refs, or what a scan
+// with the filters keeps.
+func exportItems(cmd *cobra.Command, opts *ExportOptions) ([]exportItem, error) {
+	f := opts.Factory
+	if len(opts.Refs) > 0 {
+		var out []exportItem
+		for _, r := range opts.Refs {
+			it := exportItem{ref: r}
+			if !strings.HasPrefix(r, "run:") {
+				a, ref, err := resolveRef(f.Env, r, opts.CLI)
+				if err != nil {
+					return nil, err
+				}
+				it.cli, it.sref = a.Name, ref
+			}
+			out = append(out, it)
+		}
+		return out, nil
+	}
+	filter, err := opts.Scan.filter(time.Now())
+	if err != nil {
+		return nil, err
+	}
+	res, err := scan(cmd, f, &opts.Scan, session.DetailList)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", w)
+	}
+	var out []exportItem
+	for i := range res.Summaries {
+		s := &res.Summaries[i]
+		if filter.Keep(s) {
+			out = append(out, exportItem{ref: s.CLI + ":" + s.ID, cli: s.CLI, project: s.Project,
+				sref: session.Ref{CLI: s.CLI, ID: s.ID, Path: s.Path, Size: s.Size, Parent: parentID(s.Parent)}})
+		}
+	}
+	return out, nil
+}
+
+func parentID(l *session.Link) string {
+	if l == nil {
+		return ""
+	}
+	return l.ID
+}
+
+func openExport(ctx context.Context, f *Factory, opts *ExportOptions, it exportItem) (*session.Session, error) {
+	if strings.HasPrefix(it.ref, "run:") {
+		b, err := connectBus(ctx, f, opts.Bus, true)
+		if err != nil {
+			return nil, err
+		}
+		defer b.Close()
+		return loadSession(ctx, f, b, it.ref, "")
+	}
+	a, _ := adapters.Lookup(it.cli)
+	return a.Open(f.Env, it.sref)
+}
+
+// encodeOne writes one session in a per-session format.
+func encodeOne(w io.Writer, format string, s *session.Session, now time.Time) error {
+	if format == formatCUSF {
+		return cusf.NewEncoder(w, cusf.Options{Exporter: "stead/" + version, Now: func() time.Time { return now }}).Encode(s)
+	}
+	return session.Encode(w, s, false)
+}
+
+func exportNDJSON(f *Factory, opts *ExportOptions, items []exportItem, dir string, now time.Time, rep *exportReport,
+	open func(exportItem) (*session.Session, error), prog *exportProgress) error {
+	h := agenthistory.Header{ExportTimestamp: now, Homes: []string{"local"}, SessionCount: len(items)}
+	for _, it := range items {
+		h.AgentTypes = appendNew(h.AgentTypes, agenthistory.Agent(it.cli))
+		if it.project != "" {
+			h.Workspaces = appendNew(h.Workspaces, it.project)
+		}
+	}
+	var out io.Writer = f.IO.Out
+	var closer io.Closer
+	path := opts.Output
+	if dir != "" {
+		path = filepath.Join(dir, "export_"+now.Format("20060102_150405")+".ndjson")
+	}
+	if path != "" {
+		w, c, err := agenthistory.Create(path, h)
+		if err != nil {
+			return err
+		}
+		err = writeNDJSON(w, items, rep, open, prog)
+		if cerr := c.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+		if fi, err := os.Stat(path); err == nil {
+			rep.Bytes = fi.Size()
+		}
+		rep.Files = append(rep.Files, path)
+		return nil
+	}
+	bw := bufio.NewWriterSize(out, 256<<10)
+	w, err := agenthistory.NewWriter(bw, h)
+	if err != nil {
+		return err
+	}
+	closer = w
+	err = writeNDJSON(w, items, rep, open, prog)
+	if cerr := closer.Close(); err == nil {
+		err = cerr
+	}
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+func writeNDJSON(w *agenthistory.Writer, items []exportItem, rep *exportReport, open func(exportItem) (*session.Session, error), prog *exportProgress) error {
+	for i, it := range items {
+		s, err := open(it)
+		if err != nil {
+			continue
+		}
+		if err := w.Write(s); err != nil {
+			return err
+		}
+		rep.Sessions++
+		prog.update(i+1, 0)
+	}
+	return nil
+}
+
+func appendNew(list []string, v string) []string {
+	if v == "" || slices.Contains(list, v) {
+		return list
+	}
+	return append(list, v)
+}
+
+// safeName keeps a file name to letters, digits, '.', '_' and '-'.
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-' {
+			return r
+		}
+		return '_'
+	}, strings.TrimLeft(s, "."))
+}
+
+// writeNewFile writes a new file atomically, refusing to replace one, and
+// returns its size.
+func writeNewFile(path string, write func(io.Writer) error) (int64, error) {
+	if _, err := os.Lstat(path); err == nil {
+		return 0, fmt.Errorf("%s exists: stead does not replace files", path)
+	}
+	var n int64
+	err := atomicfile.CreateFunc(path, 0o644, func(w io.Writer) error {
+		cw := &countWriter{w: w}
+		err := write(cw)
+		n = cw.n
+		return err
+	})
+	return n, err
+}
+
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// exportProgress prints "exported N/M sessions" on a terminal's stderr.
+type exportProgress struct {
+	io    *IOStreams
+	total int
+	last  time.Time
+	start time.Time
+	shown bool
+}
+
+func newExportProgress(io *IOStreams, total int) *exportProgress {
+	return &exportProgress{io: io, total: total, start: time.Now()}
+}
+
+func (p *exportProgress) update(done int, bytes int64) {
+	now := time.Now()
+	if !p.io.ErrTTY || now.Sub(p.start) < 500*time.Millisecond || now.Sub(p.last) < 100*time.Millisecond {
+		return
+	}
+	p.last, p.shown = now, true
+	fmt.Fprintf(p.io.ErrOut, "\rexporting: %d/%d sessions ", done, p.total)
+	if bytes > 0 {
+		fmt.Fprintf(p.io.ErrOut, "(%s) ", humanBytes(bytes))
+	}
+}
+
+func (p *exportProgress) done() {
+	if p.shown {
+		fmt.Fprint(p.io.ErrOut, "\r\033[K")
+		p.shown = false
+	}
+}
+
+var errNoFormat = errors.New("the file is in no format stead knows (CUSF, agent-history NDJSON or universal JSON)")

@@ -1,0 +1,283 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stead-dev/stead/agenthistory"
+	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/cusf"
+	"github.com/stead-dev/stead/session"
+)
+
+// openInterchange opens an exported file, gunzipping it when it is
+// gzipped, and says which format it is in.
+func openInterchange(path string) (*bufio.Reader, string, func() error, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	var r io.Reader = f
+	closer := f.Close
+	br := bufio.NewReaderSize(r, 64<<10)
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			f.Close()
+			return nil, "", nil, fmt.Errorf("%s: %w", path, err)
+		}
+		br = bufio.NewReaderSize(zr, 64<<10)
+	}
+	head, _ := br.Peek(4096)
+	head = bytes.TrimLeft(head, " \t\r\n\ufeff")
+	first, _, _ := bytes.Cut(head, []byte("\n"))
+	switch {
+	case bytes.HasPrefix(first, []byte(`{"_meta"`)) || bytes.Contains(first, []byte(`"_meta":`)) && bytes.Contains(first, []byte(`"cusf"`)):
+		return br, formatCUSF, closer, nil
+	case bytes.Contains(first, []byte(`"type":"header"`)) || bytes.Contains(first, []byte(`"type": "header"`)):
+		return br, formatNDJSON, closer, nil
+	case bytes.HasPrefix(head, []byte("{")):
+		return br, formatUSF, closer, nil
+	}
+	f.Close()
+	return nil, "", nil, fmt.Errorf("%s: %w", path, errNoFormat)
+}
+
+// readInterchange reads every session of an exported file, one at a time,
+// calling fn for each; problems with single lines are warnings.
+func readInterchange(path string, fn func(*session.Session) error) (string, []error, error) {
+	br, format, closeFile, err := openInterchange(path)
+	if err != nil {
+		return "", nil, err
+	}
+	defer closeFile()
+	switch format {
+	case formatCUSF:
+		s, warns, err := cusf.Decode(br, path)
+		if err != nil {
+			return format, warns, err
+		}
+		return format, warns, fn(s)
+	case formatNDJSON:
+		r, err := agenthistory.NewReader(br, path)
+		if err != nil {
+			return format, nil, err
+		}
+		for {
+			s, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				return format, r.Warnings(), nil
+			}
+			if err != nil {
+				return format, r.Warnings(), err
+			}
+			if err := fn(s); err != nil {
+				return format, r.Warnings(), err
+			}
+		}
+	}
+	// Universal JSON: one document, or one per line.
+	dec := json.NewDecoder(br)
+	for n := 1; ; n++ {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); errors.Is(err, io.EOF) {
+			return format, nil, nil
+		} else if err != nil {
+			return format, nil, fmt.Errorf("%s: session %d: %w", path, n, err)
+		}
+		s, err := session.Unmarshal(raw)
+		if err != nil {
+			return format, nil, fmt.Errorf("%s: session %d: %w", path, n, err)
+		}
+		if err := fn(s); err != nil {
+			return format, nil, err
+		}
+	}
+}
+
+// ImportOptions are the inputs of `stead session import`.
+type ImportOptions struct {
+	Factory *Factory
+	File    string
+	JSON    bool
+	Bus     BusFlags
+}
+
+type importedJSON struct {
+	Run     string `json:"run"`
+	CLI     string `json:"cli"`
+	ID      string `json:"id"`
+	Entries int    `json:"entries"`
+}
+
+func newImportCmd(f *Factory) *cobra.Command {
+	opts := &ImportOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "import <file>",
+		Short: "Import sessions from CUSF, agent-history NDJSON or universal JSON",
+		Long: `Import the sessions of an exported file (the format is detected; .gz is read
+too) and store each on the bus as a finished run, so that it can be shown,
+forked, exported and resumed in any CLI like a native one:
+
+    stead session import backup.ndjson
+    stead session show run:<run>
+    stead session resume run:<run> --to codex
+
+A line that cannot be read is reported with its file and line, and the rest is
+imported.`,
+		Args: oneArg("import needs the file to import"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.File = args[0]
+			return importRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the runs made as JSON")
+	addBusFlags(cmd, &opts.Bus)
+	return cmd
+}
+
+func importRun(ctx context.Context, opts *ImportOptions) error {
+	f := opts.Factory
+	if _, err := os.Stat(opts.File); err != nil {
+		return err
+	}
+	b, err := connectBus(ctx, f, opts.Bus, true)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	host, _ := os.Hostname()
+	out := []importedJSON{}
+	format, warns, err := readInterchange(opts.File, func(s *session.Session) error {
+		id := newRunID()
+		if err := storeImported(ctx, b, id, s); err != nil {
+			return err
+		}
+		now := time.Now().UTC()
+		putRun(b, session.Run{ID: id, CLI: s.Source.CLI, SessionID: s.ID, Host: host, Supervisor: supervisorName(host),
+			State: session.RunExited, Reason: "imported from " + opts.File, Entries: len(s.Timeline),
+			Started: s.Metadata.Created, Ended: now}, f.Logger)
+		out = append(out, importedJSON{Run: id, CLI: s.Source.CLI, ID: s.ID, Entries: len(s.Timeline)})
+		if !opts.JSON {
+			fmt.Fprintf(f.IO.Out, "run:%s  %s:%s  %d entries\n", id, s.Source.CLI, s.ID, len(s.Timeline))
+		}
+		return nil
+	})
+	for _, w := range warns {
+		fmt.Fprintf(f.IO.ErrOut, "warning: %v\n", w)
+	}
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return printJSON(f.IO.Out, map[string]any{"format": format, "sessions": out})
+	}
+	fmt.Fprintf(f.IO.ErrOut, "stead: imported %d sessions from %s (%s); show one with: stead session show run:<run>\n", len(out), opts.File, format)
+	return nil
+}
+
+func storeImported(ctx context.Context, b *bus.Bus, id string, s *session.Session) error {
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(session.Encode(pw, s, false)) }()
+	err := b.PutSession(ctx, id, pr)
+	pr.CloseWithError(err)
+	return err
+}
+
+// ValidateOptions are the inputs of `stead session validate`.
+type ValidateOptions struct {
+	Factory *Factory
+	File    string
+	Grade   bool
+	JSON    bool
+}
+
+// ErrInvalid is returned when a file fails validation.
+var ErrInvalid = errors.New("the file is not valid")
+
+func newValidateCmd(f *Factory) *cobra.Command {
+	opts := &ValidateOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "validate <file> [--grade]",
+		Short: "Validate a CUSF file (schema, structure, reconstruction, grade) or an agent-history NDJSON file",
+		Long: `Validate an exported file. A CUSF 1.0.0 file is checked against the standard's
+JSON Schema line by line, against its structural rules (the _meta line first,
+session_start before messages, every tool_result after its tool_use, matching
+session ids, timestamps in order) and, with --grade, by the reconstruction
+test (import, export again, compare) and graded A to F as the standard says.
+An agent-history NDJSON file is read whole, each line checked. Every failure
+names its line and rule. The exit code is 0 only for a valid file.`,
+		Args: oneArg("validate needs the file to check"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.File = args[0]
+			return validateRun(opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.Grade, "grade", false, "also run the reconstruction test and grade the file (CUSF)")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the result as JSON")
+	return cmd
+}
+
+func validateRun(opts *ValidateOptions) error {
+	f := opts.Factory
+	br, format, closeFile, err := openInterchange(opts.File)
+	if err != nil {
+		return err
+	}
+	defer closeFile()
+	if format == formatCUSF {
+		res, err := cusf.Validate(br, opts.File, cusf.ValidateOptions{Reconstruct: opts.Grade})
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			if err := printJSON(f.IO.Out, res); err != nil {
+				return err
+			}
+		} else {
+			res.WriteText(f.IO.Out)
+		}
+		if !res.Pass() {
+			return ErrInvalid
+		}
+		return nil
+	}
+	closeFile()
+	sessions := 0
+	_, warns, err := readInterchange(opts.File, func(*session.Session) error { sessions++; return nil })
+	problems := []string{}
+	for _, w := range warns {
+		problems = append(problems, w.Error())
+	}
+	if err != nil {
+		problems = append(problems, err.Error())
+	}
+	if opts.JSON {
+		if err := printJSON(f.IO.Out, map[string]any{"format": format, "sessions": sessions, "valid": len(problems) == 0, "errors": problems}); err != nil {
+			return err
+		}
+	} else {
+		for _, p := range problems {
+			fmt.Fprintf(f.IO.Out, "❌ %s\n", p)
+		}
+		verdict := "✅"
+		if len(problems) > 0 {
+			verdict = "❌"
+		}
+		fmt.Fprintf(f.IO.Out, "%s %s: %d sessions read, %d problems\n", verdict, format, sessions, len(problems))
+	}
+	if len(problems) > 0 {
+		return ErrInvalid
+	}
+	return nil
+}
