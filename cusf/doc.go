@@ -44,6 +44,13 @@
 // earlier); ended_at the last time written or the session's last
 // modification, whichever is later.
 //
+// Encoder.EncodeStream writes the same file from a session's metadata and
+// its timeline given an entry at a time (Entries), for sessions too large
+// to hold: it keeps the set of tool ids written and a few entries read
+// ahead (the tool calls of the response after an assistant message, and
+// the entries before the first one with a time, as started_at depends on
+// it). Encode is EncodeStream of the session's timeline.
+//
 // # What is lost going from the universal format to CUSF
 //
 // CUSF has no place for: entry kinds other than error (injected context,

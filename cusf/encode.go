@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"strconv"
 	"strings"
@@ -51,26 +52,80 @@ func NewEncoder(w io.Writer, opts Options) *Encoder {
 // Encode writes s as one whole CUSF file: the _meta line, session_start,
 // a line per timeline entry (plus the assistant messages and tool_use
 // lines CUSF needs and the timeline lacks, see the package documentation),
-// and session_end. Lines are written as they are made; only the output
-// buffer and the set of tool ids already written are held.
+// and session_end. It is EncodeStream of s and its timeline.
 func (e *Encoder) Encode(s *session.Session) error {
+	return e.EncodeStream(s, sliceEntries(s.Timeline))
+}
+
+// Entries gives the timeline entries of a session one at a time, in
+// timeline order, for EncodeStream. Next returns nil and io.EOF after the
+// last entry; any other error ends the export with that error. The entry
+// Next returns may be reused (overwritten) by the next call: the Encoder
+// copies what it keeps.
+type Entries interface {
+	Next() (*session.Entry, error)
+}
+
+// sliceEntries gives the entries of a timeline held in memory.
+func sliceEntries(tl []session.Entry) Entries { return &timeline{tl} }
+
+// timeline is the Entries of a timeline held in memory. Its entries stay
+// put, so the Encoder keeps pointers to them instead of copies.
+type timeline struct{ tl []session.Entry }
+
+func (t *timeline) Next() (*session.Entry, error) {
+	if len(t.tl) == 0 {
+		return nil, io.EOF
+	}
+	e := &t.tl[0]
+	t.tl = t.tl[1:]
+	return e, nil
+}
+
+func (*timeline) stable() {}
+
+// EncodeStream writes the same file as Encode would for meta with the
+// timeline entries gives, without holding the timeline: meta is the
+// session (its Timeline is ignored), entries its timeline in order.
+//
+// Lines are written as they are made. What is held besides the output
+// buffer is the set of tool ids written and a window of entries read
+// ahead, which the mapping needs:
+//
+//   - started_at depends on the first entry with a time, so the entries
+//     before it (which are written with that time) are held until it is
+//     read: none in a session whose entries all have times, all of them in
+//     one with no time at all (legacy and injected sessions, which are
+//     small);
+//   - an assistant message (written or made up) carries the usage and
+//     model of the tool calls of its response that follow it, and its
+//     stop_reason depends on the entry after it, so the run of tool calls
+//     after it is held, plus one entry: a few entries for one response.
+func (e *Encoder) EncodeStream(meta *session.Session, entries Entries) error {
 	bw := bufio.NewWriterSize(e.w, 64<<10)
-	w := &writer{enc: json.NewEncoder(bw), s: s, emitted: map[string]bool{}}
+	w := &writer{enc: json.NewEncoder(bw), s: meta, emitted: map[string]bool{}}
+	w.in.src = entries
+	_, w.in.stable = entries.(interface{ stable() })
+	w.in.err = &w.err
 	w.enc.SetEscapeHTML(false)
-	if s.Source.Format == Format {
+	if meta.Source.Format == Format {
 		w.native = true
-		w.start, w.end = nativeBounds(s.Records)
+		w.start, w.end = nativeBounds(meta.Records)
 	}
 	now := e.opts.now()
 	exporter := e.opts.Exporter
 	if exporter == "" {
 		exporter = "stead"
 	}
-	w.put(metaLine{Meta: meta{Format: Format, Version: Version,
-		ExportedAt: now.UTC().Format(time.RFC3339), Exporter: exporter}})
+	w.put(newMetaLine(now, exporter))
 	w.sessionStart(now)
-	for i := range s.Timeline {
-		w.entry(i)
+	for i := 0; w.err == nil; i++ {
+		en := w.in.peek(0)
+		if en == nil {
+			break
+		}
+		w.entry(i, en)
+		w.in.pop()
 	}
 	w.sessionEnd()
 	if w.err != nil {
@@ -79,11 +134,115 @@ func (e *Encoder) Encode(s *session.Session) error {
 	return bw.Flush()
 }
 
+func newMetaLine(now time.Time, exporter string) metaLine {
+	return metaLine{Meta: meta{Format: Format, Version: Version,
+		ExportedAt: now.UTC().Format(time.RFC3339), Exporter: exporter}}
+}
+
+// window holds the entries read from an Entries and not yet written:
+// the current one first, then those read ahead.
+type window struct {
+	src    Entries
+	stable bool // entries stay valid after the next call: keep pointers
+	buf    []*session.Entry
+	head   int
+	free   []*session.Entry // copies written, to copy into again
+	eof    bool
+	err    *error // the writer's error, set when reading fails
+}
+
+// peek returns the k-th entry from the current one (0), reading as far
+// ahead as needed, or nil after the last entry or on an error.
+func (q *window) peek(k int) *session.Entry {
+	for len(q.buf)-q.head <= k {
+		if q.eof {
+			return nil
+		}
+		e, err := q.src.Next()
+		switch {
+		case err == io.EOF:
+			q.eof = true
+			return nil
+		case err == nil && e == nil:
+			err = errors.New("cusf: Entries.Next returned no entry and no error")
+			fallthrough
+		case err != nil:
+			q.eof = true
+			if *q.err == nil {
+				*q.err = err
+			}
+			return nil
+		}
+		if !q.stable {
+			var c *session.Entry
+			if n := len(q.free); n > 0 {
+				c, q.free = q.free[n-1], q.free[:n-1]
+			} else {
+				c = new(session.Entry)
+			}
+			copyEntry(c, e)
+			e = c
+		}
+		q.buf = append(q.buf, e)
+	}
+	return q.buf[q.head+k]
+}
+
+// pop drops the current entry, which the writer no longer refers to.
+func (q *window) pop() {
+	if !q.stable && len(q.free) < 16 {
+		q.free = append(q.free, q.buf[q.head])
+	}
+	q.buf[q.head] = nil
+	q.head++
+	if q.head == len(q.buf) {
+		q.buf, q.head = q.buf[:0], 0
+	} else if q.head >= 64 && 2*q.head >= len(q.buf) {
+		n := copy(q.buf, q.buf[q.head:])
+		clear(q.buf[n:])
+		q.buf, q.head = q.buf[:n], 0
+	}
+}
+
+// copyEntry copies the parts of e the writer reads into c, an earlier
+// copy whose buffers it reuses, so that c survives the source reusing e.
+func copyEntry(c, e *session.Entry) {
+	input, usage, native := c.Input[:0], c.Usage, c.Native
+	*c = session.Entry{
+		ID: e.ID, Timestamp: e.Timestamp, Type: e.Type,
+		Content: e.Content, Thinking: e.Thinking,
+		Tool: e.Tool, OriginalTool: e.OriginalTool,
+		CallID: e.CallID, Success: e.Success, Output: e.Output, Error: e.Error,
+		ParentID: e.ParentID, Kind: e.Kind, Model: e.Model, MessageID: e.MessageID,
+	}
+	if e.Input != nil {
+		c.Input = append(input, e.Input...)
+		if c.Input == nil {
+			c.Input = json.RawMessage{}
+		}
+	}
+	if e.Usage != nil {
+		if usage == nil {
+			usage = new(session.Usage)
+		}
+		*usage = *e.Usage
+		c.Usage = usage
+	}
+	if e.Native != nil && len(e.Native.Record) > 0 {
+		if native == nil {
+			native = new(session.Native)
+		}
+		native.Record = append(native.Record[:0], e.Native.Record...)
+		c.Native = native
+	}
+}
+
 // writer is the state of one Encode.
 type writer struct {
 	enc *json.Encoder
 	err error
-	s   *session.Session
+	s   *session.Session // the session, whose Timeline is not used
+	in  window
 
 	// native is set for a session decoded from CUSF: the fields the
 	// universal model has no place for come from the native records.
@@ -123,11 +282,17 @@ func (w *writer) sessionID() string {
 
 // startTime is started_at: the session's creation time, or the first
 // entry's time when that is earlier or the creation time is unknown, or
-// (a session with no time at all) its last modification, or now.
-func startTime(s *session.Session, now time.Time) time.Time {
+// (a session with no time at all) its last modification, or now. It reads
+// ahead to the first entry with a time, holding the entries before it.
+func (w *writer) startTime(now time.Time) time.Time {
+	s := w.s
 	t := s.Metadata.Created
-	for i := range s.Timeline {
-		if ts := s.Timeline[i].Timestamp; !ts.IsZero() {
+	for k := 0; ; k++ {
+		e := w.in.peek(k)
+		if e == nil {
+			break
+		}
+		if ts := e.Timestamp; !ts.IsZero() {
 			if t.IsZero() || ts.Before(t) {
 				t = ts
 			}
@@ -155,7 +320,7 @@ func (w *writer) stamp(t time.Time) string {
 
 func (w *writer) sessionStart(now time.Time) {
 	s := w.s
-	w.last = startTime(s, now)
+	w.last = w.startTime(now)
 	l := startLine{
 		Type:        TypeSessionStart,
 		SessionID:   w.sessionID(),
@@ -238,29 +403,33 @@ func role(t session.EntryType) string {
 	return "user"
 }
 
-func (w *writer) entry(i int) {
-	e := &w.s.Timeline[i]
+// entry writes e, the i-th entry (from 0) and the current one of w.in.
+func (w *writer) entry(i int, e *session.Entry) {
 	switch e.Type {
 	case session.User, session.Assistant, session.System:
 		w.message(i, e)
 	case session.ToolCall:
-		w.toolUse(i, e)
+		w.toolUse(e)
 	case session.ToolResult:
 		w.toolResult(e)
 	}
 }
 
-// owned sums the usage of the tool calls after entry i that belong to the
-// response with message id msg (the calls the assistant message written
-// for it owns), and returns the first model they name.
-func (w *writer) owned(i int, msg string) (u *session.Usage, model string) {
-	tl := w.s.Timeline
-	for j := i + 1; j < len(tl) && tl[j].Type == session.ToolCall && sameResponse(msg, tl[j].MessageID); j++ {
-		if tl[j].Usage != nil {
-			u = addUsage(u, tl[j].Usage)
+// owned sums the usage of the tool calls after the current entry that
+// belong to the response with message id msg (the calls the assistant
+// message written for it owns), and returns the first model they name.
+// It reads ahead to the end of those calls.
+func (w *writer) owned(msg string) (u *session.Usage, model string) {
+	for k := 1; ; k++ {
+		c := w.in.peek(k)
+		if c == nil || c.Type != session.ToolCall || !sameResponse(msg, c.MessageID) {
+			break
+		}
+		if c.Usage != nil {
+			u = addUsage(u, c.Usage)
 		}
 		if model == "" {
-			model = tl[j].Model
+			model = c.Model
 		}
 	}
 	return u, model
@@ -306,7 +475,7 @@ func (w *writer) message(i int, e *session.Entry) {
 	u := e.Usage
 	w.owner.valid = false
 	if e.Type == session.Assistant {
-		cu, model := w.owned(i, e.MessageID)
+		cu, model := w.owned(e.MessageID)
 		if cu != nil {
 			u = addUsage(u, cu)
 		}
@@ -315,7 +484,7 @@ func (w *writer) message(i int, e *session.Entry) {
 		}
 		w.owner = owner{id: l.MessageID, messageID: e.MessageID, valid: true}
 	}
-	l.StopReason = w.stopReason(i, e)
+	l.StopReason = w.stopReason(e)
 	if n := w.nativeOf(e); n != nil {
 		l.StopReason = ""
 		if n.StopReason != nil && validStop(*n.StopReason) {
@@ -327,17 +496,16 @@ func (w *writer) message(i int, e *session.Entry) {
 
 // stopReason derives a message's stop_reason: error for an error entry;
 // for an assistant message, tool_use when tool calls of its response
-// follow, nothing when more of its response follows, else end_turn.
-func (w *writer) stopReason(i int, e *session.Entry) string {
+// follow, nothing when more of its response follows, else end_turn. e is
+// the current entry; the next one is read ahead.
+func (w *writer) stopReason(e *session.Entry) string {
 	if e.Kind == session.KindError {
 		return StopError
 	}
 	if e.Type != session.Assistant {
 		return ""
 	}
-	tl := w.s.Timeline
-	if i+1 < len(tl) {
-		next := &tl[i+1]
+	if next := w.in.peek(1); next != nil {
 		switch {
 		case next.Type == session.ToolCall && sameResponse(e.MessageID, next.MessageID):
 			return StopToolUse
@@ -395,7 +563,7 @@ func toolInput(raw json.RawMessage) json.RawMessage {
 	return b
 }
 
-func (w *writer) toolUse(i int, e *session.Entry) {
+func (w *writer) toolUse(e *session.Entry) {
 	ts := w.stamp(e.Timestamp)
 	if !w.owner.valid || !sameResponse(w.owner.messageID, e.MessageID) {
 		// No assistant message of this response was written: write an
@@ -408,7 +576,7 @@ func (w *writer) toolUse(i int, e *session.Entry) {
 			l.ParentID = &e.ParentID
 		}
 		u := e.Usage
-		cu, model := w.owned(i, e.MessageID)
+		cu, model := w.owned(e.MessageID)
 		if cu != nil {
 			u = addUsage(u, cu)
 		}
