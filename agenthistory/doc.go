@@ -11,8 +11,20 @@
 // the lists come first in the file, and a Writer streams); Header.Add
 // counts a session in. Each Write encodes one session's line, a message at
 // a time, and keeps nothing of it, so memory follows the largest message
-// (and, a little, the longest session), not the export. Create writes a
-// file atomically and gzips it when its name ends in ".gz".
+// (and, a little, the longest session), not the export. WriteStream
+// writes a line the same way from a session without its timeline and an
+// Entries giving the timeline one entry at a time, so a session larger
+// than memory can be exported: it holds the current message, and, for the
+// graph, a hash of each entry id, each message's uuid and its parent
+// message (about 40 bytes a message for a Claude Code session). Write is
+// WriteStream over the timeline, and writes the same bytes. Create writes
+// a file atomically and gzips it when its name ends in ".gz".
+//
+// A line is written in order, so what comes first in it is made from the
+// session without its timeline: the session object (started_at and
+// ended_at are the session's Created and LastModified, not read off the
+// timeline), and a tool result's tool_name, which is that of the first
+// call with its id in the result's message or before it.
 //
 // The mapping:
 //
@@ -22,20 +34,23 @@
 //     name for it (every character but an ASCII letter or digit becomes
 //     '-'); source is {type "local", host null, path of the native file}.
 //   - is_agent_session is true for a subagent's session (linked to its
-//     parent as a subagent, or all sidechain); parent_session_id and
-//     agent_id come from the parent link, for a fork too.
+//     parent as a subagent); parent_session_id and agent_id come from the
+//     parent link, for a fork too.
 //   - The entries of one model response (consecutive assistant and
 //     tool_call entries sharing a MessageID) make one assistant message of
 //     text and tool_use blocks; every other entry is a message of its own.
 //     A tool result is a user message with a tool_result block carrying the
-//     call's tool_name, as in the Claude API (the seed's review question 1).
+//     call's tool_name (see above), as in the Claude API (the seed's review
+//     question 1).
 //     tool_name is the CLI's tool name.
 //   - A message's uuid is its first entry's id (a tool_use block's tool_id
 //     is its entry's id) and its parent_uuid that entry's parent. The
 //     graph, written only when the session branches, has as fork points
 //     the messages with more than one child (a message's parent being the
 //     message holding its parent_uuid) and as active path the line from
-//     the root to the last message.
+//     the root to the last message. Ids are told apart by a 64-bit hash
+//     there: two ids of one session with the same hash, a chance of about
+//     n²/2⁶⁵ for n ids, would be taken for one.
 //   - Metadata: model name and token_usage (cache creation = USF cache
 //     writes) from the first entry; is_meta for a meta entry; cwd,
 //     git_branch and agent_version, which USF keeps per session, on the

@@ -71,21 +71,12 @@ func encodeSession(enc func(any) ([]byte, error), s *session.Session) ([]byte, e
 }
 
 // isAgentSession reports whether s is a subagent's run: linked to the
-// session that spawned it, or made only of sidechain entries. A fork is
-// not an agent session, though its parent_session_id is set.
+// session that spawned it. A fork is not an agent session, though its
+// parent_session_id is set. It looks at the link only, not the timeline,
+// so that the session object, first in its line, can be written before
+// the entries are read (see WriteStream).
 func isAgentSession(s *session.Session) bool {
-	if s.Parent != nil {
-		return s.Parent.Kind == session.LinkSubagent
-	}
-	if len(s.Timeline) == 0 {
-		return false
-	}
-	for i := range s.Timeline {
-		if !s.Timeline[i].Sidechain {
-			return false
-		}
-	}
-	return true
+	return s.Parent != nil && s.Parent.Kind == session.LinkSubagent
 }
 
 // role is the role of the message an entry goes in. Tool results are user
@@ -100,18 +91,14 @@ func role(t session.EntryType) string {
 	return "user"
 }
 
-// groups returns where each message of a timeline starts. The entries of
-// one model response (consecutive assistant and tool_call entries sharing
-// a MessageID) make one message; any other entry is a message of its own.
-func groups(tl []session.Entry) []int {
-	starts := make([]int, 0, len(tl))
-	for i := range tl {
-		if i > 0 && sameResponse(&tl[i-1], &tl[i]) {
-			continue
-		}
-		starts = append(starts, i)
+// messageEnd returns where the message starting at tl[i] ends. The
+// entries of one model response (consecutive assistant and tool_call
+// entries sharing a MessageID) make one message; any other entry is a
+// message of its own.
+func messageEnd(tl []session.Entry, i int) int {
+	for i++; i < len(tl) && sameResponse(&tl[i-1], &tl[i]); i++ {
 	}
-	return starts
+	return i
 }
 
 func sameResponse(a, b *session.Entry) bool {
@@ -135,9 +122,11 @@ func checkEntries(s *session.Session) error {
 // valid until the next call.
 type msgCtx struct {
 	cwd, branch, version string
-	// calls maps a tool call's id to its tool_name, for the tool_name of
-	// its result.
-	calls map[string]*string
+	// ids gives a tool result the tool_name of its call: the first call
+	// with its id in the same or an earlier message (a call further on
+	// is not known yet when a stream's result is written). The caller
+	// adds each message to it before encoding the message.
+	ids *lineIndex
 	// strict makes raw JSON values checked in full rather than trusted to
 	// be valid when they look compact (see encodeMessage).
 	strict bool
@@ -151,28 +140,12 @@ type msgCtx struct {
 	ts    string
 }
 
-func newMsgCtx(s *session.Session) *msgCtx {
-	c := &msgCtx{cwd: s.Project.Path, version: s.Source.Version}
+// newMsgCtx returns the context of a session's messages; it looks at the
+// session's project and source only, not its timeline.
+func newMsgCtx(s *session.Session, ids *lineIndex) *msgCtx {
+	c := &msgCtx{cwd: s.Project.Path, version: s.Source.Version, ids: ids}
 	if s.Project.Git != nil {
 		c.branch = s.Project.Git.Branch
-	}
-	results := false
-	for i := range s.Timeline {
-		if s.Timeline[i].Type == session.ToolResult {
-			results = true
-			break
-		}
-	}
-	if results {
-		c.calls = map[string]*string{}
-		for i := range s.Timeline {
-			e := &s.Timeline[i]
-			if e.Type == session.ToolCall {
-				if _, ok := c.calls[e.ID]; !ok {
-					c.calls[e.ID] = toolName(e)
-				}
-			}
-		}
 	}
 	return c
 }
@@ -312,7 +285,7 @@ func (c *msgCtx) block(b *blockJSON, x *entryExt, e *session.Entry) {
 	case session.ToolResult:
 		b.Type = "tool_result"
 		b.ToolID = &e.CallID
-		b.ToolName = c.calls[e.CallID]
+		b.ToolName = c.ids.toolName(e.CallID)
 		if b.ToolName == nil {
 			b.ToolName = &emptyString
 		}

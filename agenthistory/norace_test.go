@@ -59,3 +59,45 @@ func TestWriteHeapBounded(t *testing.T) {
 		t.Errorf("heap in use reached %d bytes, more than %d (start %d + one session %d + 4 MB)", peak, limit, base, single)
 	}
 }
+
+// TestWriteStreamHeapBounded streams one session of 200,000 entries (about
+// 150 MB of export), each made when it is read, and checks the live heap
+// stays within 8 MB of the start: WriteStream holds one message and a few
+// dozen bytes per message for the graph, not the timeline or the line.
+func TestWriteStreamHeapBounded(t *testing.T) {
+	n := 200_000
+	if testing.Short() {
+		n = 20_000
+	}
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapInuse
+	}
+	var c counter
+	w, err := agenthistory.NewWriter(&c, agenthistory.Header{SessionCount: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, g := newGenerated(n)
+	base := heap()
+	var peak uint64
+	g.step = func(i int) {
+		if i%10_000 == 0 || i == n-1 {
+			peak = max(peak, heap())
+		}
+	}
+	if err := w.WriteStream(meta, g); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	const limit = 8 << 20
+	t.Logf("%d entries, %.0f MB written; heap at most %.2f MB above the start, limit %d MB",
+		n, float64(c.n)/(1<<20), float64(peak-base)/(1<<20), limit>>20)
+	if peak > base+limit {
+		t.Errorf("heap in use reached %d bytes above the start, more than %d", peak-base, limit)
+	}
+}

@@ -213,12 +213,7 @@ func (r *Reader) decode(b []byte, line int) (*session.Session, error) {
 	}
 
 	if g := l.Graph; len(g) > 0 && string(g) != "null" && !keep {
-		keep = !r.same(g, func(bool) ([]byte, error) {
-			if g := graph(s.Timeline, groups(s.Timeline)); g != nil {
-				return r.encode(g)
-			}
-			return []byte("null"), nil
-		})
+		keep = !r.same(g, func(bool) ([]byte, error) { return r.encodeGraph(s.Timeline) })
 	}
 	if keep {
 		rec := map[string]json.RawMessage{"type": json.RawMessage(`"session"`), "session": l.Session}
@@ -239,9 +234,10 @@ func (r *Reader) decode(b []byte, line int) (*session.Session, error) {
 
 	// Keep each message that its entries do not give back whole as their
 	// native record, in this file at this line.
-	ctx := newMsgCtx(s)
+	ctx := newMsgCtx(s, newLineIndex(false))
 	for k, sp := range spans {
 		es := s.Timeline[sp.start:sp.end]
+		ctx.ids.add(es)
 		if r.same(sp.raw, func(all bool) ([]byte, error) { return ctx.encodeMessage(r.encode, es, sp.index, k == 0, all) }) {
 			continue
 		}
@@ -257,6 +253,23 @@ func (r *Reader) decode(b []byte, line int) (*session.Session, error) {
 		}
 	}
 	return s, nil
+}
+
+// encodeGraph returns the conversation graph of a timeline, as a Writer
+// writes it, or null for a linear one.
+func (r *Reader) encodeGraph(tl []session.Entry) ([]byte, error) {
+	ids := newLineIndex(true)
+	for i := 0; i < len(tl); {
+		end := messageEnd(tl, i)
+		ids.add(tl[i:end])
+		i = end
+	}
+	var out bytes.Buffer
+	wrote, err := ids.writeGraph(&out, "", r.encode)
+	if !wrote {
+		return []byte("null"), err
+	}
+	return out.Bytes(), err
 }
 
 // jsonErr words a decoding error for a person who knows the format, not

@@ -10,12 +10,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/stead-dev/stead/session"
 )
 
-// Writer writes an export: the header, then one session line per Write.
+// Writer writes an export: the header, then one session line per Write
+// or WriteStream.
 // It encodes a line a message at a time and keeps nothing of the sessions
 // it wrote, so memory does not grow with the export.
 type Writer struct {
@@ -46,6 +48,8 @@ func NewWriter(w io.Writer, h Header) (*Writer, error) {
 // (nil, an entry of an unknown type, a cost that is not a number) is
 // refused before anything is written, and the Writer goes on; an error
 // writing leaves the Writer failed, every later call returning it.
+//
+// Write is WriteStream with s as meta and its timeline as the entries.
 func (w *Writer) Write(s *session.Session) error {
 	if w.err != nil {
 		return w.err
@@ -56,40 +60,92 @@ func (w *Writer) Write(s *session.Session) error {
 	if err := checkEntries(s); err != nil {
 		return err // nothing written: the Writer can go on
 	}
+	return w.writeLine(s, &sliceMessages{tl: s.Timeline})
+}
+
+// Entries gives a session's timeline one entry at a time, in order, for
+// WriteStream. Next returns io.EOF after the last entry. The entry it
+// returns, and what the entry points to, may be reused by the next call:
+// WriteStream copies what it keeps.
+type Entries interface {
+	Next() (*session.Entry, error)
+}
+
+// WriteStream writes a session line as Write does, without the whole
+// timeline in memory: meta is the session without its timeline (its
+// Timeline is not read) and entries gives the timeline in order. The line
+// is written as it goes: the session object, then each message once its
+// entries are read (only the current message is held), then the
+// conversation graph, for which a few dozen bytes per message are kept
+// (see the package documentation).
+//
+// The session object comes first in the line, so it is made from meta
+// alone: started_at and ended_at are meta.Metadata.Created and
+// LastModified as given (Write takes them from the session's metadata
+// the same way), and the tokens, cost, title, links, records and
+// warnings are meta's, so a caller fills them from a summary of the
+// session before writing it.
+//
+// A session object the format cannot hold (a cost that is not a number)
+// is refused before anything is written, and the Writer goes on. Any
+// later error (an entry of an unknown type, an error from entries, an
+// error writing) comes with the line half written, and leaves the Writer
+// failed.
+func (w *Writer) WriteStream(meta *session.Session, entries Entries) error {
+	if w.err != nil {
+		return w.err
+	}
+	if meta == nil {
+		return errors.New("agenthistory: nil session")
+	}
+	if entries == nil {
+		return errors.New("agenthistory: nil entries")
+	}
+	return w.writeLine(meta, &streamMessages{src: entries})
+}
+
+// messages gives a line's messages in order, each the entries of one,
+// valid until the next call; io.EOF after the last.
+type messages interface {
+	next() ([]session.Entry, error)
+}
+
+// writeLine writes the session line of meta and its messages.
+func (w *Writer) writeLine(meta *session.Session, msgs messages) error {
 	// The session object is the only part that can fail to encode (a cost
 	// that is not a number): encode it before writing anything.
-	obj, err := encodeSession(w.encode, s)
+	obj, err := encodeSession(w.encode, meta)
 	if err != nil {
-		return fmt.Errorf("agenthistory: session %q: %w", s.ID, err)
+		return fmt.Errorf("agenthistory: session %q: %w", meta.ID, err)
 	}
 	w.bw.WriteString(`{"type":"session","session":`)
 	w.bw.Write(obj)
 	w.bw.WriteString(`,"messages":[`)
-	tl := s.Timeline
-	starts := groups(tl)
-	ctx := newMsgCtx(s)
-	for m, st := range starts {
-		end := len(tl)
-		if m+1 < len(starts) {
-			end = starts[m+1]
+	ids := newLineIndex(true)
+	ctx := newMsgCtx(meta, ids)
+	for m := 0; ; m++ {
+		es, err := msgs.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return w.fail(fmt.Errorf("agenthistory: session %q: %w", meta.ID, err))
 		}
 		if m > 0 {
 			w.bw.WriteByte(',')
 		}
-		b, err := ctx.encodeMessage(w.encode, tl[st:end], m+1, m == 0, false)
+		ids.add(es)
+		b, err := ctx.encodeMessage(w.encode, es, m+1, m == 0, false)
 		if err != nil {
-			return w.fail(fmt.Errorf("agenthistory: session %q message %d: %w", s.ID, m+1, err))
+			return w.fail(fmt.Errorf("agenthistory: session %q message %d: %w", meta.ID, m+1, err))
 		}
-		w.bw.Write(b)
+		if _, err := w.bw.Write(b); err != nil {
+			return w.fail(fmt.Errorf("agenthistory: %w", err))
+		}
 	}
 	w.bw.WriteByte(']')
-	if g := graph(tl, starts); g != nil {
-		b, err := w.encode(g)
-		if err != nil {
-			return w.fail(fmt.Errorf("agenthistory: session %q graph: %w", s.ID, err))
-		}
-		w.bw.WriteString(`,"graph":`)
-		w.bw.Write(b)
+	if _, err := ids.writeGraph(w.bw, `,"graph":`, w.encode); err != nil {
+		return w.fail(fmt.Errorf("agenthistory: session %q graph: %w", meta.ID, err))
 	}
 	w.bw.WriteString("}\n")
 	if w.buf.Cap() > 1<<20 {
@@ -101,6 +157,104 @@ func (w *Writer) Write(s *session.Session) error {
 		return w.fail(fmt.Errorf("agenthistory: %w", err))
 	}
 	return nil
+}
+
+// sliceMessages gives the messages of a timeline held in memory.
+type sliceMessages struct {
+	tl []session.Entry
+	i  int
+}
+
+func (s *sliceMessages) next() ([]session.Entry, error) {
+	if s.i >= len(s.tl) {
+		return nil, io.EOF
+	}
+	st := s.i
+	s.i = messageEnd(s.tl, st)
+	return s.tl[st:s.i], nil
+}
+
+// streamMessages groups the entries of an Entries into messages, copying
+// each entry: it reads one entry past the message it returns.
+type streamMessages struct {
+	src     Entries
+	cur     []session.Entry
+	ahead   session.Entry // the next message's first entry, when hasNext
+	hasNext bool
+	done    bool
+}
+
+func (s *streamMessages) next() ([]session.Entry, error) {
+	if !s.hasNext {
+		ok, err := s.read(&s.ahead)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, io.EOF
+		}
+	}
+	clear(s.cur)
+	s.cur = append(s.cur[:0], s.ahead)
+	s.hasNext = false
+	for {
+		ok, err := s.read(&s.ahead)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		if !sameResponse(&s.cur[len(s.cur)-1], &s.ahead) {
+			s.hasNext = true
+			break
+		}
+		s.cur = append(s.cur, s.ahead)
+	}
+	return s.cur, nil
+}
+
+// read copies the next entry to dst, and reports whether there was one.
+func (s *streamMessages) read(dst *session.Entry) (bool, error) {
+	if s.done {
+		return false, nil
+	}
+	e, err := s.src.Next()
+	switch {
+	case err == io.EOF:
+		s.done = true
+		return false, nil
+	case err != nil:
+		return false, err
+	case e == nil:
+		return false, errors.New("entries gave a nil entry")
+	case !e.Type.Valid():
+		return false, fmt.Errorf("entry %q has invalid type %q", e.ID, e.Type)
+	}
+	copyEntry(dst, e)
+	return true, nil
+}
+
+// copyEntry makes dst a copy of src that shares nothing an Entries may
+// reuse.
+func copyEntry(dst, src *session.Entry) {
+	*dst = *src
+	dst.Input = bytes.Clone(src.Input)
+	if src.Usage != nil {
+		u := *src.Usage
+		dst.Usage = &u
+	}
+	dst.Reasoning = slices.Clone(src.Reasoning)
+	dst.Attachments = slices.Clone(src.Attachments)
+	if src.Subagent != nil {
+		l := *src.Subagent
+		dst.Subagent = &l
+	}
+	if src.Native != nil {
+		nv := *src.Native
+		nv.Record = bytes.Clone(src.Native.Record)
+		dst.Native = &nv
+	}
 }
 
 // encode returns v's JSON, valid until the next call.
