@@ -202,9 +202,10 @@ func writeSession(opts *ConvertOptions, src adapters.Adapter, s *session.Session
 // streamMemory is the soft memory limit of a streamed conversion.
 const streamMemory = 48 << 20
 
-// streamAbove is the size from which a session file is converted as it
-// is read rather than read whole first.
-const streamAbove = 32 << 20
+// streamAbove is the size from which a session file is converted (or
+// exported) as it is read rather than read whole first; a variable so
+// that tests can stream small files.
+var streamAbove int64 = 32 << 20
 
 // openForConvert reads the session to convert: whole, or, for a large
 // file whose adapter has a stream decoder, only its summary up front and
@@ -244,7 +245,7 @@ func metaOf(cli string, sum session.Summary) *session.Session {
 	}
 	return &session.Session{ID: sum.ID, Source: session.Source{CLI: cli, Path: sum.Path},
 		Project: session.Project{Path: sum.Project}, Model: session.Model{Model: model}, Title: sum.Title,
-		Metadata: session.Metadata{Created: sum.Start}}
+		Metadata: session.Metadata{Created: sum.Start, LastModified: sum.End}}
 }
 
 // convertTo writes the native session to out.

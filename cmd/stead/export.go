@@ -17,6 +17,7 @@ import (
 	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/agenthistory"
 	"github.com/stead-dev/stead/cusf"
+	"github.com/stead-dev/stead/inject"
 	"github.com/stead-dev/stead/internal/atomicfile"
 	"github.com/stead-dev/stead/session"
 )
@@ -118,14 +119,13 @@ func exportRun(cmd *cobra.Command, opts *ExportOptions) error {
 	rep := &exportReport{Format: opts.Format, Files: []string{}, Skipped: []string{}}
 	prog := newExportProgress(f.IO, len(items))
 	defer prog.done()
-	open := func(it exportItem) (*session.Session, error) {
-		s, err := openExport(ctx, f, opts, it)
+	open := func(it exportItem) (exportSource, error) {
+		src, err := openExport(ctx, f, opts, it)
 		if err != nil {
 			fmt.Fprintf(f.IO.ErrOut, "stead: skipped %s: %v\n", it.ref, err)
 			rep.Skipped = append(rep.Skipped, it.ref)
-			return nil, err
 		}
-		return s, nil
+		return src, err
 	}
 	now := time.Now().UTC()
 	switch {
@@ -133,15 +133,17 @@ func exportRun(cmd *cobra.Command, opts *ExportOptions) error {
 		err = exportNDJSON(f, opts, items, dir, now, rep, open, prog)
 	case dir != "":
 		for i, it := range items {
-			s, err := open(it)
+			src, err := open(it)
 			if err != nil {
 				continue
 			}
+			s := src.s
 			name := filepath.Join(dir, safeName(s.Source.CLI+"-"+s.ID)+".usf.json")
 			if opts.Format == formatCUSF {
 				name = filepath.Join(dir, cusf.FileName(s, "export", now))
 			}
-			n, err := writeNewFile(name, func(w io.Writer) error { return encodeOne(w, opts.Format, s, now) })
+			n, err := writeNewFile(name, func(w io.Writer) error { return encodeOne(w, opts.Format, src, now) })
+			src.close()
 			if err != nil {
 				return err
 			}
@@ -152,11 +154,13 @@ func exportRun(cmd *cobra.Command, opts *ExportOptions) error {
 	default:
 		write := func(w io.Writer) error {
 			for i, it := range items {
-				s, err := open(it)
+				src, err := open(it)
 				if err != nil {
 					continue
 				}
-				if err := encodeOne(w, opts.Format, s, now); err != nil {
+				err = encodeOne(w, opts.Format, src, now)
+				src.close()
+				if err != nil {
 					return err
 				}
 				rep.Sessions++
@@ -239,29 +243,150 @@ func parentID(l *session.Link) string {
 	return l.ID
 }
 
-func openExport(ctx context.Context, f *Factory, opts *ExportOptions, it exportItem) (*session.Session, error) {
+// exportSource is a session to export: whole, or, for a large file, what
+// its summary says of it and its entries as the file is read.
+type exportSource struct {
+	s       *session.Session
+	entries *entryStream
+	close   func()
+}
+
+func openExport(ctx context.Context, f *Factory, opts *ExportOptions, it exportItem) (exportSource, error) {
+	nothing := func() {}
 	if strings.HasPrefix(it.ref, "run:") {
 		b, err := connectBus(ctx, f, opts.Bus, true)
 		if err != nil {
-			return nil, err
+			return exportSource{}, err
 		}
 		defer b.Close()
-		return loadSession(ctx, f, b, it.ref, "")
+		s, err := loadSession(ctx, f, b, it.ref, "")
+		return exportSource{s: s, close: nothing}, err
 	}
 	a, _ := adapters.Lookup(it.cli)
-	return a.Open(f.Env, it.sref)
+	ref := it.sref
+	// A large file of a CLI whose files hold their whole conversation is
+	// read as it is written out: its full decoder (native records and
+	// all, unlike the faster one a conversion uses) as a stream.
+	if fi, err := os.Stat(ref.Path); err == nil && fi.Mode().IsRegular() && fi.Size() > streamAbove &&
+		a.StreamDecoder != nil && a.NewDecoder != nil && a.SummarizeFile != nil {
+		ref.Size = fi.Size()
+		sum, err := a.SummarizeFile(ref, session.DetailFull)
+		if err != nil {
+			return exportSource{}, err
+		}
+		file, err := os.Open(ref.Path)
+		if err != nil {
+			return exportSource{}, err
+		}
+		return exportSource{s: metaOf(a.Name, sum), close: func() { file.Close() },
+			entries: &entryStream{events: a.NewDecoder(file), name: ref.Path, warn: f.IO.ErrOut}}, nil
+	}
+	s, err := a.Open(f.Env, ref)
+	return exportSource{s: s, close: nothing}, err
+}
+
+// exportWindow is how many entries a streamed export holds back, so that
+// updates a later record makes to them (a tool call's status, a
+// response's usage) are applied before they are written.
+const exportWindow = 256
+
+// entryStream turns a stream decoder's events into entries in order,
+// holding a window of them to apply updates.
+type entryStream struct {
+	events  inject.Stream
+	name    string
+	warn    io.Writer
+	pending []session.Entry
+	out     session.Entry
+	done    bool
+	late    int
+}
+
+func (s *entryStream) Next() (*session.Entry, error) {
+	for !s.done && len(s.pending) <= exportWindow {
+		ev, err := s.events.Decode()
+		if errors.Is(err, io.EOF) {
+			s.done = true
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", s.name, err)
+		}
+		if ev.Warning != nil {
+			fmt.Fprintf(s.warn, "warning: %s\n", ev.Warning)
+		}
+		s.pending = append(s.pending, ev.Entries...)
+		for _, u := range ev.Updates {
+			if !s.update(u) {
+				s.late++
+			}
+		}
+	}
+	if len(s.pending) == 0 {
+		if s.late > 0 {
+			fmt.Fprintf(s.warn, "warning: %s: %d updates came after their entry was written (a status, usage or model is missing there)\n", s.name, s.late)
+			s.late = 0
+		}
+		return nil, io.EOF
+	}
+	s.out = s.pending[0]
+	s.pending = s.pending[1:]
+	if cap(s.pending) > 4*exportWindow && len(s.pending) < exportWindow {
+		s.pending = append([]session.Entry(nil), s.pending...)
+	}
+	return &s.out, nil
+}
+
+func (s *entryStream) update(u session.Update) bool {
+	for i := len(s.pending) - 1; i >= 0; i-- {
+		e := &s.pending[i]
+		if e.ID != u.EntryID {
+			continue
+		}
+		if u.Status != "" {
+			e.Status = u.Status
+		}
+		if u.Usage != nil {
+			e.Usage = u.Usage
+		}
+		if u.Model != "" {
+			e.Model = u.Model
+		}
+		if u.Subagent != nil {
+			e.Subagent = u.Subagent
+		}
+		return true
+	}
+	return false
 }
 
 // encodeOne writes one session in a per-session format.
-func encodeOne(w io.Writer, format string, s *session.Session, now time.Time) error {
+func encodeOne(w io.Writer, format string, src exportSource, now time.Time) error {
 	if format == formatCUSF {
-		return cusf.NewEncoder(w, cusf.Options{Exporter: "stead/" + version, Now: func() time.Time { return now }}).Encode(s)
+		enc := cusf.NewEncoder(w, cusf.Options{Exporter: "stead/" + version, Now: func() time.Time { return now }})
+		if src.entries != nil {
+			return enc.EncodeStream(src.s, src.entries)
+		}
+		return enc.Encode(src.s)
 	}
-	return session.Encode(w, s, false)
+	if src.entries != nil {
+		// A universal document holds its timeline whole.
+		for {
+			e, err := src.entries.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return err
+			}
+			src.s.Timeline = append(src.s.Timeline, *e)
+		}
+	}
+	return session.Encode(w, src.s, false)
 }
 
 func exportNDJSON(f *Factory, opts *ExportOptions, items []exportItem, dir string, now time.Time, rep *exportReport,
-	open func(exportItem) (*session.Session, error), prog *exportProgress) error {
+	open func(exportItem) (exportSource, error), prog *exportProgress) error {
 	h := agenthistory.Header{ExportTimestamp: now, Homes: []string{"local"}, SessionCount: len(items)}
 	for _, it := range items {
 		h.AgentTypes = appendNew(h.AgentTypes, agenthistory.Agent(it.cli))
@@ -309,13 +434,19 @@ func exportNDJSON(f *Factory, opts *ExportOptions, items []exportItem, dir strin
 	return err
 }
 
-func writeNDJSON(w *agenthistory.Writer, items []exportItem, rep *exportReport, open func(exportItem) (*session.Session, error), prog *exportProgress) error {
+func writeNDJSON(w *agenthistory.Writer, items []exportItem, rep *exportReport, open func(exportItem) (exportSource, error), prog *exportProgress) error {
 	for i, it := range items {
-		s, err := open(it)
+		src, err := open(it)
 		if err != nil {
 			continue
 		}
-		if err := w.Write(s); err != nil {
+		if src.entries != nil {
+			err = w.WriteStream(src.s, src.entries)
+		} else {
+			err = w.Write(src.s)
+		}
+		src.close()
+		if err != nil {
 			return err
 		}
 		rep.Sessions++

@@ -50,9 +50,16 @@ func TestExportCUSFValidates(t *testing.T) {
 	t.Logf("%d sessions exported as CUSF, %d graded A", rep.Sessions, gradeA)
 
 	// Files are never replaced.
-	_, errOut, code := run(t, env, "session", "export", "--format", "cusf", "-o", dir)
-	if code == ExitOK || !strings.Contains(errOut, "exists") {
-		t.Errorf("a second export into the same folder: exit %d, %s", code, errOut)
+	var listing listed
+	json.Unmarshal([]byte(mustRun(t, env, "session", "list", "--json")), &listing)
+	a, b := listing.Sessions[0], listing.Sessions[1]
+	one := filepath.Join(dir, "one.jsonl")
+	mustRun(t, env, "session", "export", "--format", "cusf", "-o", one, a.CLI+":"+a.ID)
+	before, _ := os.ReadFile(one)
+	_, errOut, code := run(t, env, "session", "export", "--format", "usf", "-o", one, b.CLI+":"+b.ID)
+	after, _ := os.ReadFile(one)
+	if code == ExitOK || !strings.Contains(errOut, "exists") || string(before) != string(after) {
+		t.Errorf("exporting over an existing file: exit %d, %s", code, errOut)
 	}
 }
 
@@ -112,5 +119,45 @@ func TestNDJSONRoundTrip(t *testing.T) {
 	out, _, code := run(t, env, "session", "validate", file)
 	if code != ExitOK || !strings.Contains(out, "0 problems") {
 		t.Errorf("validate: exit %d\n%s", code, out)
+	}
+}
+
+// TestExportStreamed exports every session as it is read (as a large
+// file is), in both formats: the CUSF files still validate, and the NDJSON
+// file holds the same entries as the sessions read whole.
+func TestExportStreamed(t *testing.T) {
+	env := homes(t)
+	whole := filepath.Join(t.TempDir(), "whole.ndjson")
+	mustRun(t, env, "session", "export", "--format", "ndjson", "-o", whole)
+	defer func(n int64) { streamAbove = n }(streamAbove)
+	streamAbove = 0
+	streamed := filepath.Join(t.TempDir(), "streamed.ndjson")
+	mustRun(t, env, "session", "export", "--format", "ndjson", "-o", streamed)
+	count := func(file string) map[string]int {
+		out := map[string]int{}
+		if _, _, err := readInterchange(file, func(s *session.Session) error {
+			out[s.Source.CLI+":"+s.ID] = len(s.Timeline)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	w, s := count(whole), count(streamed)
+	if len(w) == 0 || len(w) != len(s) {
+		t.Fatalf("%d sessions whole, %d streamed", len(w), len(s))
+	}
+	for k, n := range w {
+		if s[k] != n {
+			t.Errorf("%s: %d entries streamed, %d whole", k, s[k], n)
+		}
+	}
+	dir := t.TempDir()
+	mustRun(t, env, "session", "export", "--format", "cusf", "-o", dir)
+	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	for _, f := range files {
+		if out, _, code := run(t, env, "session", "validate", "--grade", f); code != ExitOK {
+			t.Errorf("%s streamed does not validate:\n%s", filepath.Base(f), out)
+		}
 	}
 }
