@@ -54,6 +54,22 @@ type Update struct {
 	Subagent *Link      `json:"subagent,omitempty"`
 }
 
+// Apply makes the update's changes to e, the entry it names.
+func (u Update) Apply(e *Entry) {
+	if u.Status != "" {
+		e.Status = u.Status
+	}
+	if u.Usage != nil {
+		e.Usage = u.Usage
+	}
+	if u.Model != "" {
+		e.Model = u.Model
+	}
+	if u.Subagent != nil {
+		e.Subagent = u.Subagent
+	}
+}
+
 // Builder folds events into a Session.
 type Builder struct {
 	s     Session
@@ -91,19 +107,7 @@ func (b *Builder) Add(ev Event) {
 		if !ok {
 			continue
 		}
-		e := &b.s.Timeline[i]
-		if u.Status != "" {
-			e.Status = u.Status
-		}
-		if u.Usage != nil {
-			e.Usage = u.Usage
-		}
-		if u.Model != "" {
-			e.Model = u.Model
-		}
-		if u.Subagent != nil {
-			e.Subagent = u.Subagent
-		}
+		u.Apply(&b.s.Timeline[i])
 	}
 	if ev.Warning != nil {
 		b.s.Warnings = append(b.s.Warnings, *ev.Warning)

@@ -119,54 +119,43 @@ func exportRun(cmd *cobra.Command, opts *ExportOptions) error {
 	rep := &exportReport{Format: opts.Format, Files: []string{}, Skipped: []string{}}
 	prog := newExportProgress(f.IO, len(items))
 	defer prog.done()
-	open := func(it exportItem) (exportSource, error) {
-		src, err := openExport(ctx, f, opts, it)
-		if err != nil {
-			fmt.Fprintf(f.IO.ErrOut, "stead: skipped %s: %v\n", it.ref, err)
-			rep.Skipped = append(rep.Skipped, it.ref)
-		}
-		return src, err
-	}
-	now := time.Now().UTC()
-	switch {
-	case opts.Format == formatNDJSON:
-		err = exportNDJSON(f, opts, items, dir, now, rep, open, prog)
-	case dir != "":
+	// each reads the sessions one at a time and hands each to fn; one
+	// that cannot be read is reported and skipped.
+	each := func(fn func(src exportSource) error) error {
 		for i, it := range items {
-			src, err := open(it)
+			src, err := openExport(ctx, f, opts, it)
 			if err != nil {
+				fmt.Fprintf(f.IO.ErrOut, "stead: skipped %s: %v\n", it.ref, err)
+				rep.Skipped = append(rep.Skipped, it.ref)
 				continue
 			}
-			s := src.s
-			name := filepath.Join(dir, safeName(s.Source.CLI+"-"+s.ID)+".usf.json")
-			if opts.Format == formatCUSF {
-				name = filepath.Join(dir, cusf.FileName(s, "export", now))
-			}
-			n, err := writeNewFile(name, func(w io.Writer) error { return encodeOne(w, opts.Format, src, now) })
+			err = fn(src)
 			src.close()
 			if err != nil {
 				return err
 			}
 			rep.Sessions++
-			rep.Files, rep.Bytes = append(rep.Files, name), rep.Bytes+n
 			prog.update(i+1, rep.Bytes)
 		}
+		return nil
+	}
+	now := time.Now().UTC()
+	switch {
+	case opts.Format == formatNDJSON:
+		err = exportNDJSON(f, opts, items, dir, now, rep, each)
+	case dir != "":
+		err = each(func(src exportSource) error {
+			name := filepath.Join(dir, safeName(src.s.Source.CLI+"-"+src.s.ID)+".usf.json")
+			if opts.Format == formatCUSF {
+				name = filepath.Join(dir, cusf.FileName(src.s, "export", now))
+			}
+			n, err := writeNewFile(name, func(w io.Writer) error { return encodeOne(w, opts.Format, src, now) })
+			rep.Files, rep.Bytes = append(rep.Files, name), rep.Bytes+n
+			return err
+		})
 	default:
 		write := func(w io.Writer) error {
-			for i, it := range items {
-				src, err := open(it)
-				if err != nil {
-					continue
-				}
-				err = encodeOne(w, opts.Format, src, now)
-				src.close()
-				if err != nil {
-					return err
-				}
-				rep.Sessions++
-				prog.update(i+1, 0)
-			}
-			return nil
+			return each(func(src exportSource) error { return encodeOne(w, opts.Format, src, now) })
 		}
 		if opts.Output != "" {
 			n, werr := writeNewFile(opts.Output, write)
@@ -339,23 +328,10 @@ func (s *entryStream) Next() (*session.Entry, error) {
 
 func (s *entryStream) update(u session.Update) bool {
 	for i := len(s.pending) - 1; i >= 0; i-- {
-		e := &s.pending[i]
-		if e.ID != u.EntryID {
-			continue
+		if s.pending[i].ID == u.EntryID {
+			u.Apply(&s.pending[i])
+			return true
 		}
-		if u.Status != "" {
-			e.Status = u.Status
-		}
-		if u.Usage != nil {
-			e.Usage = u.Usage
-		}
-		if u.Model != "" {
-			e.Model = u.Model
-		}
-		if u.Subagent != nil {
-			e.Subagent = u.Subagent
-		}
-		return true
 	}
 	return false
 }
@@ -386,7 +362,7 @@ func encodeOne(w io.Writer, format string, src exportSource, now time.Time) erro
 }
 
 func exportNDJSON(f *Factory, opts *ExportOptions, items []exportItem, dir string, now time.Time, rep *exportReport,
-	open func(exportItem) (exportSource, error), prog *exportProgress) error {
+	each func(func(exportSource) error) error) error {
 	h := agenthistory.Header{ExportTimestamp: now, Homes: []string{"local"}, SessionCount: len(items)}
 	for _, it := range items {
 		h.AgentTypes = appendNew(h.AgentTypes, agenthistory.Agent(it.cli))
@@ -394,8 +370,14 @@ func exportNDJSON(f *Factory, opts *ExportOptions, items []exportItem, dir strin
 			h.Workspaces = appendNew(h.Workspaces, it.project)
 		}
 	}
-	var out io.Writer = f.IO.Out
-	var closer io.Closer
+	write := func(w *agenthistory.Writer) error {
+		return each(func(src exportSource) error {
+			if src.entries != nil {
+				return w.WriteStream(src.s, src.entries)
+			}
+			return w.Write(src.s)
+		})
+	}
 	path := opts.Output
 	if dir != "" {
 		path = filepath.Join(dir, "export_"+now.Format("20060102_150405")+".ndjson")
@@ -405,7 +387,7 @@ func exportNDJSON(f *Factory, opts *ExportOptions, items []exportItem, dir strin
 		if err != nil {
 			return err
 		}
-		err = writeNDJSON(w, items, rep, open, prog)
+		err = write(w)
 		if cerr := c.Close(); err == nil {
 			err = cerr
 		}
@@ -418,41 +400,19 @@ func exportNDJSON(f *Factory, opts *ExportOptions, items []exportItem, dir strin
 		rep.Files = append(rep.Files, path)
 		return nil
 	}
-	bw := bufio.NewWriterSize(out, 256<<10)
+	bw := bufio.NewWriterSize(f.IO.Out, 256<<10)
 	w, err := agenthistory.NewWriter(bw, h)
 	if err != nil {
 		return err
 	}
-	closer = w
-	err = writeNDJSON(w, items, rep, open, prog)
-	if cerr := closer.Close(); err == nil {
+	err = write(w)
+	if cerr := w.Close(); err == nil {
 		err = cerr
 	}
 	if ferr := bw.Flush(); err == nil {
 		err = ferr
 	}
 	return err
-}
-
-func writeNDJSON(w *agenthistory.Writer, items []exportItem, rep *exportReport, open func(exportItem) (exportSource, error), prog *exportProgress) error {
-	for i, it := range items {
-		src, err := open(it)
-		if err != nil {
-			continue
-		}
-		if src.entries != nil {
-			err = w.WriteStream(src.s, src.entries)
-		} else {
-			err = w.Write(src.s)
-		}
-		src.close()
-		if err != nil {
-			return err
-		}
-		rep.Sessions++
-		prog.update(i+1, 0)
-	}
-	return nil
 }
 
 func appendNew(list []string, v string) []string {

@@ -61,28 +61,34 @@ func readInterchange(path string, fn func(*session.Session) error) (string, []er
 		return "", nil, err
 	}
 	defer closeFile()
+	warns, err := readSessions(br, format, path, fn)
+	return format, warns, err
+}
+
+// readSessions reads the sessions of an opened file in format.
+func readSessions(br *bufio.Reader, format, path string, fn func(*session.Session) error) ([]error, error) {
 	switch format {
 	case formatCUSF:
 		s, warns, err := cusf.Decode(br, path)
 		if err != nil {
-			return format, warns, err
+			return warns, err
 		}
-		return format, warns, fn(s)
+		return warns, fn(s)
 	case formatNDJSON:
 		r, err := agenthistory.NewReader(br, path)
 		if err != nil {
-			return format, nil, err
+			return nil, err
 		}
 		for {
 			s, err := r.Next()
 			if errors.Is(err, io.EOF) {
-				return format, r.Warnings(), nil
+				return r.Warnings(), nil
 			}
 			if err != nil {
-				return format, r.Warnings(), err
+				return r.Warnings(), err
 			}
 			if err := fn(s); err != nil {
-				return format, r.Warnings(), err
+				return r.Warnings(), err
 			}
 		}
 	}
@@ -91,16 +97,16 @@ func readInterchange(path string, fn func(*session.Session) error) (string, []er
 	for n := 1; ; n++ {
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); errors.Is(err, io.EOF) {
-			return format, nil, nil
+			return nil, nil
 		} else if err != nil {
-			return format, nil, fmt.Errorf("%s: session %d: %w", path, n, err)
+			return nil, fmt.Errorf("%s: session %d: %w", path, n, err)
 		}
 		s, err := session.Unmarshal(raw)
 		if err != nil {
-			return format, nil, fmt.Errorf("%s: session %d: %w", path, n, err)
+			return nil, fmt.Errorf("%s: session %d: %w", path, n, err)
 		}
 		if err := fn(s); err != nil {
-			return format, nil, err
+			return nil, err
 		}
 	}
 }
@@ -252,9 +258,8 @@ func validateRun(opts *ValidateOptions) error {
 		}
 		return nil
 	}
-	closeFile()
 	sessions := 0
-	_, warns, err := readInterchange(opts.File, func(*session.Session) error { sessions++; return nil })
+	warns, err := readSessions(br, format, opts.File, func(*session.Session) error { sessions++; return nil })
 	problems := []string{}
 	for _, w := range warns {
 		problems = append(problems, w.Error())
