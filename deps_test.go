@@ -38,6 +38,7 @@ var rules = map[string][]string{
 	"bus":              {"session", "github.com/nats-io/"},
 	"supervisor":       {"session", "github.com/oklog/run", "github.com/creack/pty", "golang.org/x/term"},
 	"capture":          {"session"},
+	"internal/samples": {"session", "adapters", "github.com/rogpeppe/go-internal/txtar"},
 	"internal/clitest": {"session", "adapters", "modelstub", "scenarios"},
 	// scenarios plays each step's model script on stubs and checks what
 	// the model got (modelstub's requests): STYLE.md §8 allows it session

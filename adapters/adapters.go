@@ -79,6 +79,10 @@ type Adapter struct {
 // Writes reports whether stead writes sessions for the CLI.
 func (a Adapter) Writes() bool { return a.Place != nil && a.NewEncoder != nil }
 
+// Runs reports whether stead can run the CLI under its supervisor: it
+// writes the CLI's sessions and drives its TUI.
+func (a Adapter) Runs() bool { return a.Writes() && a.TUI != nil }
+
 // Encoder writes a native session one entry at a time.
 type Encoder interface {
 	Encode(e *session.Entry) error

@@ -2,16 +2,14 @@ package cusf_test
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/rogpeppe/go-internal/txtar"
-
 	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/cusf"
+	"github.com/stead-dev/stead/internal/samples"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -45,45 +43,14 @@ func testCases(t *testing.T) []testCase {
 	return cases
 }
 
-// openCase lays out a testdata case's native files and opens its session
-// with the CLI's adapter, or skips the test when the case holds no session
-// file (a database dump).
+// openCase opens a testdata session.
 func openCase(t testing.TB, c testCase) *session.Session {
 	t.Helper()
 	a, ok := adapters.Lookup(c.cli)
 	if !ok {
 		t.Fatalf("no adapter %q", c.cli)
 	}
-	ar, err := txtar.ParseFile(c.path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	main := ""
-	for _, f := range ar.Files {
-		rel, ok := strings.CutPrefix(f.Name, "native/")
-		if !ok {
-			continue
-		}
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if main == "" {
-			main = p
-		}
-	}
-	if main == "" || strings.HasSuffix(main, ".sql") {
-		t.Skip("not a session file")
-	}
-	s, err := a.Open(session.Env{Home: dir}, session.Ref{CLI: a.Name, Path: main})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return samples.Open(t, a, c.path)
 }
 
 func export(t testing.TB, s *session.Session) []byte {

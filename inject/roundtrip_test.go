@@ -10,10 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rogpeppe/go-internal/txtar"
-
 	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/inject"
+	"github.com/stead-dev/stead/internal/samples"
 	"github.com/stead-dev/stead/internal/usftest"
 	"github.com/stead-dev/stead/session"
 )
@@ -81,7 +80,7 @@ func TestSameCLIRoundTrip(t *testing.T) {
 		for _, path := range cases {
 			name := a.Name + "/" + strings.TrimSuffix(filepath.Base(path), ".txtar")
 			t.Run(name, func(t *testing.T) {
-				s := openCase(t, a, path)
+				s := samples.Open(t, a, path)
 				if s == nil {
 					return
 				}
@@ -130,39 +129,6 @@ func TestSameCLIRoundTrip(t *testing.T) {
 	}
 }
 
-// openCase lays out a golden case's native files and opens its session.
-func openCase(t *testing.T, a adapters.Adapter, path string) *session.Session {
-	t.Helper()
-	ar, err := txtar.ParseFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	main := ""
-	for _, f := range ar.Files {
-		rel, ok := strings.CutPrefix(f.Name, "native/")
-		if !ok {
-			continue
-		}
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if main == "" {
-			main = p
-		}
-	}
-	if main == "" || strings.HasSuffix(main, ".sql") {
-		t.Skip("not a session file")
-	}
-	s, err := a.Open(session.Env{Home: dir}, session.Ref{CLI: a.Name, Path: main})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 // TestStreamMatchesWhole converts each testdata session twice, read whole
 // and streamed from its decoder, and checks the target gets the same
 // entries.
@@ -174,7 +140,7 @@ func TestStreamMatchesWhole(t *testing.T) {
 		cases, _ := filepath.Glob(filepath.Join("..", "adapters", a.Name, "testdata", "*.txtar"))
 		for _, path := range cases {
 			t.Run(a.Name+"/"+strings.TrimSuffix(filepath.Base(path), ".txtar"), func(t *testing.T) {
-				s := openCase(t, a, path)
+				s := samples.Open(t, a, path)
 				for _, e := range s.Timeline {
 					if e.Native != nil && e.Native.Path != "" {
 						t.Skip("the session reads history from another file, which streaming does not follow")

@@ -303,13 +303,8 @@ func usageString(u session.Usage) string {
 	return fmt.Sprintf("%d in, %d out, %d cache read, %d cache write", u.Input, u.Output, u.CacheRead, u.CacheWrite)
 }
 
-func quote(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > 160 {
-		s = string(r[:157]) + "..."
-	}
-	return fmt.Sprintf("%q", s)
-}
+// quote is s on one line, clipped to 160 characters, quoted.
+func quote(s string) string { return fmt.Sprintf("%q", clipN(s, 160)) }
 
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))

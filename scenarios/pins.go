@@ -20,8 +20,9 @@ var clisTxt string
 type Pin struct {
 	Name string
 	// Spec is the npm package spec, Bin the executable relative to the
-	// install folder.
-	Spec, Bin string
+	// install folder, Runtime the pin that runs Bin ("" when it runs
+	// itself; Kimi Code's script needs a newer Node).
+	Spec, Bin, Runtime string
 }
 
 // Pins returns the pinned CLIs (and the Node that Kimi Code needs), by
@@ -34,7 +35,11 @@ func Pins() map[string]Pin {
 		if len(f) < 3 || strings.HasPrefix(f[0], "#") {
 			continue
 		}
-		out[f[0]] = Pin{Name: f[0], Spec: f[1], Bin: f[2]}
+		p := Pin{Name: f[0], Spec: f[1], Bin: f[2]}
+		if len(f) > 3 {
+			p.Runtime = f[3]
+		}
+		out[f[0]] = p
 	}
 	return out
 }
@@ -65,14 +70,14 @@ func Installed(env session.Env, cli string) ([]string, bool) {
 	if !ok {
 		return nil, false
 	}
-	if cli != session.Kimi {
+	if pin.Runtime == "" {
 		return []string{bin}, true
 	}
-	node, ok := installedPin(cache, pins["node22"])
+	runtime, ok := installedPin(cache, pins[pin.Runtime])
 	if !ok {
 		return nil, false
 	}
-	return []string{node, bin}, true
+	return []string{runtime, bin}, true
 }
 
 func installedPin(cache string, pin Pin) (string, bool) {

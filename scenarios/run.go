@@ -348,10 +348,13 @@ func printChecks(w io.Writer, sr StepReport) {
 	}
 }
 
-func clip(s string) string {
+// clip is s on one line, clipped to 100 characters.
+func clip(s string) string { return clipN(s, 100) }
+
+func clipN(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > 100 {
-		s = string(r[:97]) + "..."
+	if r := []rune(s); len(r) > n {
+		s = string(r[:n-3]) + "..."
 	}
 	return s
 }

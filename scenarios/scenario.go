@@ -239,7 +239,7 @@ func (p *parser) cli(line int, name, what string) {
 		p.failf(line, "%s: name a CLI (%s)", what, strings.Join(adapters.Names(), ", "))
 	case !ok:
 		p.failf(line, "%s: unknown CLI %q (known: %s)", what, name, strings.Join(adapters.Names(), ", "))
-	case !a.Writes() || a.TUI == nil || a.Setup == nil:
+	case !a.Runs() || a.Setup == nil:
 		p.failf(line, "%s: stead cannot run %s", what, name)
 	}
 }

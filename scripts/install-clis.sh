@@ -20,12 +20,14 @@ selected() {
 	[ ${#want[@]} -eq 0 ] && return 0
 	local w
 	for w in "${want[@]}"; do [ "$w" = "$1" ] && return 0; done
-	# Kimi needs its Node.
-	[ "$1" = node22 ] && for w in "${want[@]}"; do [ "$w" = kimi ] && return 0; done
+	# A runtime one of them needs (the fourth column).
+	for w in "${want[@]}"; do
+		awk -v n="$w" -v r="$1" '$1 == n && $4 == r { found = 1 } END { exit !found }' scenarios/clis.txt && return 0
+	done
 	return 1
 }
 
-while read -r name spec bin; do
+while read -r name spec bin _; do
 	case "$name" in '' | '#'*) continue ;; esac
 	selected "$name" || continue
 	dir="$cache/$name"

@@ -67,7 +67,7 @@ func runnable(cli string) error {
 	switch {
 	case !ok:
 		return flagErrorf("unknown CLI %q (known: %s)", cli, strings.Join(adapters.Names(), ", "))
-	case !a.Writes() || a.TUI == nil:
+	case !a.Runs():
 		return flagErrorf("stead cannot run %s", cli)
 	}
 	return nil

@@ -61,55 +61,27 @@ func CacheDir() string {
 	return filepath.Join(home, ".cache", "stead", "clis")
 }
 
-// pinned is scenarios/clis.txt: name -> (spec, binary).
-func pinned(tb testing.TB) map[string][2]string {
-	out := map[string][2]string{}
-	for name, p := range scenarios.Pins() {
-		out[name] = [2]string{p.Spec, p.Bin}
-	}
-	return out
-}
-
 // Find locates the pinned CLI name. When it is not installed the test is
 // skipped, or fails when STEAD_REQUIRE_CLIS=1.
 func Find(tb testing.TB, name string) Binary {
 	tb.Helper()
-	pins := pinned(tb)
-	pin, ok := pins[name]
+	pin, ok := scenarios.Pins()[name]
 	if !ok {
 		tb.Fatalf("%s is not in scenarios/clis.txt", name)
 	}
-	b := Binary{Name: name, Spec: pin[0], Path: filepath.Join(CacheDir(), name, pin[1])}
-	missing := func(what string) {
-		msg := what + " is not installed in " + CacheDir() + ": run scripts/install-clis.sh " + name
+	argv, ok := scenarios.Installed(session.Env{Vars: map[string]string{"STEAD_CLI_CACHE": CacheDir()}}, name)
+	if !ok {
+		msg := pin.Spec + " is not installed in " + CacheDir() + ": run scripts/install-clis.sh " + name
 		if os.Getenv("STEAD_REQUIRE_CLIS") == "1" {
 			tb.Fatal(msg)
 		}
 		tb.Skip(msg)
 	}
-	if !installed(filepath.Join(CacheDir(), name), pin[0], b.Path) {
-		missing(pin[0])
-	}
-	if name == "kimi" {
-		node, ok := pins["node22"]
-		if !ok {
-			tb.Fatal("node22 is not in scenarios/clis.txt")
-		}
-		b.Runtime = filepath.Join(CacheDir(), "node22", node[1])
-		if !installed(filepath.Join(CacheDir(), "node22"), node[0], b.Runtime) {
-			missing(node[0])
-		}
+	b := Binary{Name: name, Spec: pin.Spec, Path: argv[len(argv)-1]}
+	if len(argv) > 1 {
+		b.Runtime = argv[0]
 	}
 	return b
-}
-
-func installed(dir, spec, bin string) bool {
-	stamp, err := os.ReadFile(filepath.Join(dir, ".installed"))
-	if err != nil || strings.TrimSpace(string(stamp)) != spec {
-		return false
-	}
-	_, err = os.Stat(bin)
-	return err == nil
 }
 
 // Env is one CLI set up to run in a test against a stub.

@@ -1,0 +1,7 @@
+// Package samples opens the real sessions in the adapters' testdata for
+// tests of other packages: each txtar case's native files are laid out in
+// a temporary home and read through the CLI's adapter.
+//
+// Non-goals: it is for tests only, and does not build the SQLite
+// databases some OpenCode cases hold as SQL (those cases are skipped).
+package samples

@@ -1,0 +1,50 @@
+package samples
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/stead-dev/stead/adapters"
+	"github.com/stead-dev/stead/session"
+)
+
+// Open lays out the native files of the txtar case at path and opens its
+// session (the first native file) with a. A case with no session file, or
+// whose session is a database dump, skips the test.
+func Open(tb testing.TB, a adapters.Adapter, path string) *session.Session {
+	tb.Helper()
+	ar, err := txtar.ParseFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	dir := tb.TempDir()
+	main := ""
+	for _, f := range ar.Files {
+		rel, ok := strings.CutPrefix(f.Name, "native/")
+		if !ok {
+			continue
+		}
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			tb.Fatal(err)
+		}
+		if main == "" {
+			main = p
+		}
+	}
+	if main == "" || strings.HasSuffix(main, ".sql") {
+		tb.Skip("not a session file")
+	}
+	s, err := a.Open(session.Env{Home: dir}, session.Ref{CLI: a.Name, Path: main})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
