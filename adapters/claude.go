@@ -9,10 +9,14 @@ import (
 
 // claudeAdapter is what stead can do with Claude Code.
 var claudeAdapter = Adapter{
-	Name:          session.Claude,
-	Discover:      claude.Discover,
-	Locate:        fileLocate(session.Claude, claude.Locate),
-	Open:          fileOpen(claude.Open),
+	Name:     session.Claude,
+	Discover: claude.Discover,
+	Locate:   fileLocate(session.Claude, claude.Locate),
+	Open:     fileOpen(claude.Open),
+	OpenLean: func(_ session.Env, ref session.Ref, o session.ReadOptions) (*session.Session, bool, error) {
+		s, err := claude.OpenLean(ref.Path, o)
+		return s, true, err
+	},
 	Read:          claude.Read,
 	NewDecoder:    func(r io.Reader) Decoder { return claude.NewDecoder(r) },
 	StreamDecoder: func(r io.Reader) Decoder { return claude.NewStreamDecoder(r) },

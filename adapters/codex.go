@@ -9,10 +9,13 @@ import (
 
 // codexAdapter is what stead can do with Codex CLI.
 var codexAdapter = Adapter{
-	Name:          session.Codex,
-	Discover:      codex.Discover,
-	Locate:        fileLocate(session.Codex, codex.Locate),
-	Open:          fileOpen(codex.Open),
+	Name:     session.Codex,
+	Discover: codex.Discover,
+	Locate:   fileLocate(session.Codex, codex.Locate),
+	Open:     fileOpen(codex.Open),
+	OpenLean: func(env session.Env, ref session.Ref, o session.ReadOptions) (*session.Session, bool, error) {
+		return codex.OpenLean(env, ref.Path, o)
+	},
 	Read:          codex.Read,
 	NewDecoder:    func(r io.Reader) Decoder { return codex.NewDecoder(r) },
 	Summarize:     codex.Summarize,

@@ -74,6 +74,10 @@ func (u Update) Apply(e *Entry) {
 type Builder struct {
 	s     Session
 	index map[string]int
+	opts  ReadOptions
+	// suffix is the last suffix uniqueID gave each id, so that an id
+	// repeated n times costs n, not n² lookups.
+	suffix map[string]int
 }
 
 // NewBuilder starts a session read from cli's native store at path.
@@ -82,6 +86,12 @@ func NewBuilder(cli, path string) *Builder {
 		s:     Session{Version: Version, Source: Source{CLI: cli, Path: path}},
 		index: make(map[string]int),
 	}
+}
+
+// With makes the Builder keep what it folds as o says, and returns it.
+func (b *Builder) With(o ReadOptions) *Builder {
+	b.opts = o
+	return b
 }
 
 // Add folds one event into the session.
@@ -96,11 +106,18 @@ func (b *Builder) Add(ev Event) {
 		if e.Type == ToolCall && len(e.Input) == 0 {
 			e.Input = emptyObject
 		}
+		if b.opts.Lean {
+			e.DropContent()
+		}
 		b.index[e.ID] = len(b.s.Timeline)
 		b.s.Timeline = append(b.s.Timeline, e)
 	}
 	if ev.Record != nil {
-		b.s.Records = append(b.s.Records, *ev.Record)
+		if b.opts.Records != nil {
+			b.opts.Records(*ev.Record)
+		} else {
+			b.s.Records = append(b.s.Records, *ev.Record)
+		}
 	}
 	for _, u := range ev.Updates {
 		i, ok := b.index[u.EntryID]
@@ -129,9 +146,13 @@ func (b *Builder) uniqueID(id string, line int) string {
 	if !b.has(id) {
 		return id
 	}
-	for n := 2; ; n++ {
+	if b.suffix == nil {
+		b.suffix = make(map[string]int)
+	}
+	for n := max(2, b.suffix[id]+1); ; n++ {
 		c := id + "#" + strconv.Itoa(n)
 		if !b.has(c) {
+			b.suffix[id] = n
 			return c
 		}
 	}

@@ -776,11 +776,11 @@ func compactJSON(raw json.RawMessage) string {
 
 // Read decodes a whole Claude Code session from r.
 func Read(r io.Reader) (*session.Session, error) {
-	return read(NewDecoder(r))
+	return read(NewDecoder(r), session.ReadOptions{})
 }
 
-func read(dec *Decoder) (*session.Session, error) {
-	b := session.NewBuilder(session.Claude, dec.Path)
+func read(dec *Decoder, o session.ReadOptions) (*session.Session, error) {
+	b := session.NewBuilder(session.Claude, dec.Path).With(o)
 	for {
 		ev, err := dec.Decode()
 		if err == io.EOF {
@@ -796,12 +796,20 @@ func read(dec *Decoder) (*session.Session, error) {
 
 // ReadFile decodes the session stored in the file at path.
 func ReadFile(path string) (*session.Session, error) {
+	return readFile(path, session.ReadOptions{})
+}
+
+func readFile(path string, o session.ReadOptions) (*session.Session, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("claude: %w", err)
 	}
 	defer f.Close()
-	dec := NewDecoder(f)
+	var r io.Reader = f
+	if o.Limit > 0 {
+		r = io.LimitReader(f, o.Limit)
+	}
+	dec := NewDecoder(r)
 	dec.Path = path
-	return read(dec)
+	return read(dec, o)
 }

@@ -19,7 +19,7 @@ import (
 // a conversion carries (no context snapshots), without native records.
 func timelineOf(t *testing.T, dec *Decoder) []session.Entry {
 	t.Helper()
-	s, err := read(dec)
+	s, err := read(dec, session.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

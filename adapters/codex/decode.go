@@ -188,7 +188,7 @@ type Decoder struct {
 	origin   string // id of the thread whose copied lines are being read
 	last     string // id of the last entry, for linear parent links
 	model    string // current model, from turn_context
-	ids      map[string]bool
+	ids      session.IDs
 	tokens   usageCounter
 	modelOut string // last entry produced by the model, awaiting usage
 	usageOn  string // entry that received the last usage
@@ -200,7 +200,7 @@ type Decoder struct {
 
 // NewDecoder returns a decoder reading from r.
 func NewDecoder(r io.Reader) *Decoder {
-	return &Decoder{r: jsonl.NewReader(r), ids: make(map[string]bool), unknown: make(map[string]bool)}
+	return &Decoder{r: jsonl.NewReader(r), unknown: make(map[string]bool)}
 }
 
 // Decode returns the event for the next record, or io.EOF at the end. A
@@ -328,16 +328,7 @@ func (d *Decoder) unique(id string, line, part int) string {
 			id += "." + strconv.Itoa(part)
 		}
 	}
-	if d.ids[id] {
-		for n := 2; ; n++ {
-			if c := id + "#" + strconv.Itoa(n); !d.ids[c] {
-				id = c
-				break
-			}
-		}
-	}
-	d.ids[id] = true
-	return id
+	return d.ids.Unique(id)
 }
 
 func addInfo(ev *session.Event) *session.Info {
@@ -768,11 +759,11 @@ func unwrapOutput(s string) (string, *int, bool) {
 // Read decodes a whole Codex rollout from r. A fork's parent history is not
 // included (see ReadFile).
 func Read(r io.Reader) (*session.Session, error) {
-	return read(NewDecoder(r))
+	return read(NewDecoder(r), session.ReadOptions{})
 }
 
-func read(dec *Decoder) (*session.Session, error) {
-	b := session.NewBuilder(session.Codex, dec.Path)
+func read(dec *Decoder, o session.ReadOptions) (*session.Session, error) {
+	b := session.NewBuilder(session.Codex, dec.Path).With(o)
 	for {
 		ev, err := dec.Decode()
 		if err == io.EOF {

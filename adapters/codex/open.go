@@ -14,7 +14,7 @@ const maxForkDepth = 16
 
 // ReadFile decodes the rollout at path, without a fork's parent history.
 func ReadFile(path string) (*session.Session, error) {
-	s, _, err := readFile(path, -1)
+	s, _, err := readFile(path, -1, session.ReadOptions{})
 	return s, err
 }
 
@@ -24,13 +24,27 @@ func ReadFile(path string) (*session.Session, error) {
 // from an ancestor have Origin set to its thread id. A missing ancestor is
 // a warning, not an error: the fork's own records are still returned.
 func Open(env session.Env, path string) (*session.Session, error) {
-	return open(env, path, -1, 0, map[string]bool{})
+	s, _, err := OpenLean(env, path, session.ReadOptions{})
+	return s, err
 }
 
-func open(env session.Env, path string, limit int64, depth int, visiting map[string]bool) (*session.Session, error) {
-	s, base, err := readFile(path, limit)
+// OpenLean is Open reading the rollout as o says (an ancestor's part is
+// read lean too, its records dropped as Open drops them). It reports
+// whether every entry came from the rollout at path: then NewDecoder reads
+// the same entries again, in order, from its first o.Limit bytes; not when
+// a fork's history was read from an ancestor's rollout.
+func OpenLean(env session.Env, path string, o session.ReadOptions) (*session.Session, bool, error) {
+	limit := int64(-1)
+	if o.Limit > 0 {
+		limit = o.Limit
+	}
+	return open(env, path, limit, o, 0, map[string]bool{})
+}
+
+func open(env session.Env, path string, limit int64, o session.ReadOptions, depth int, visiting map[string]bool) (*session.Session, bool, error) {
+	s, base, err := readFile(path, limit, o)
 	if err != nil || base == nil || base.ThreadID == "" {
-		return s, err
+		return s, true, err
 	}
 	warn := func(msg string) {
 		s.Warnings = append(s.Warnings, session.Warning{Path: path, Message: msg})
@@ -38,21 +52,21 @@ func open(env session.Env, path string, limit int64, depth int, visiting map[str
 	switch {
 	case depth >= maxForkDepth:
 		warn(fmt.Sprintf("fork history deeper than %d threads; older history not read", maxForkDepth))
-		return s, nil
+		return s, true, nil
 	case visiting[base.ThreadID] || base.ThreadID == s.ID:
 		warn("fork history refers back to itself; not followed")
-		return s, nil
+		return s, true, nil
 	}
 	visiting[s.ID] = true
 	ppath, err := Locate(env, base.ThreadID)
 	if err != nil {
 		warn(fmt.Sprintf("history of parent thread %s not found; showing only this fork's records", base.ThreadID))
-		return s, nil
+		return s, true, nil
 	}
-	parent, err := open(env, ppath, base.EndByteOffset, depth+1, visiting)
+	parent, _, err := open(env, ppath, base.EndByteOffset, session.ReadOptions{Lean: o.Lean}, depth+1, visiting)
 	if err != nil {
 		warn(fmt.Sprintf("history of parent thread %s unreadable: %v", base.ThreadID, err))
-		return s, nil
+		return s, true, nil
 	}
 	prefix := make([]session.Entry, 0, len(parent.Timeline)+len(s.Timeline))
 	for _, e := range parent.Timeline {
@@ -75,12 +89,12 @@ func open(env session.Env, path string, limit int64, depth int, visiting map[str
 		// The conversation began in the parent.
 		s.Metadata.Created = parent.Metadata.Created
 	}
-	return s, nil
+	return s, len(prefix) == 0, nil
 }
 
 // readFile decodes the rollout at path, reading at most limit bytes when
 // limit >= 0, and returns the fork history base it names, if any.
-func readFile(path string, limit int64) (*session.Session, *historyBase, error) {
+func readFile(path string, limit int64, o session.ReadOptions) (*session.Session, *historyBase, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("codex: %w", err)
@@ -92,7 +106,7 @@ func readFile(path string, limit int64) (*session.Session, *historyBase, error) 
 	}
 	dec := NewDecoder(r)
 	dec.Path = path
-	s, err := read(dec)
+	s, err := read(dec, o)
 	return s, dec.base, err
 }
 

@@ -38,7 +38,7 @@ type Decoder struct {
 	t       tracker
 	list    []string // the messages the CLI would load now, in order
 	inList  map[string]bool
-	used    map[string]bool // entry ids handed out
+	used    session.IDs // entry ids handed out
 	started bool
 	unknown map[string]bool
 }
@@ -56,7 +56,6 @@ func NewDecoder(r io.Reader) *Decoder {
 		src:     r,
 		t:       newTracker(),
 		inList:  make(map[string]bool),
-		used:    make(map[string]bool),
 		unknown: make(map[string]bool),
 	}
 }
@@ -320,12 +319,7 @@ func (d *Decoder) unique(id string, line int) string {
 	if id == "" {
 		id = "L" + strconv.Itoa(line)
 	}
-	c := id
-	for n := 2; d.used[c]; n++ {
-		c = id + "#" + strconv.Itoa(n)
-	}
-	d.used[c] = true
-	return c
+	return d.used.Unique(id)
 }
 
 // full is a message read in full, beside its view.

@@ -194,9 +194,8 @@ type Decoder struct {
 
 	r       *jsonl.Reader
 	rec     record // the record being read, reused
-	ids     map[string]bool
-	dup     map[string]int // next #n to try for a repeated id
-	last    string         // id of the last entry, for linear parent links
+	ids     session.IDs
+	last    string // id of the last entry, for linear parent links
 	format  string
 	model   string // provider model of the latest llm.request
 	alias   string // model alias of the latest profile.bind / config.update
@@ -222,7 +221,7 @@ type step struct {
 // NewDecoder returns a decoder reading from r.
 func NewDecoder(r io.Reader) *Decoder {
 	return &Decoder{
-		r: jsonl.NewReader(r), ids: make(map[string]bool), dup: make(map[string]int), unknown: make(map[string]bool),
+		r: jsonl.NewReader(r), unknown: make(map[string]bool),
 		linked: make(map[string]bool), asks: make(map[string]string),
 	}
 }
@@ -363,20 +362,9 @@ func (d *Decoder) unique(id string, line, part int) string {
 			id += "." + strconv.Itoa(part)
 		}
 	}
-	if !d.ids[id] {
-		d.ids[id] = true
-		return id
-	}
 	// A repeated id (a journal copied into itself, a provider reusing
-	// call ids) gets the next free #n; dup remembers where to look, so
-	// many repeats cost no more than one each.
-	for n := max(d.dup[id], 2); ; n++ {
-		if c := id + "#" + strconv.Itoa(n); !d.ids[c] {
-			d.dup[id] = n + 1
-			d.ids[c] = true
-			return c
-		}
-	}
+	// call ids) gets the next free #n.
+	return d.ids.Unique(id)
 }
 
 // stepEntry marks an entry the model produced in the open step: the first
@@ -386,7 +374,7 @@ func (d *Decoder) stepEntry(e *session.Entry, line int) {
 		// The id finish will give it: set it now so the usage can find it.
 		e.ID = d.unique(e.ID, line, 0)
 		d.step.first = e.ID
-		delete(d.ids, e.ID) // finish registers it
+		d.ids.Forget(e.ID) // finish registers it
 	}
 }
 

@@ -63,7 +63,7 @@ type decoder struct {
 	path string // the store, for warnings
 	info sessionInfo
 
-	used map[string]bool
+	used session.IDs
 	last string // the previous entry, for ParentID
 	msg  *msgState
 
@@ -99,7 +99,7 @@ type pendingEvent struct {
 }
 
 func newDecoder(path, format string) *decoder {
-	d := &decoder{b: session.NewBuilder(session.OpenCode, path), path: path, used: map[string]bool{}, unknownTypes: map[string]bool{}}
+	d := &decoder{b: session.NewBuilder(session.OpenCode, path), path: path, unknownTypes: map[string]bool{}}
 	d.b.Add(session.Event{Info: &session.Info{Format: format}})
 	return d
 }
@@ -310,7 +310,7 @@ func (d *decoder) tool(m *msgState, p *part, r row, model string) []session.Entr
 		start = m.time()
 	}
 	callID := p.CallID
-	if callID == "" || d.used[callID] {
+	if callID == "" || d.used.Has(callID) {
 		callID = p.ID
 	}
 	callID = d.unique(callID, r.line)
@@ -356,12 +356,7 @@ func (d *decoder) unique(id string, line int) string {
 	if id == "" {
 		id = "L" + strconv.Itoa(line)
 	}
-	c := id
-	for n := 2; d.used[c]; n++ {
-		c = id + "#" + strconv.Itoa(n)
-	}
-	d.used[c] = true
-	return c
+	return d.used.Unique(id)
 }
 
 // time is when the message was created.

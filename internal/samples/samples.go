@@ -17,6 +17,19 @@ import (
 // whose session is a database dump, skips the test.
 func Open(tb testing.TB, a adapters.Adapter, path string) *session.Session {
 	tb.Helper()
+	env, ref := Layout(tb, a, path)
+	s, err := a.Open(env, ref)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+// Layout lays out the native files of the txtar case at path in a new
+// home and returns it with the Ref of its session (the first native file),
+// as Open does.
+func Layout(tb testing.TB, a adapters.Adapter, path string) (session.Env, session.Ref) {
+	tb.Helper()
 	ar, err := txtar.ParseFile(path)
 	if err != nil {
 		tb.Fatal(err)
@@ -42,9 +55,5 @@ func Open(tb testing.TB, a adapters.Adapter, path string) *session.Session {
 	if main == "" || strings.HasSuffix(main, ".sql") {
 		tb.Skip("not a session file")
 	}
-	s, err := a.Open(session.Env{Home: dir}, session.Ref{CLI: a.Name, Path: main})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return s
+	return session.Env{Home: dir}, session.Ref{CLI: a.Name, Path: main}
 }
