@@ -1,13 +1,17 @@
 package agenthistory
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 
 	"github.com/stead-dev/stead/session"
 )
 
-// sessionObject is the session object of s's line.
-func sessionObject(s *session.Session, strict bool) *sessionJSON {
+// sessionObject is the session object of s's line without its records
+// and warnings, which follow it (see sessionHead); hasRecords says whether
+// s has records.
+func sessionObject(s *session.Session, strict, hasRecords bool) *sessionJSON {
 	o := &sessionJSON{
 		ID:               s.ID,
 		Agent:            Agent(s.Source.CLI),
@@ -33,7 +37,6 @@ func sessionObject(s *session.Session, strict bool) *sessionJSON {
 		Cost:        s.Metadata.Cost,
 		Parent:      s.Parent,
 		Subagents:   s.Subagents,
-		Warnings:    s.Warnings,
 	}
 	if s.Version != "" && s.Version != session.Version {
 		x.Version = s.Version
@@ -45,29 +48,132 @@ func sessionObject(s *session.Session, strict bool) *sessionJSON {
 		x.Model = &modelJSON{Provider: m.Provider, Model: m.Model}
 		x.Model.Config, x.Model.ConfigText = raw(m.Config, strict)
 	}
-	if len(s.Records) > 0 {
-		x.Records = make([]recordJSON, len(s.Records))
-		for i, r := range s.Records {
-			x.Records[i].Line = r.Line
-			x.Records[i].Record, x.Records[i].Text = raw(r.Record, strict)
-		}
-	}
 	if x.Version != "" || x.CLI != "" || x.OriginalID != "" || x.CLIVersion != "" || x.Format != "" ||
 		x.ProjectName != "" || x.Git != nil || x.Model != nil || x.Title != "" || x.Tokens != nil ||
-		x.Cost != nil || x.Parent != nil || len(x.Subagents) > 0 || len(x.Records) > 0 || len(x.Warnings) > 0 {
+		x.Cost != nil || x.Parent != nil || len(x.Subagents) > 0 || hasRecords || len(s.Warnings) > 0 {
 		o.Stead = x
 	}
 	return o
 }
 
-// encodeSession encodes s's session object with enc, as encodeMessage
-// encodes a message.
-func encodeSession(enc func(any) ([]byte, error), s *session.Session) ([]byte, error) {
-	b, err := enc(sessionObject(s, false))
-	if err != nil {
-		b, err = enc(sessionObject(s, true))
+// Records gives a session's native records one at a time, in order, for
+// WriteStream; Next returns io.EOF after the last. The record it returns
+// may be reused by the next call.
+type Records interface {
+	Next() (*session.Record, error)
+}
+
+// sliceRecords gives the records of a slice.
+type sliceRecords struct {
+	rs []session.Record
+	i  int
+}
+
+func (s *sliceRecords) Next() (*session.Record, error) {
+	if s.i >= len(s.rs) {
+		return nil, io.EOF
 	}
-	return b, err
+	s.i++
+	return &s.rs[s.i-1], nil
+}
+
+// encodeSession encodes s's session object with enc, as encodeMessage
+// encodes a message: the bytes writeSession writes.
+func encodeSession(enc func(any) ([]byte, error), s *session.Session) ([]byte, error) {
+	var buf bytes.Buffer
+	err := writeSession(&buf, enc, s, nil, func() error { return nil })
+	return buf.Bytes(), err
+}
+
+// writeSession writes s's session object to out, its records read from
+// recs (s.Records when recs is nil) and each encoded on its own with enc,
+// so that they need not be held, nor encoded, at once. The object is the
+// one json encodes, field for field.
+//
+// The object's head (all but the records and warnings, which come last in
+// session.stead) is encoded first; only then is started called, and
+// anything written: a session the format cannot hold (a cost that is not
+// a number) is refused with nothing written. An error after that leaves
+// the object half written.
+func writeSession(out io.Writer, enc func(any) ([]byte, error), s *session.Session, recs Records, started func() error) error {
+	if recs == nil {
+		recs = &sliceRecords{rs: s.Records}
+	}
+	first, err := recs.Next()
+	if err != nil && err != io.EOF {
+		return err
+	}
+	var one session.Record // the first record, kept while the head is encoded
+	if first != nil {
+		one = *first
+	}
+	hasRecords := first != nil
+	o := sessionObject(s, false, hasRecords)
+	head, err := enc(o)
+	if err != nil {
+		o = sessionObject(s, true, hasRecords)
+		if head, err = enc(o); err != nil {
+			return err
+		}
+	}
+	if o.Stead == nil || (!hasRecords && len(s.Warnings) == 0) {
+		if err := started(); err != nil {
+			return err
+		}
+		_, err := out.Write(head)
+		return err
+	}
+	head = head[:len(head)-2] // the closing braces of stead and the object
+	sep := ","
+	if head[len(head)-1] == '{' {
+		sep = "" // stead holds nothing else
+	}
+	if err := started(); err != nil {
+		return err
+	}
+	if _, err := out.Write(head); err != nil {
+		return err
+	}
+	if hasRecords {
+		io.WriteString(out, sep+`"records":[`)
+		sep = ","
+		for r, i := &one, 0; ; i++ {
+			var rj recordJSON
+			rj.Line = r.Line
+			rj.Record, rj.Text = raw(r.Record, false)
+			b, err := enc(&rj)
+			if err != nil {
+				rj.Record, rj.Text = raw(r.Record, true)
+				if b, err = enc(&rj); err != nil {
+					return fmt.Errorf("record of line %d: %w", r.Line, err)
+				}
+			}
+			if i > 0 {
+				io.WriteString(out, ",")
+			}
+			if _, err := out.Write(b); err != nil {
+				return err
+			}
+			if r, err = recs.Next(); err == io.EOF {
+				break
+			} else if err != nil {
+				return err
+			}
+		}
+		io.WriteString(out, "]")
+	}
+	if len(s.Warnings) > 0 {
+		b, err := enc(s.Warnings)
+		if err != nil {
+			return err
+		}
+		io.WriteString(out, sep+`"warnings":`)
+		if _, err := out.Write(b); err != nil {
+			return err
+		}
+	}
+	_, err = io.WriteString(out, "}}")
+	return err
 }
 
 // isAgentSession reports whether s is a subagent's run: linked to the

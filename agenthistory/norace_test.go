@@ -88,7 +88,7 @@ func TestWriteStreamHeapBounded(t *testing.T) {
 			peak = max(peak, heap())
 		}
 	}
-	if err := w.WriteStream(meta, g); err != nil {
+	if err := w.WriteStream(meta, nil, g); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Close(); err != nil {

@@ -52,7 +52,25 @@ func (r *reusing) Next() (*session.Entry, error) {
 	return &r.e, nil
 }
 
-// streamExport writes sessions as export does, with WriteStream.
+// reusingRecords gives records one at a time in one reused Record.
+type reusingRecords struct {
+	rs  []session.Record
+	r   session.Record
+	buf []byte
+}
+
+func (r *reusingRecords) Next() (*session.Record, error) {
+	if len(r.rs) == 0 {
+		return nil, io.EOF
+	}
+	r.buf = append(r.buf[:0], r.rs[0].Record...)
+	r.r = session.Record{Line: r.rs[0].Line, Record: r.buf}
+	r.rs = r.rs[1:]
+	return &r.r, nil
+}
+
+// streamExport writes sessions as export does, with WriteStream, the
+// records given one at a time.
 func streamExport(t testing.TB, ss []*session.Session) []byte {
 	t.Helper()
 	h := agenthistory.Header{ExportTimestamp: exportTime}
@@ -66,8 +84,8 @@ func streamExport(t testing.TB, ss []*session.Session) []byte {
 	}
 	for _, s := range ss {
 		meta := *s
-		meta.Timeline = nil
-		if err := w.WriteStream(&meta, &reusing{tl: s.Timeline}); err != nil {
+		meta.Timeline, meta.Records = nil, nil
+		if err := w.WriteStream(&meta, &reusingRecords{rs: s.Records}, &reusing{tl: s.Timeline}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -132,13 +150,13 @@ func TestWriteStreamErrors(t *testing.T) {
 	w, _ := agenthistory.NewWriter(&buf, agenthistory.Header{SessionCount: 1})
 	nan, cost := meta, math.NaN()
 	nan.Metadata.Cost = &cost
-	if err := w.WriteStream(&nan, &reusing{tl: s.Timeline}); err == nil {
+	if err := w.WriteStream(&nan, nil, &reusing{tl: s.Timeline}); err == nil {
 		t.Error("a NaN cost was written")
 	}
-	if err := w.WriteStream(nil, &reusing{}); err == nil {
+	if err := w.WriteStream(nil, nil, &reusing{}); err == nil {
 		t.Error("a nil session was written")
 	}
-	if err := w.WriteStream(&meta, &reusing{tl: s.Timeline}); err != nil {
+	if err := w.WriteStream(&meta, nil, &reusing{tl: s.Timeline}); err != nil {
 		t.Fatalf("the Writer did not go on after a refused session: %v", err)
 	}
 	w.Close()
@@ -148,7 +166,7 @@ func TestWriteStreamErrors(t *testing.T) {
 
 	boom := errors.New("boom")
 	w, _ = agenthistory.NewWriter(io.Discard, agenthistory.Header{})
-	if err := w.WriteStream(&meta, &failing{reusing{tl: s.Timeline}, 4, boom}); !errors.Is(err, boom) {
+	if err := w.WriteStream(&meta, nil, &failing{reusing{tl: s.Timeline}, 4, boom}); !errors.Is(err, boom) {
 		t.Errorf("error %v, want boom", err)
 	}
 	if err := w.Write(s); !errors.Is(err, boom) {
@@ -158,7 +176,7 @@ func TestWriteStreamErrors(t *testing.T) {
 	bad := append([]session.Entry(nil), s.Timeline...)
 	bad[5].Type = "bogus"
 	w, _ = agenthistory.NewWriter(io.Discard, agenthistory.Header{})
-	if err := w.WriteStream(&meta, &reusing{tl: bad}); err == nil || !strings.Contains(err.Error(), "bogus") {
+	if err := w.WriteStream(&meta, nil, &reusing{tl: bad}); err == nil || !strings.Contains(err.Error(), "bogus") {
 		t.Errorf("an invalid entry type: %v", err)
 	}
 }
@@ -276,7 +294,7 @@ func TestWriteStreamGenerated(t *testing.T) {
 	var buf bytes.Buffer
 	w, _ := agenthistory.NewWriter(&buf, agenthistory.Header{ExportTimestamp: exportTime, SessionCount: 1,
 		AgentTypes: []string{"claude-code"}, Homes: []string{"local"}, Workspaces: []string{"p"}})
-	if err := w.WriteStream(meta, g); err != nil {
+	if err := w.WriteStream(meta, nil, g); err != nil {
 		t.Fatal(err)
 	}
 	w.Close()

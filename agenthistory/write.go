@@ -60,7 +60,7 @@ func (w *Writer) Write(s *session.Session) error {
 	if err := checkEntries(s); err != nil {
 		return err // nothing written: the Writer can go on
 	}
-	return w.writeLine(s, &sliceMessages{tl: s.Timeline})
+	return w.writeLine(s, nil, &sliceMessages{tl: s.Timeline})
 }
 
 // Entries gives a session's timeline one entry at a time, in order, for
@@ -73,25 +73,27 @@ type Entries interface {
 
 // WriteStream writes a session line as Write does, without the whole
 // timeline in memory: meta is the session without its timeline (its
-// Timeline is not read) and entries gives the timeline in order. The line
+// Timeline is not read) and entries gives the timeline in order; records,
+// when not nil, gives the native records in order instead of
+// meta.Records, which are then not read. The line
 // is written as it goes: the session object, then each message once its
 // entries are read (only the current message is held), then the
 // conversation graph, for which a few dozen bytes per message are kept
-// (see the package documentation).
+// (see the package documentation). Records are written one at a time.
 //
 // The session object comes first in the line, so it is made from meta
 // alone: started_at and ended_at are meta.Metadata.Created and
 // LastModified as given (Write takes them from the session's metadata
-// the same way), and the tokens, cost, title, links, records and
-// warnings are meta's, so a caller fills them from a summary of the
-// session before writing it.
+// the same way), and the tokens, cost, title, links and warnings are
+// meta's, so a caller reads the session first (lean: see
+// session.ReadOptions) to fill them.
 //
 // A session object the format cannot hold (a cost that is not a number)
 // is refused before anything is written, and the Writer goes on. Any
 // later error (an entry of an unknown type, an error from entries, an
 // error writing) comes with the line half written, and leaves the Writer
 // failed.
-func (w *Writer) WriteStream(meta *session.Session, entries Entries) error {
+func (w *Writer) WriteStream(meta *session.Session, records Records, entries Entries) error {
 	if w.err != nil {
 		return w.err
 	}
@@ -101,7 +103,7 @@ func (w *Writer) WriteStream(meta *session.Session, entries Entries) error {
 	if entries == nil {
 		return errors.New("agenthistory: nil entries")
 	}
-	return w.writeLine(meta, &streamMessages{src: entries})
+	return w.writeLine(meta, records, &streamMessages{src: entries})
 }
 
 // messages gives a line's messages in order, each the entries of one,
@@ -110,16 +112,24 @@ type messages interface {
 	next() ([]session.Entry, error)
 }
 
-// writeLine writes the session line of meta and its messages.
-func (w *Writer) writeLine(meta *session.Session, msgs messages) error {
-	// The session object is the only part that can fail to encode (a cost
-	// that is not a number): encode it before writing anything.
-	obj, err := encodeSession(w.encode, meta)
-	if err != nil {
+// writeLine writes the session line of meta, its records (meta.Records
+// when recs is nil) and its messages.
+func (w *Writer) writeLine(meta *session.Session, recs Records, msgs messages) error {
+	// The head of the session object is the only part that can be refused
+	// (a cost that is not a number): it is encoded before anything is
+	// written.
+	started := false
+	err := writeSession(w.bw, w.encode, meta, recs, func() error {
+		started = true
+		_, err := w.bw.WriteString(`{"type":"session","session":`)
+		return err
+	})
+	switch {
+	case err != nil && !started:
 		return fmt.Errorf("agenthistory: session %q: %w", meta.ID, err)
+	case err != nil:
+		return w.fail(fmt.Errorf("agenthistory: session %q: %w", meta.ID, err))
 	}
-	w.bw.WriteString(`{"type":"session","session":`)
-	w.bw.Write(obj)
 	w.bw.WriteString(`,"messages":[`)
 	ids := newLineIndex(true)
 	ctx := newMsgCtx(meta, ids)
