@@ -32,14 +32,15 @@ var rules = map[string][]string{
 	"vt":                  {},
 	// The interchange formats of seeds 000 (CUSF) and 003 (agent-history
 	// NDJSON): universal sessions in and out, nothing else.
-	"cusf":             {"session", "github.com/santhosh-tekuri/jsonschema/v6"},
-	"agenthistory":     {"session"},
-	"templates":        {"session", "go.yaml.in/yaml/v3"},
-	"bus":              {"session", "github.com/nats-io/"},
-	"supervisor":       {"session", "github.com/oklog/run", "github.com/creack/pty", "golang.org/x/term"},
-	"capture":          {"session"},
-	"internal/samples": {"session", "adapters", "github.com/rogpeppe/go-internal/txtar"},
-	"internal/clitest": {"session", "adapters", "modelstub", "scenarios"},
+	"cusf":              {"session", "github.com/santhosh-tekuri/jsonschema/v6"},
+	"agenthistory":      {"session"},
+	"templates":         {"session", "go.yaml.in/yaml/v3"},
+	"bus":               {"session", "github.com/nats-io/"},
+	"supervisor":        {"session", "github.com/oklog/run", "github.com/creack/pty", "golang.org/x/term"},
+	"capture":           {"session"},
+	"internal/samples":  {"session", "adapters", "internal/corpusgen", "github.com/rogpeppe/go-internal/txtar"},
+	"internal/heappeak": {},
+	"internal/clitest":  {"session", "adapters", "modelstub", "scenarios"},
 	// scenarios plays each step's model script on stubs and checks what
 	// the model got (modelstub's requests): STYLE.md §8 allows it session
 	// and adapters; the stub is the other half of an offline scenario.

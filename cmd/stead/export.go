@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,10 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/agenthistory"
 	"github.com/stead-dev/stead/cusf"
-	"github.com/stead-dev/stead/inject"
 	"github.com/stead-dev/stead/internal/atomicfile"
 	"github.com/stead-dev/stead/session"
 )
@@ -139,7 +136,7 @@ func exportRun(cmd *cobra.Command, opts *ExportOptions) error {
 		}
 		return nil
 	}
-	now := time.Now().UTC()
+	now := exportClock().UTC()
 	switch {
 	case opts.Format == formatNDJSON:
 		err = exportNDJSON(f, opts, items, dir, now, rep, each)
@@ -232,110 +229,6 @@ func parentID(l *session.Link) string {
 	return l.ID
 }
 
-// exportSource is a session to export: whole, or, for a large file, what
-// its summary says of it and its entries as the file is read.
-type exportSource struct {
-	s       *session.Session
-	entries *entryStream
-	close   func()
-}
-
-func openExport(ctx context.Context, f *Factory, opts *ExportOptions, it exportItem) (exportSource, error) {
-	nothing := func() {}
-	if strings.HasPrefix(it.ref, "run:") {
-		b, err := connectBus(ctx, f, opts.Bus, true)
-		if err != nil {
-			return exportSource{}, err
-		}
-		defer b.Close()
-		s, err := loadSession(ctx, f, b, it.ref, "")
-		return exportSource{s: s, close: nothing}, err
-	}
-	a, _ := adapters.Lookup(it.cli)
-	ref := it.sref
-	// A large file of a CLI whose files hold their whole conversation is
-	// read as it is written out: its full decoder (native records and
-	// all, unlike the faster one a conversion uses) as a stream.
-	if fi, err := os.Stat(ref.Path); err == nil && fi.Mode().IsRegular() && fi.Size() > streamAbove &&
-		a.StreamDecoder != nil && a.NewDecoder != nil && a.SummarizeFile != nil {
-		ref.Size = fi.Size()
-		sum, err := a.SummarizeFile(ref, session.DetailFull)
-		if err != nil {
-			return exportSource{}, err
-		}
-		file, err := os.Open(ref.Path)
-		if err != nil {
-			return exportSource{}, err
-		}
-		return exportSource{s: metaOf(a.Name, sum), close: func() { file.Close() },
-			entries: &entryStream{events: a.NewDecoder(file), name: ref.Path, warn: f.IO.ErrOut}}, nil
-	}
-	s, err := a.Open(f.Env, ref)
-	return exportSource{s: s, close: nothing}, err
-}
-
-// exportWindow is how many entries a streamed export holds back, so that
-// updates a later record makes to them (a tool call's status, a
-// response's usage) are applied before they are written.
-const exportWindow = 256
-
-// entryStream turns a stream decoder's events into entries in order,
-// holding a window of them to apply updates.
-type entryStream struct {
-	events  inject.Stream
-	name    string
-	warn    io.Writer
-	pending []session.Entry
-	out     session.Entry
-	done    bool
-	late    int
-}
-
-func (s *entryStream) Next() (*session.Entry, error) {
-	for !s.done && len(s.pending) <= exportWindow {
-		ev, err := s.events.Decode()
-		if errors.Is(err, io.EOF) {
-			s.done = true
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", s.name, err)
-		}
-		if ev.Warning != nil {
-			fmt.Fprintf(s.warn, "warning: %s\n", ev.Warning)
-		}
-		s.pending = append(s.pending, ev.Entries...)
-		for _, u := range ev.Updates {
-			if !s.update(u) {
-				s.late++
-			}
-		}
-	}
-	if len(s.pending) == 0 {
-		if s.late > 0 {
-			fmt.Fprintf(s.warn, "warning: %s: %d updates came after their entry was written (a status, usage or model is missing there)\n", s.name, s.late)
-			s.late = 0
-		}
-		return nil, io.EOF
-	}
-	s.out = s.pending[0]
-	s.pending = s.pending[1:]
-	if cap(s.pending) > 4*exportWindow && len(s.pending) < exportWindow {
-		s.pending = append([]session.Entry(nil), s.pending...)
-	}
-	return &s.out, nil
-}
-
-func (s *entryStream) update(u session.Update) bool {
-	for i := len(s.pending) - 1; i >= 0; i-- {
-		if s.pending[i].ID == u.EntryID {
-			u.Apply(&s.pending[i])
-			return true
-		}
-	}
-	return false
-}
-
 // encodeOne writes one session in a per-session format.
 func encodeOne(w io.Writer, format string, src exportSource, now time.Time) error {
 	if format == formatCUSF {
@@ -361,6 +254,18 @@ func encodeOne(w io.Writer, format string, src exportSource, now time.Time) erro
 	return session.Encode(w, src.s, false)
 }
 
+// writeNDJSON writes one session line of an NDJSON export.
+func writeNDJSON(w *agenthistory.Writer, src exportSource) error {
+	if src.entries != nil {
+		var recs agenthistory.Records
+		if src.records != nil {
+			recs = src.records
+		}
+		return w.WriteStream(src.s, recs, src.entries)
+	}
+	return w.Write(src.s)
+}
+
 func exportNDJSON(f *Factory, opts *ExportOptions, items []exportItem, dir string, now time.Time, rep *exportReport,
 	each func(func(exportSource) error) error) error {
 	h := agenthistory.Header{ExportTimestamp: now, Homes: []string{"local"}, SessionCount: len(items)}
@@ -371,12 +276,7 @@ func exportNDJSON(f *Factory, opts *ExportOptions, items []exportItem, dir strin
 		}
 	}
 	write := func(w *agenthistory.Writer) error {
-		return each(func(src exportSource) error {
-			if src.entries != nil {
-				return w.WriteStream(src.s, src.entries)
-			}
-			return w.Write(src.s)
-		})
+		return each(func(src exportSource) error { return writeNDJSON(w, src) })
 	}
 	path := opts.Output
 	if dir != "" {

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/stead-dev/stead/adapters"
+	"github.com/stead-dev/stead/inject"
+	"github.com/stead-dev/stead/session"
+)
+
+// exportSource is a session to export: whole, or, for a large file, read
+// lean, its entries' content read again as they are written out and its
+// native records spooled to disk.
+type exportSource struct {
+	s       *session.Session
+	entries *leanEntries
+	records *recordSpool // nil: s.Records
+	close   func()
+}
+
+// exportClock gives the time an export is made (a test fixes it).
+var exportClock = time.Now
+
+// leanAbove is the size from which a session file is exported in two
+// passes (see leanEntries), so that memory does not grow with what a
+// session says. Below it a session is read whole, in one pass.
+var leanAbove int64 = 8 << 20
+
+func openExport(ctx context.Context, f *Factory, opts *ExportOptions, it exportItem) (exportSource, error) {
+	nothing := func() {}
+	if strings.HasPrefix(it.ref, "run:") {
+		b, err := connectBus(ctx, f, opts.Bus, true)
+		if err != nil {
+			return exportSource{}, err
+		}
+		defer b.Close()
+		s, err := loadSession(ctx, f, b, it.ref, "")
+		return exportSource{s: s, close: nothing}, err
+	}
+	a, _ := adapters.Lookup(it.cli)
+	if fi, err := os.Stat(it.sref.Path); err == nil && fi.Mode().IsRegular() && fi.Size() > leanAbove &&
+		a.OpenLean != nil && a.NewDecoder != nil {
+		src, ok, err := openLean(f, a, it.sref, fi.Size(), opts.Format == formatNDJSON)
+		if ok || err != nil {
+			return src, err
+		}
+	}
+	s, err := a.Open(f.Env, it.sref)
+	return exportSource{s: s, close: nothing}, err
+}
+
+// openLean reads the first size bytes of ref's file lean, spooling its
+// records when keepRecords (CUSF holds none), and opens the file again
+// for the entries' content. It reports false when the session's entries
+// are not all in its file: the caller reads it whole.
+func openLean(f *Factory, a adapters.Adapter, ref session.Ref, size int64, keepRecords bool) (exportSource, bool, error) {
+	o := session.ReadOptions{Lean: true, Limit: size, Records: func(session.Record) {}}
+	var spool *recordSpool
+	if keepRecords {
+		var err error
+		if spool, err = newRecordSpool(); err != nil {
+			return exportSource{}, false, err
+		}
+		o.Records = spool.add
+	}
+	s, oneFile, err := a.OpenLean(f.Env, ref, o)
+	if err == nil && oneFile {
+		err = spool.rewind()
+	}
+	if err != nil || !oneFile {
+		spool.close()
+		return exportSource{}, false, err
+	}
+	file, err := os.Open(ref.Path)
+	if err != nil {
+		spool.close()
+		return exportSource{}, false, err
+	}
+	lean := s.Timeline
+	s.Timeline = nil
+	return exportSource{s: s, records: spool, close: func() { file.Close(); spool.close() },
+		entries: &leanEntries{lean: lean, events: a.NewDecoder(io.LimitReader(file, size)), name: ref.Path}}, true, nil
+}
+
+// leanEntries gives the entries of a session read lean (its timeline
+// without content, see session.ReadOptions) whole, one at a time: each
+// lean entry takes its content from the same entry read again from the
+// file. Memory holds the lean timeline, a few hundred bytes an entry, and
+// one record; the lean entries are let go as they are given.
+type leanEntries struct {
+	lean   []session.Entry
+	events inject.Stream
+	name   string
+	raw    []session.Entry // the entries of the last record read
+	i      int
+	out    session.Entry
+}
+
+func (s *leanEntries) Next() (*session.Entry, error) {
+	if s.i >= len(s.lean) {
+		return nil, io.EOF
+	}
+	for len(s.raw) == 0 {
+		ev, err := s.events.Decode()
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%s: %w: %d entries on a second read, %d on the first", s.name, errChanged, s.i, len(s.lean))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", s.name, err)
+		}
+		s.raw = ev.Entries
+	}
+	raw, l := &s.raw[0], &s.lean[s.i]
+	if raw.Type != l.Type || !raw.Timestamp.Equal(l.Timestamp) {
+		return nil, fmt.Errorf("%s: %w: entry %d is a %s at %s on a second read, a %s at %s on the first", s.name, errChanged,
+			s.i+1, raw.Type, session.FormatTime(raw.Timestamp), l.Type, session.FormatTime(l.Timestamp))
+	}
+	s.out = l.WithContent(raw)
+	s.raw = s.raw[1:]
+	s.lean[s.i] = session.Entry{}
+	s.i++
+	return &s.out, nil
+}
+
+// errChanged is a session file that changed between the two reads of a
+// lean export.
+var errChanged = errors.New("the session changed while it was read")
+
+// recordSpool holds a session's native records on disk between the two
+// reads of a lean export, in a private temporary file that is already
+// unlinked, and gives them back in order. A nil spool holds nothing.
+type recordSpool struct {
+	f   *os.File
+	w   *bufio.Writer
+	r   *bufio.Reader
+	err error
+	rec session.Record
+	buf []byte
+}
+
+func newRecordSpool() (*recordSpool, error) {
+	f, err := os.CreateTemp("", "stead-records-*")
+	if err != nil {
+		return nil, fmt.Errorf("spooling records: %w", err)
+	}
+	os.Remove(f.Name())
+	return &recordSpool{f: f, w: bufio.NewWriterSize(f, 256<<10)}, nil
+}
+
+func (s *recordSpool) add(r session.Record) {
+	if s.err != nil {
+		return
+	}
+	var n [2 * binary.MaxVarintLen64]byte
+	k := binary.PutUvarint(n[:], uint64(r.Line))
+	k += binary.PutUvarint(n[k:], uint64(len(r.Record)))
+	s.w.Write(n[:k])
+	if _, err := s.w.Write(r.Record); err != nil {
+		s.err = fmt.Errorf("spooling records: %w", err)
+	}
+}
+
+// rewind finishes writing and starts reading from the first record.
+func (s *recordSpool) rewind() error {
+	if s == nil {
+		return nil
+	}
+	if s.err == nil {
+		if err := s.w.Flush(); err != nil {
+			s.err = fmt.Errorf("spooling records: %w", err)
+		}
+	}
+	if s.err == nil {
+		if _, err := s.f.Seek(0, io.SeekStart); err != nil {
+			s.err = fmt.Errorf("spooling records: %w", err)
+		}
+	}
+	s.r = bufio.NewReaderSize(s.f, 256<<10)
+	return s.err
+}
+
+// Next returns the next record, valid until the next call, or io.EOF.
+func (s *recordSpool) Next() (*session.Record, error) {
+	line, err := binary.ReadUvarint(s.r)
+	if err == io.EOF {
+		return nil, io.EOF
+	}
+	var n uint64
+	if err == nil {
+		n, err = binary.ReadUvarint(s.r)
+	}
+	if err == nil {
+		if uint64(cap(s.buf)) < n {
+			s.buf = make([]byte, n)
+		}
+		s.buf = s.buf[:n]
+		_, err = io.ReadFull(s.r, s.buf)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading spooled records: %w", err)
+	}
+	s.rec = session.Record{Line: int(line), Record: s.buf}
+	return &s.rec, nil
+}
+
+func (s *recordSpool) close() {
+	if s != nil {
+		s.f.Close()
+	}
+}
