@@ -1,5 +1,3 @@
-// Package heappeak samples the live heap of the process while a
-// benchmark runs, for the peak memory figures the README records.
 package heappeak
 
 import (
