@@ -359,22 +359,15 @@ const resultMark = "\x00result:"
 // nameResults names the tool results "L" and their line number, made
 // unique.
 func nameResults(tl []session.Entry) {
-	used := make(map[string]bool, len(tl))
+	var ids session.IDs
 	for i := range tl {
-		used[tl[i].ID] = true
+		ids.Add(tl[i].ID)
 	}
 	for i := range tl {
 		e := &tl[i]
-		line, ok := strings.CutPrefix(e.ID, resultMark)
-		if !ok {
-			continue
+		if line, ok := strings.CutPrefix(e.ID, resultMark); ok {
+			e.ID = ids.Unique("L" + line)
 		}
-		id := "L" + line
-		for n := 2; used[id]; n++ {
-			id = "L" + line + "#" + strconv.Itoa(n)
-		}
-		used[id] = true
-		e.ID = id
 	}
 }
 

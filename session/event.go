@@ -149,13 +149,7 @@ func (b *Builder) uniqueID(id string, line int) string {
 	if b.suffix == nil {
 		b.suffix = make(map[string]int)
 	}
-	for n := max(2, b.suffix[id]+1); ; n++ {
-		c := id + "#" + strconv.Itoa(n)
-		if !b.has(c) {
-			b.suffix[id] = n
-			return c
-		}
-	}
+	return nextFree(id, b.has, b.suffix)
 }
 
 func (b *Builder) addInfo(in *Info) {
@@ -315,25 +309,18 @@ func ProviderOf(model string) string {
 // b whose ids a already uses (and the references to them within b), so ids
 // stay unique when two files' timelines are joined.
 func Join(a, b []Entry) []Entry {
-	used := make(map[string]bool, len(a)+len(b))
+	var ids IDs
 	for _, e := range a {
-		used[e.ID] = true
+		ids.Add(e.ID)
 	}
 	renamed := map[string]string{}
 	out := make([]Entry, 0, len(a)+len(b))
 	out = append(out, a...)
 	for _, e := range b {
-		if used[e.ID] {
-			for n := 2; ; n++ {
-				c := e.ID + "#" + strconv.Itoa(n)
-				if !used[c] {
-					renamed[e.ID] = c
-					e.ID = c
-					break
-				}
-			}
+		if c := ids.Unique(e.ID); c != e.ID {
+			renamed[e.ID] = c
+			e.ID = c
 		}
-		used[e.ID] = true
 		out = append(out, e)
 	}
 	if len(renamed) == 0 {

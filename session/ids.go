@@ -16,25 +16,41 @@ type IDs struct {
 // Has reports whether id was handed out.
 func (s *IDs) Has(id string) bool { return s.taken[id] }
 
+// Add marks id as handed out, as it is.
+func (s *IDs) Add(id string) {
+	s.init()
+	s.taken[id] = true
+}
+
 // Unique returns id, or id#n when id was handed out already, and marks
 // what it returns as handed out.
 func (s *IDs) Unique(id string) string {
-	if s.taken == nil {
-		s.taken, s.suffix = make(map[string]bool), make(map[string]int)
-	}
+	s.init()
 	if s.taken[id] {
-		for n := max(2, s.suffix[id]+1); ; n++ {
-			if c := id + "#" + strconv.Itoa(n); !s.taken[c] {
-				s.suffix[id] = n
-				id = c
-				break
-			}
-		}
+		id = nextFree(id, s.Has, s.suffix)
 	}
 	s.taken[id] = true
 	return id
 }
 
+func (s *IDs) init() {
+	if s.taken == nil {
+		s.taken, s.suffix = make(map[string]bool), make(map[string]int)
+	}
+}
+
 // Forget takes id back, for a reader that names an entry before it hands
 // the entry out (Unique gives it again then).
 func (s *IDs) Forget(id string) { delete(s.taken, id) }
+
+// nextFree returns the first id#n that taken does not hold, n from 2, and
+// records n in last[id] to start there next time: every id#n below it is
+// taken already, as ids are not given back.
+func nextFree(id string, taken func(string) bool, last map[string]int) string {
+	for n := max(2, last[id]+1); ; n++ {
+		if c := id + "#" + strconv.Itoa(n); !taken(c) {
+			last[id] = n
+			return c
+		}
+	}
+}

@@ -257,11 +257,7 @@ func encodeOne(w io.Writer, format string, src exportSource, now time.Time) erro
 // writeNDJSON writes one session line of an NDJSON export.
 func writeNDJSON(w *agenthistory.Writer, src exportSource) error {
 	if src.entries != nil {
-		var recs agenthistory.Records
-		if src.records != nil {
-			recs = src.records
-		}
-		return w.WriteStream(src.s, recs, src.entries)
+		return w.WriteStream(src.s, src.records, src.entries)
 	}
 	return w.Write(src.s)
 }

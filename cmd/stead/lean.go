@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/stead-dev/stead/adapters"
+	"github.com/stead-dev/stead/agenthistory"
 	"github.com/stead-dev/stead/inject"
 	"github.com/stead-dev/stead/session"
 )
@@ -22,7 +23,7 @@ import (
 type exportSource struct {
 	s       *session.Session
 	entries *leanEntries
-	records *recordSpool // nil: s.Records
+	records agenthistory.Records // nil: s.Records
 	close   func()
 }
 
@@ -86,7 +87,11 @@ func openLean(f *Factory, a adapters.Adapter, ref session.Ref, size int64, keepR
 	}
 	lean := s.Timeline
 	s.Timeline = nil
-	return exportSource{s: s, records: spool, close: func() { file.Close(); spool.close() },
+	var recs agenthistory.Records
+	if spool != nil {
+		recs = spool
+	}
+	return exportSource{s: s, records: recs, close: func() { file.Close(); spool.close() },
 		entries: &leanEntries{lean: lean, events: a.NewDecoder(io.LimitReader(file, size)), name: ref.Path}}, true, nil
 }
 
