@@ -23,13 +23,14 @@ type Adapter struct {
 	// database), following links the CLI keeps outside it (subagents, a
 	// fork's parent history). A Ref made from a path alone has no ID.
 	Open func(env session.Env, ref session.Ref) (*session.Session, error)
-	// OpenLean, when set, opens a session too large to hold for reading in
-	// two passes: it reads the session as Open does, the way o says (lean,
-	// its records handed on, at most o.Limit bytes of its file), and
-	// reports whether NewDecoder reads the same entries again, whole and in
-	// the same order, from those bytes of ref.Path. It does not when some
-	// entries come from other files (a Codex fork's history).
-	OpenLean func(env session.Env, ref session.Ref, o session.ReadOptions) (*session.Session, bool, error)
+	// OpenOutline, when set, opens a session too large to hold for reading
+	// in two passes: it reads the session as Open does, the way o says (its
+	// timeline folded into o.Outline, its records handed on, at most
+	// o.Limit bytes of its file), and reports whether NewDecoder reads the
+	// same entries again, whole and in the same order, from those bytes of
+	// ref.Path. It does not when some entries come from other files (a
+	// Codex fork's history).
+	OpenOutline func(env session.Env, ref session.Ref, o session.ReadOptions) (*session.Session, bool, error)
 	// Read decodes a session from a stream.
 	Read func(r io.Reader) (*session.Session, error)
 	// NewDecoder decodes a stream record by record.

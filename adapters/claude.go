@@ -13,8 +13,8 @@ var claudeAdapter = Adapter{
 	Discover: claude.Discover,
 	Locate:   fileLocate(session.Claude, claude.Locate),
 	Open:     fileOpen(claude.Open),
-	OpenLean: func(_ session.Env, ref session.Ref, o session.ReadOptions) (*session.Session, bool, error) {
-		s, err := claude.OpenLean(ref.Path, o)
+	OpenOutline: func(_ session.Env, ref session.Ref, o session.ReadOptions) (*session.Session, bool, error) {
+		s, err := claude.OpenWith(ref.Path, o)
 		return s, true, err
 	},
 	Read:          claude.Read,

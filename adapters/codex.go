@@ -13,8 +13,8 @@ var codexAdapter = Adapter{
 	Discover: codex.Discover,
 	Locate:   fileLocate(session.Codex, codex.Locate),
 	Open:     fileOpen(codex.Open),
-	OpenLean: func(env session.Env, ref session.Ref, o session.ReadOptions) (*session.Session, bool, error) {
-		return codex.OpenLean(env, ref.Path, o)
+	OpenOutline: func(env session.Env, ref session.Ref, o session.ReadOptions) (*session.Session, bool, error) {
+		return codex.OpenWith(env, ref.Path, o)
 	},
 	Read:          codex.Read,
 	NewDecoder:    func(r io.Reader) Decoder { return codex.NewDecoder(r) },

@@ -85,8 +85,8 @@ type Entries interface {
 // alone: started_at and ended_at are meta.Metadata.Created and
 // LastModified as given (Write takes them from the session's metadata
 // the same way), and the tokens, cost, title, links and warnings are
-// meta's, so a caller reads the session first (lean: see
-// session.ReadOptions) to fill them.
+// meta's, so a caller reads the session first (for its outline: see
+// session.Outline) to fill them.
 //
 // A session object the format cannot hold (a cost that is not a number)
 // is refused before anything is written, and the Writer goes on. Any

@@ -33,6 +33,15 @@
 // The JSON Schema for the format is embedded as Schema and shipped in the
 // repository as session/usf.schema.json.
 //
+// # Sessions too large to hold
+//
+// A Builder folds an adapter's events into a Session. Given an Outline
+// (ReadOptions), it keeps only what it decides about each entry (a final
+// id, a tool status, usage, a model) in a few dozen bytes, and hands the
+// native records on instead of keeping them; a second read of the same
+// file then yields each entry again, which the Outline completes. So a
+// session of any size is written out holding one record at a time.
+//
 // # Non-goals
 //
 // The package does not know any CLI's native format (that is the adapters'

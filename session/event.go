@@ -99,15 +99,18 @@ func (b *Builder) Add(ev Event) {
 	if ev.Info != nil {
 		b.addInfo(ev.Info)
 	}
+	o := b.opts.Outline
 	for _, e := range ev.Entries {
+		decoded := e.ID
 		if e.ID == "" || b.has(e.ID) {
 			e.ID = b.uniqueID(e.ID, ev.Line)
 		}
+		if o != nil {
+			o.add(&e, decoded)
+			continue
+		}
 		if e.Type == ToolCall && len(e.Input) == 0 {
 			e.Input = emptyObject
-		}
-		if b.opts.Lean {
-			e.DropContent()
 		}
 		b.index[e.ID] = len(b.s.Timeline)
 		b.s.Timeline = append(b.s.Timeline, e)
@@ -120,6 +123,10 @@ func (b *Builder) Add(ev Event) {
 		}
 	}
 	for _, u := range ev.Updates {
+		if o != nil {
+			o.update(u)
+			continue
+		}
 		i, ok := b.index[u.EntryID]
 		if !ok {
 			continue
@@ -135,6 +142,9 @@ func (b *Builder) Add(ev Event) {
 func (b *Builder) Warn(w Warning) { b.s.Warnings = append(b.s.Warnings, w) }
 
 func (b *Builder) has(id string) bool {
+	if o := b.opts.Outline; o != nil {
+		return o.has(id)
+	}
 	_, ok := b.index[id]
 	return ok
 }
@@ -197,43 +207,26 @@ func (b *Builder) Session() *Session {
 	if s.Project.Name == "" && s.Project.Path != "" {
 		s.Project.Name = path.Base(strings.ReplaceAll(s.Project.Path, `\`, "/"))
 	}
-	Pair(s.Timeline)
-
-	var total Usage
-	var counted bool
-	var lastModel string
-	for i := range s.Timeline {
-		e := &s.Timeline[i]
-		if !e.Timestamp.IsZero() {
-			if s.Metadata.Created.IsZero() || e.Timestamp.Before(s.Metadata.Created) {
-				s.Metadata.Created = e.Timestamp
+	if o := b.opts.Outline; o != nil {
+		o.finish(s)
+	} else {
+		Pair(s.Timeline)
+		var m summary
+		for i := range s.Timeline {
+			e := &s.Timeline[i]
+			m.time(e.Timestamp)
+			if e.Usage != nil && e.Origin == "" {
+				m.tokens.Add(*e.Usage)
+				m.counted = true
 			}
-			if e.Timestamp.After(s.Metadata.LastModified) {
-				s.Metadata.LastModified = e.Timestamp
+			if e.Model != "" {
+				m.model = e.Model
+			}
+			if e.Subagent != nil && e.Type == ToolCall {
+				m.subagents = addLink(m.subagents, *e.Subagent)
 			}
 		}
-		if e.Usage != nil && e.Origin == "" {
-			total.Add(*e.Usage)
-			counted = true
-		}
-		if e.Model != "" {
-			lastModel = e.Model
-		}
-		if e.Subagent != nil && e.Type == ToolCall {
-			s.Subagents = addLink(s.Subagents, *e.Subagent)
-		}
-	}
-	if s.Metadata.LastModified.IsZero() {
-		s.Metadata.LastModified = s.Metadata.Created
-	}
-	if counted {
-		s.Metadata.Tokens = &total
-	}
-	if s.Model.Model == "" {
-		s.Model.Model = lastModel
-	}
-	if s.Model.Provider == "" {
-		s.Model.Provider = ProviderOf(s.Model.Model)
+		m.fold(s)
 	}
 	if s.Timeline == nil {
 		s.Timeline = []Entry{}

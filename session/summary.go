@@ -153,15 +153,18 @@ func (s *Summary) AddFile(p string) {
 }
 
 // See records a timestamp.
-func (s *Summary) See(t time.Time) {
+func (s *Summary) See(t time.Time) { widen(&s.Start, &s.End, t) }
+
+// widen makes first and last span t too, unless t is unknown (zero).
+func widen(first, last *time.Time, t time.Time) {
 	if t.IsZero() {
 		return
 	}
-	if s.Start.IsZero() || t.Before(s.Start) {
-		s.Start = t
+	if first.IsZero() || t.Before(*first) {
+		*first = t
 	}
-	if t.After(s.End) {
-		s.End = t
+	if t.After(*last) {
+		*last = t
 	}
 }
 

@@ -12,13 +12,13 @@ import (
 // Open decodes the session file at path and links the subagent sessions
 // stored beside it in <session id>/subagents/.
 func Open(_ session.Env, path string) (*session.Session, error) {
-	return OpenLean(path, session.ReadOptions{})
+	return OpenWith(path, session.ReadOptions{})
 }
 
-// OpenLean is Open reading the file as o says. A session file holds its
+// OpenWith is Open reading the file as o says. A session file holds its
 // whole conversation, in order: NewDecoder reads the same entries again
 // from the same bytes (o.Limit of them).
-func OpenLean(path string, o session.ReadOptions) (*session.Session, error) {
+func OpenWith(path string, o session.ReadOptions) (*session.Session, error) {
 	s, err := readFile(path, o)
 	if err != nil {
 		return nil, err

@@ -24,16 +24,16 @@ func ReadFile(path string) (*session.Session, error) {
 // from an ancestor have Origin set to its thread id. A missing ancestor is
 // a warning, not an error: the fork's own records are still returned.
 func Open(env session.Env, path string) (*session.Session, error) {
-	s, _, err := OpenLean(env, path, session.ReadOptions{})
+	s, _, err := OpenWith(env, path, session.ReadOptions{})
 	return s, err
 }
 
-// OpenLean is Open reading the rollout as o says (an ancestor's part is
-// read lean too, its records dropped as Open drops them). It reports
-// whether every entry came from the rollout at path: then NewDecoder reads
-// the same entries again, in order, from its first o.Limit bytes; not when
-// a fork's history was read from an ancestor's rollout.
-func OpenLean(env session.Env, path string, o session.ReadOptions) (*session.Session, bool, error) {
+// OpenWith is Open reading the rollout as o says. It reports whether
+// every entry comes from the rollout at path: then NewDecoder reads the
+// same entries again, in order, from its first o.Limit bytes. A fork's
+// history comes from an ancestor's rollout: when o asks for an Outline, a
+// fork is not read any further, as its outline would not serve.
+func OpenWith(env session.Env, path string, o session.ReadOptions) (*session.Session, bool, error) {
 	limit := int64(-1)
 	if o.Limit > 0 {
 		limit = o.Limit
@@ -45,6 +45,11 @@ func open(env session.Env, path string, limit int64, o session.ReadOptions, dept
 	s, base, err := readFile(path, limit, o)
 	if err != nil || base == nil || base.ThreadID == "" {
 		return s, true, err
+	}
+	if o.Outline != nil {
+		// A fork's history is in its parent's file: no second read of
+		// this one gives it.
+		return s, false, nil
 	}
 	warn := func(msg string) {
 		s.Warnings = append(s.Warnings, session.Warning{Path: path, Message: msg})
@@ -63,7 +68,7 @@ func open(env session.Env, path string, limit int64, o session.ReadOptions, dept
 		warn(fmt.Sprintf("history of parent thread %s not found; showing only this fork's records", base.ThreadID))
 		return s, true, nil
 	}
-	parent, _, err := open(env, ppath, base.EndByteOffset, session.ReadOptions{Lean: o.Lean}, depth+1, visiting)
+	parent, _, err := open(env, ppath, base.EndByteOffset, session.ReadOptions{}, depth+1, visiting)
 	if err != nil {
 		warn(fmt.Sprintf("history of parent thread %s unreadable: %v", base.ThreadID, err))
 		return s, true, nil

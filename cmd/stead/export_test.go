@@ -1,13 +1,17 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/stead-dev/stead/internal/samples"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -123,18 +127,18 @@ func TestNDJSONRoundTrip(t *testing.T) {
 	}
 }
 
-// TestExportLean exports every session in two passes (lean, then its
-// content read again, as a large file is) and whole: both formats write
-// the same bytes either way, apart from the export time.
-func TestExportLean(t *testing.T) {
+// TestExportTwoPass exports every session in two passes (its outline,
+// then its entries read again, as a large file is) and whole: both
+// formats write the same bytes either way, apart from the export time.
+func TestExportTwoPass(t *testing.T) {
 	env := homes(t)
 	defer func(c func() time.Time) { exportClock = c }(exportClock)
 	exportClock = func() time.Time { return time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC) }
-	export := func(lean bool) (ndjson []string, cusfs map[string]string) {
+	export := func(twoPass bool) (ndjson []string, cusfs map[string]string) {
 		t.Helper()
-		defer func(n int64) { leanAbove = n }(leanAbove)
-		if lean {
-			leanAbove = 0
+		defer func(n int64) { twoPassAbove = n }(twoPassAbove)
+		if twoPass {
+			twoPassAbove = 0
 		}
 		file := filepath.Join(t.TempDir(), "all.ndjson")
 		mustRun(t, env, "session", "export", "--format", "ndjson", "-o", file)
@@ -157,21 +161,66 @@ func TestExportLean(t *testing.T) {
 		return ndjson, cusfs
 	}
 	wholeN, wholeC := export(false)
-	leanN, leanC := export(true)
-	if len(wholeN) < 5 || len(wholeN) != len(leanN) {
-		t.Fatalf("%d NDJSON lines whole, %d lean", len(wholeN), len(leanN))
+	twoN, twoC := export(true)
+	if len(wholeN) < 5 || len(wholeN) != len(twoN) {
+		t.Fatalf("%d NDJSON lines whole, %d in two passes", len(wholeN), len(twoN))
 	}
 	for i := range wholeN {
-		if wholeN[i] != leanN[i] {
-			t.Errorf("NDJSON session line %d differs read lean:\nwhole: %.300s\nlean:  %.300s", i+1, wholeN[i], leanN[i])
+		if wholeN[i] != twoN[i] {
+			t.Errorf("NDJSON session line %d differs in two passes:\nwhole: %.300s\ntwo:   %.300s", i+1, wholeN[i], twoN[i])
 		}
 	}
-	if len(wholeC) < 5 || len(wholeC) != len(leanC) {
-		t.Fatalf("%d CUSF files whole, %d lean", len(wholeC), len(leanC))
+	if len(wholeC) < 5 || len(wholeC) != len(twoC) {
+		t.Fatalf("%d CUSF files whole, %d in two passes", len(wholeC), len(twoC))
 	}
 	for name, w := range wholeC {
-		if leanC[name] != w {
-			t.Errorf("%s differs read lean", name)
+		if twoC[name] != w {
+			t.Errorf("%s differs in two passes", name)
 		}
+	}
+}
+
+// TestExportTwoPassChanged: a session file that changes between the two
+// reads of an export (its lines reordered, the same size) fails with a
+// clear error instead of writing a mix of both.
+func TestExportTwoPassChanged(t *testing.T) {
+	defer func(n int64) { twoPassAbove = n }(twoPassAbove)
+	twoPassAbove = 0
+	for _, cli := range []string{session.Claude, session.Codex} {
+		t.Run(cli, func(t *testing.T) {
+			path := samples.Repeated(t, cli, 64<<10)
+			fi, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := &Factory{Env: session.Env{Home: t.TempDir()}}
+			it := exportItem{ref: path, cli: cli, sref: session.Ref{CLI: cli, Path: path, Size: fi.Size()}}
+			src, err := openExport(context.Background(), f, &ExportOptions{Format: formatCUSF}, it)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer src.close()
+			if src.entries == nil {
+				t.Fatal("not read in two passes")
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.SplitAfter(string(data), "\n")
+			slices.Reverse(lines)
+			if err := os.WriteFile(path, []byte(strings.Join(lines, "")), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			for {
+				_, err = src.entries.Next()
+				if err != nil {
+					break
+				}
+			}
+			if !errors.Is(err, errChanged) || !strings.Contains(err.Error(), path) {
+				t.Errorf("reading a changed file: %v, want %v naming the file", err, errChanged)
+			}
+		})
 	}
 }

@@ -13,13 +13,13 @@ import (
 	"github.com/stead-dev/stead/session"
 )
 
-// TestOpenLean reads every testdata session of each CLI with OpenLean
-// twice over: lean, then its entries again with NewDecoder, each lean
-// entry given the content of its raw twin. The result is what Open gives,
-// field for field, and the lean timeline holds no content.
-func TestOpenLean(t *testing.T) {
+// TestOpenOutline reads every testdata session of each CLI with
+// OpenOutline twice over: for its outline, then its entries again with
+// NewDecoder, each completed by the outline. The result is what Open
+// gives, field for field.
+func TestOpenOutline(t *testing.T) {
 	for _, a := range adapters.All {
-		if a.OpenLean == nil {
+		if a.OpenOutline == nil {
 			continue
 		}
 		cases, _ := filepath.Glob(filepath.Join(a.Name, "testdata", "*.txtar"))
@@ -36,25 +36,22 @@ func TestOpenLean(t *testing.T) {
 					t.Fatal(err)
 				}
 				var records []session.Record
-				lean, oneFile, err := a.OpenLean(env, ref, session.ReadOptions{Lean: true,
+				outline := session.NewOutline()
+				s, oneFile, err := a.OpenOutline(env, ref, session.ReadOptions{Outline: outline,
 					Records: func(r session.Record) { records = append(records, r) }})
 				if err != nil {
 					t.Fatal(err)
 				}
-				for _, e := range lean.Timeline {
-					if e.Content != "" || e.Output != "" || (e.Native != nil && e.Native.Record != nil) {
-						t.Fatalf("lean entry %s keeps its content", e.ID)
-					}
+				if len(s.Timeline) != 0 {
+					t.Fatalf("%d entries kept beside the outline", len(s.Timeline))
 				}
-				if fork := strings.HasPrefix(filepath.Base(c), "fork-paginated-with-parent"); oneFile == fork {
-					t.Fatalf("OpenLean says one file: %v, for a case that is a fork read with its parent: %v", oneFile, fork)
+				fork := strings.HasPrefix(filepath.Base(c), "fork-paginated-")
+				if oneFile == fork {
+					t.Fatalf("OpenOutline says one file: %v, for a case that is a fork: %v", oneFile, fork)
 				}
 				if !oneFile {
 					// Entries come from the parent's file too: an export
 					// reads such a session whole.
-					if len(lean.Timeline) != len(whole.Timeline) {
-						t.Errorf("%d entries lean, %d whole", len(lean.Timeline), len(whole.Timeline))
-					}
 					return
 				}
 				f, err := os.Open(ref.Path)
@@ -74,15 +71,24 @@ func TestOpenLean(t *testing.T) {
 					}
 					raw = append(raw, ev.Entries...)
 				}
-				if len(raw) != len(lean.Timeline) {
-					t.Fatalf("%d entries read again, %d lean", len(raw), len(lean.Timeline))
+				if len(raw) != outline.Len() {
+					t.Fatalf("%d entries read again, %d outlined", len(raw), outline.Len())
+				}
+				if n := len(raw); n > 1 {
+					last := raw[n-1]
+					if outline.Complete(&last) {
+						t.Fatal("the last entry passes for the first")
+					}
 				}
 				for i := range raw {
-					lean.Timeline[i] = lean.Timeline[i].WithContent(&raw[i])
+					if !outline.Complete(&raw[i]) {
+						t.Fatalf("entry %d (%s %s) is not the one outlined", i, raw[i].Type, raw[i].ID)
+					}
 				}
-				lean.Records = records
-				if got, want := jsonOf(t, lean), jsonOf(t, whole); got != want {
-					t.Errorf("read lean then again:\n%.2000s\nread whole:\n%.2000s", got, want)
+				s.Timeline = raw
+				s.Records = records
+				if got, want := jsonOf(t, s), jsonOf(t, whole); got != want {
+					t.Errorf("read for its outline then again:\n%.2000s\nread whole:\n%.2000s", got, want)
 				}
 			})
 		}

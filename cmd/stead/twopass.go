@@ -17,12 +17,12 @@ import (
 	"github.com/stead-dev/stead/session"
 )
 
-// exportSource is a session to export: whole, or, for a large file, read
-// lean, its entries' content read again as they are written out and its
-// native records spooled to disk.
+// exportSource is a session to export: whole, or, for a large file, its
+// outline, its entries read again as they are written out and its native
+// records spooled to disk.
 type exportSource struct {
 	s       *session.Session
-	entries *leanEntries
+	entries *outlineEntries
 	records agenthistory.Records // nil: s.Records
 	close   func()
 }
@@ -30,10 +30,10 @@ type exportSource struct {
 // exportClock gives the time an export is made (a test fixes it).
 var exportClock = time.Now
 
-// leanAbove is the size from which a session file is exported in two
-// passes (see leanEntries), so that memory does not grow with what a
-// session says. Below it a session is read whole, in one pass.
-var leanAbove int64 = 8 << 20
+// twoPassAbove is the size from which a session file is exported in two
+// passes (see outlineEntries), so that memory does not grow with the
+// session. Below it a session is read whole, in one pass.
+var twoPassAbove int64 = 8 << 20
 
 func openExport(ctx context.Context, f *Factory, opts *ExportOptions, it exportItem) (exportSource, error) {
 	nothing := func() {}
@@ -47,9 +47,9 @@ func openExport(ctx context.Context, f *Factory, opts *ExportOptions, it exportI
 		return exportSource{s: s, close: nothing}, err
 	}
 	a, _ := adapters.Lookup(it.cli)
-	if fi, err := os.Stat(it.sref.Path); err == nil && fi.Mode().IsRegular() && fi.Size() > leanAbove &&
-		a.OpenLean != nil && a.NewDecoder != nil {
-		src, ok, err := openLean(f, a, it.sref, fi.Size(), opts.Format == formatNDJSON)
+	if fi, err := os.Stat(it.sref.Path); err == nil && fi.Mode().IsRegular() && fi.Size() > twoPassAbove &&
+		a.OpenOutline != nil && a.NewDecoder != nil {
+		src, ok, err := openTwoPass(f, a, it.sref, fi.Size(), opts.Format == formatNDJSON)
 		if ok || err != nil {
 			return src, err
 		}
@@ -58,12 +58,12 @@ func openExport(ctx context.Context, f *Factory, opts *ExportOptions, it exportI
 	return exportSource{s: s, close: nothing}, err
 }
 
-// openLean reads the first size bytes of ref's file lean, spooling its
-// records when keepRecords (CUSF holds none), and opens the file again
-// for the entries' content. It reports false when the session's entries
+// openTwoPass reads the first size bytes of ref's file for its outline,
+// spooling its records when keepRecords (CUSF holds none), and opens the
+// file again for its entries. It reports false when the session's entries
 // are not all in its file: the caller reads it whole.
-func openLean(f *Factory, a adapters.Adapter, ref session.Ref, size int64, keepRecords bool) (exportSource, bool, error) {
-	o := session.ReadOptions{Lean: true, Limit: size, Records: func(session.Record) {}}
+func openTwoPass(f *Factory, a adapters.Adapter, ref session.Ref, size int64, keepRecords bool) (exportSource, bool, error) {
+	o := session.ReadOptions{Outline: session.NewOutline(), Limit: size, Records: func(session.Record) {}}
 	var spool *recordSpool
 	if keepRecords {
 		var err error
@@ -72,7 +72,7 @@ func openLean(f *Factory, a adapters.Adapter, ref session.Ref, size int64, keepR
 		}
 		o.Records = spool.add
 	}
-	s, oneFile, err := a.OpenLean(f.Env, ref, o)
+	s, oneFile, err := a.OpenOutline(f.Env, ref, o)
 	if err == nil && oneFile {
 		err = spool.rewind()
 	}
@@ -85,62 +85,60 @@ func openLean(f *Factory, a adapters.Adapter, ref session.Ref, size int64, keepR
 		spool.close()
 		return exportSource{}, false, err
 	}
-	lean := s.Timeline
 	s.Timeline = nil
 	var recs agenthistory.Records
 	if spool != nil {
 		recs = spool
 	}
 	return exportSource{s: s, records: recs, close: func() { file.Close(); spool.close() },
-		entries: &leanEntries{lean: lean, events: a.NewDecoder(io.LimitReader(file, size)), name: ref.Path}}, true, nil
+		entries: &outlineEntries{outline: o.Outline, events: a.NewDecoder(io.LimitReader(file, size)), name: ref.Path}}, true, nil
 }
 
-// leanEntries gives the entries of a session read lean (its timeline
-// without content, see session.ReadOptions) whole, one at a time: each
-// lean entry takes its content from the same entry read again from the
-// file. Memory holds the lean timeline, a few hundred bytes an entry, and
-// one record; the lean entries are let go as they are given.
-type leanEntries struct {
-	lean   []session.Entry
-	events inject.Stream
-	name   string
-	raw    []session.Entry // the entries of the last record read
-	i      int
-	out    session.Entry
+// outlineEntries gives the entries of a session, read for its outline
+// first, one at a time: each entry read again from the file is completed
+// by the outline, as a Builder would have kept it. Memory holds the
+// outline, a few dozen bytes an entry, and one record.
+type outlineEntries struct {
+	outline *session.Outline
+	events  inject.Stream
+	name    string
+	raw     []session.Entry // the entries of the last record read
+	i       int
+	out     session.Entry
 }
 
-func (s *leanEntries) Next() (*session.Entry, error) {
-	if s.i >= len(s.lean) {
+func (s *outlineEntries) Next() (*session.Entry, error) {
+	n := s.outline.Len()
+	if s.i >= n {
 		return nil, io.EOF
 	}
 	for len(s.raw) == 0 {
 		ev, err := s.events.Decode()
 		if errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("%s: %w: %d entries on a second read, %d on the first", s.name, errChanged, s.i, len(s.lean))
+			return nil, fmt.Errorf("%s: %w: %d entries on a second read, %d on the first", s.name, errChanged, s.i, n)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", s.name, err)
 		}
 		s.raw = ev.Entries
 	}
-	raw, l := &s.raw[0], &s.lean[s.i]
-	if raw.Type != l.Type || !raw.Timestamp.Equal(l.Timestamp) {
-		return nil, fmt.Errorf("%s: %w: entry %d is a %s at %s on a second read, a %s at %s on the first", s.name, errChanged,
-			s.i+1, raw.Type, session.FormatTime(raw.Timestamp), l.Type, session.FormatTime(l.Timestamp))
-	}
-	s.out = l.WithContent(raw)
+	s.out = s.raw[0]
+	s.raw[0] = session.Entry{}
 	s.raw = s.raw[1:]
-	s.lean[s.i] = session.Entry{}
+	if !s.outline.Complete(&s.out) {
+		return nil, fmt.Errorf("%s: %w: entry %d is a %s at %s on a second read, not the %s first read there", s.name, errChanged,
+			s.i+1, s.out.Type, session.FormatTime(s.out.Timestamp), s.outline.Type(s.i))
+	}
 	s.i++
 	return &s.out, nil
 }
 
-// errChanged is a session file that changed between the two reads of a
-// lean export.
+// errChanged is a session file that changed between the two reads of an
+// export.
 var errChanged = errors.New("the session changed while it was read")
 
 // recordSpool holds a session's native records on disk between the two
-// reads of a lean export, in a private temporary file that is already
+// reads of an export, in a private temporary file that is already
 // unlinked, and gives them back in order. A nil spool holds nothing.
 type recordSpool struct {
 	f   *os.File
