@@ -238,19 +238,6 @@ func encodeOne(w io.Writer, format string, src exportSource, now time.Time) erro
 		}
 		return enc.Encode(src.s)
 	}
-	if src.entries != nil {
-		// A universal document holds its timeline whole.
-		for {
-			e, err := src.entries.Next()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				return err
-			}
-			src.s.Timeline = append(src.s.Timeline, *e)
-		}
-	}
 	return session.Encode(w, src.s, false)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -128,54 +129,47 @@ func TestNDJSONRoundTrip(t *testing.T) {
 }
 
 // TestExportTwoPass exports every session in two passes (its outline,
-// then its entries read again, as a large file is) and whole: both
-// formats write the same bytes either way, apart from the export time.
+// then its entries read again, as a large file is) and whole: every
+// format writes the same bytes either way, apart from the export time.
 func TestExportTwoPass(t *testing.T) {
 	env := homes(t)
 	defer func(c func() time.Time) { exportClock = c }(exportClock)
 	exportClock = func() time.Time { return time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC) }
-	export := func(twoPass bool) (ndjson []string, cusfs map[string]string) {
+	export := func(format string, twoPass bool) map[string]string {
 		t.Helper()
 		defer func(n int64) { twoPassAbove = n }(twoPassAbove)
 		if twoPass {
 			twoPassAbove = 0
 		}
-		file := filepath.Join(t.TempDir(), "all.ndjson")
-		mustRun(t, env, "session", "export", "--format", "ndjson", "-o", file)
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ndjson = strings.Split(string(data), "\n")
 		dir := t.TempDir()
-		mustRun(t, env, "session", "export", "--format", "cusf", "-o", dir)
-		files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
-		cusfs = map[string]string{}
+		mustRun(t, env, "session", "export", "--format", format, "-o", dir)
+		files, _ := filepath.Glob(filepath.Join(dir, "*"))
+		out := map[string]string{}
 		for _, f := range files {
 			data, err := os.ReadFile(f)
 			if err != nil {
 				t.Fatal(err)
 			}
-			cusfs[filepath.Base(f)] = string(data)
+			if format == formatNDJSON {
+				// One file of one line a session, named by the time.
+				for i, l := range strings.Split(string(data), "\n") {
+					out[fmt.Sprint("line ", i+1)] = l
+				}
+				continue
+			}
+			out[filepath.Base(f)] = string(data)
 		}
-		return ndjson, cusfs
+		return out
 	}
-	wholeN, wholeC := export(false)
-	twoN, twoC := export(true)
-	if len(wholeN) < 5 || len(wholeN) != len(twoN) {
-		t.Fatalf("%d NDJSON lines whole, %d in two passes", len(wholeN), len(twoN))
-	}
-	for i := range wholeN {
-		if wholeN[i] != twoN[i] {
-			t.Errorf("NDJSON session line %d differs in two passes:\nwhole: %.300s\ntwo:   %.300s", i+1, wholeN[i], twoN[i])
+	for _, format := range []string{formatUSF, formatCUSF, formatNDJSON} {
+		whole, two := export(format, false), export(format, true)
+		if len(whole) < 5 || len(whole) != len(two) {
+			t.Fatalf("%s: %d files or lines whole, %d in two passes", format, len(whole), len(two))
 		}
-	}
-	if len(wholeC) < 5 || len(wholeC) != len(twoC) {
-		t.Fatalf("%d CUSF files whole, %d in two passes", len(wholeC), len(twoC))
-	}
-	for name, w := range wholeC {
-		if twoC[name] != w {
-			t.Errorf("%s differs in two passes", name)
+		for name, w := range whole {
+			if two[name] != w {
+				t.Errorf("%s: %s differs in two passes:\nwhole: %.300s\ntwo:   %.300s", format, name, w, two[name])
+			}
 		}
 	}
 }
