@@ -90,7 +90,7 @@ func marshalHeader(h Header) ([]byte, error) {
 	if w.SchemaVersion == "" {
 		w.SchemaVersion = SchemaVersion
 	}
-	b, err := marshal(w)
+	b, err := session.MarshalCompact(w)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +110,7 @@ func marshalHeader(h Header) ([]byte, error) {
 		if err := json.Compact(&v, h.Extra[k]); err != nil {
 			return nil, fmt.Errorf("header field %q: %w", k, err)
 		}
-		kb, _ := marshal(k)
+		kb, _ := session.MarshalCompact(k)
 		b = append(b, ',')
 		b = append(b, kb...)
 		b = append(b, ':')
@@ -234,14 +234,3 @@ type LineError struct {
 func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %v", e.Name, e.Line, e.Err) }
 
 func (e *LineError) Unwrap() error { return e.Err }
-
-// marshal encodes v compactly without escaping <, > and &, as session does.
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
-}

@@ -20,20 +20,14 @@ func TestWriteHeapBounded(t *testing.T) {
 	if testing.Short() {
 		n = 20
 	}
-	heap := func() uint64 {
-		runtime.GC()
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		return m.HeapInuse
-	}
 	var c counter
 	w, err := agenthistory.NewWriter(&c, agenthistory.Header{SessionCount: n})
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := heap()
+	base := heapInUse()
 	one := bigSession(0, 2000)
-	single := heap() - base
+	single := heapInUse() - base
 	if err := w.Write(one); err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +40,7 @@ func TestWriteHeapBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 		if i%10 == 0 || i == n-1 {
-			peak = max(peak, heap()) // s is still live: one session
+			peak = max(peak, heapInUse()) // s is still live: one session
 			runtime.KeepAlive(s)
 		}
 	}
@@ -69,23 +63,17 @@ func TestWriteStreamHeapBounded(t *testing.T) {
 	if testing.Short() {
 		n = 20_000
 	}
-	heap := func() uint64 {
-		runtime.GC()
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		return m.HeapInuse
-	}
 	var c counter
 	w, err := agenthistory.NewWriter(&c, agenthistory.Header{SessionCount: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	meta, g := newGenerated(n)
-	base := heap()
+	base := heapInUse()
 	var peak uint64
 	g.step = func(i int) {
 		if i%10_000 == 0 || i == n-1 {
-			peak = max(peak, heap())
+			peak = max(peak, heapInUse())
 		}
 	}
 	if err := w.WriteStream(meta, nil, g); err != nil {
@@ -100,4 +88,12 @@ func TestWriteStreamHeapBounded(t *testing.T) {
 	if peak > base+limit {
 		t.Errorf("heap in use reached %d bytes above the start, more than %d", peak-base, limit)
 	}
+}
+
+// heapInUse is the heap in use after a collection.
+func heapInUse() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapInuse
 }

@@ -227,7 +227,7 @@ func (r *Reader) decode(b []byte, line int) (*session.Session, error) {
 				rec[k] = all[k]
 			}
 		}
-		if rb, err := marshal(rec); err == nil {
+		if rb, err := session.MarshalCompact(rec); err == nil {
 			s.Records = append(s.Records, session.Record{Line: line, Record: rb})
 		}
 	}

@@ -264,7 +264,7 @@ func inputValue(in json.RawMessage, strict bool) (json.RawMessage, *string) {
 	if json.Compact(&buf, in) == nil {
 		return buf.Bytes(), &text
 	}
-	b, _ := marshal(text)
+	b, _ := session.MarshalCompact(text)
 	return b, &text
 }
 

@@ -281,7 +281,7 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 		w.Output = &e.Output
 		w.Error = e.Error
 	}
-	return marshalNoEscape(w)
+	return MarshalCompact(w)
 }
 
 // UnmarshalJSON reads an entry written by MarshalJSON (or any USF 1.0

@@ -12,7 +12,7 @@ import (
 // Marshal returns the canonical JSON encoding of s: compact, fields in a
 // fixed order, and HTML characters left as they are.
 func Marshal(s *Session) ([]byte, error) {
-	return marshalNoEscape(s)
+	return MarshalCompact(s)
 }
 
 // Encode writes s to w as canonical JSON followed by a newline, indented
@@ -56,7 +56,7 @@ func (s Session) MarshalJSON() ([]byte, error) {
 	if s.Version == "" {
 		s.Version = Version
 	}
-	return marshalNoEscape(sessionJSON(s))
+	return MarshalCompact(sessionJSON(s))
 }
 
 type metadataJSON struct {
@@ -68,7 +68,7 @@ type metadataJSON struct {
 
 // MarshalJSON writes times as ISO 8601 strings in UTC.
 func (m Metadata) MarshalJSON() ([]byte, error) {
-	return marshalNoEscape(metadataJSON{
+	return MarshalCompact(metadataJSON{
 		Created:      FormatTime(m.Created),
 		LastModified: FormatTime(m.LastModified),
 		Tokens:       m.Tokens,
@@ -94,7 +94,10 @@ func (m *Metadata) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func marshalNoEscape(v any) ([]byte, error) {
+// MarshalCompact encodes v as compact JSON with <, > and & left as they
+// are: the way stead writes JSON, and the way the CLIs do (JavaScript's
+// JSON.stringify, Python's json.dumps without ensure_ascii).
+func MarshalCompact(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

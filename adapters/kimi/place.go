@@ -121,7 +121,7 @@ func codeStateFile(t *session.Target, dir string) ([]byte, error) {
 	if t.Title != "" {
 		st.Title, st.TitleKind, st.IsCustomTitle = t.Title, "custom", true
 	}
-	return marshal(st)
+	return session.MarshalCompact(st)
 }
 
 // provenance is what a written session records of its source.
@@ -201,18 +201,6 @@ func legacyListed(path, dir string) (bool, error) {
 		}
 	}
 	return false, nil
-}
-
-// marshal encodes v as compact JSON without HTML escaping, as the CLIs
-// (JSON.stringify, Python's json) write it.
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // marshalIndent encodes v as kimi-cli writes its JSON documents

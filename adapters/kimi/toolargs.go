@@ -362,7 +362,7 @@ func ToolCall(tool session.Tool, a map[string]any) (string, json.RawMessage, boo
 	default:
 		return "", nil, false
 	}
-	b, err := marshal(out)
+	b, err := session.MarshalCompact(out)
 	if err != nil {
 		return "", nil, false
 	}
@@ -507,7 +507,7 @@ func legacyCall(tool session.Tool, a map[string]any) (string, json.RawMessage, b
 	default:
 		return "", nil, false
 	}
-	b, err := marshal(out)
+	b, err := session.MarshalCompact(out)
 	if err != nil {
 		return "", nil, false
 	}

@@ -750,10 +750,10 @@ func (o obj) MarshalJSON() ([]byte, error) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		k, _ := marshal(f.k)
+		k, _ := session.MarshalCompact(f.k)
 		b = append(b, k...)
 		b = append(b, ':')
-		v, err := marshal(f.v)
+		v, err := session.MarshalCompact(f.v)
 		if err != nil {
 			return nil, err
 		}
@@ -777,7 +777,7 @@ func (e *Encoder) line(v any) {
 	if e.err != nil {
 		return
 	}
-	b, err := marshal(v)
+	b, err := session.MarshalCompact(v)
 	if err != nil {
 		e.err = err
 		return

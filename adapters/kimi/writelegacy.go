@@ -37,7 +37,7 @@ func (e *Encoder) pyLine(v any) {
 	if e.err != nil {
 		return
 	}
-	b, err := marshal(v)
+	b, err := session.MarshalCompact(v)
 	if err != nil {
 		e.err = err
 		return
@@ -52,7 +52,7 @@ func (e *Encoder) row(v obj, marker bool) {
 	if e.err != nil {
 		return
 	}
-	b, err := marshal(v)
+	b, err := session.MarshalCompact(v)
 	if err != nil {
 		e.err = err
 		return

@@ -518,21 +518,11 @@ func without(data []byte, keys ...string) (string, error) {
 	for _, k := range keys {
 		delete(m, k)
 	}
-	b, err := marshalNoEscape(m)
+	b, err := session.MarshalCompact(m)
 	if err != nil {
 		return "", err
 	}
 	return string(b), nil
-}
-
-func marshalNoEscape(v any) ([]byte, error) {
-	var sb strings.Builder
-	enc := json.NewEncoder(&sb)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return []byte(strings.TrimSuffix(sb.String(), "\n")), nil
 }
 
 func isObject(b json.RawMessage) bool {

@@ -315,7 +315,7 @@ func (o *jsonObject) field(k string, v any) {
 }
 
 func (o *jsonObject) str(s string) {
-	j, _ := marshalString(s)
+	j, _ := session.MarshalCompact(s)
 	o.b = append(o.b, j...)
 }
 
@@ -334,16 +334,4 @@ func (o *jsonObject) bytes() json.RawMessage {
 		return json.RawMessage(`{}`)
 	}
 	return append(o.b, '}')
-}
-
-// marshalString encodes s as a JSON string without escaping HTML
-// characters (the records keep text as OpenCode wrote it).
-func marshalString(s string) ([]byte, error) {
-	var sb strings.Builder
-	enc := json.NewEncoder(&sb)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
-		return nil, err
-	}
-	return []byte(strings.TrimSuffix(sb.String(), "\n")), nil
 }

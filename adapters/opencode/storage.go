@@ -116,7 +116,7 @@ func fileRecord(b []byte) json.RawMessage {
 	if json.Valid(b) {
 		return json.RawMessage(b)
 	}
-	s, _ := marshalString(string(b))
+	s, _ := session.MarshalCompact(string(b))
 	return s
 }
 
