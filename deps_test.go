@@ -18,18 +18,21 @@ const module = "github.com/stead-dev/stead"
 var rules = map[string][]string{
 	"session":             {},
 	"adapters/internal/":  {"session"},
-	"adapters/":           {"session", "adapters/internal/"},
-	"adapters/opencode":   {"session", "adapters/internal/", "modernc.org/sqlite"},
+	"adapters/":           {"session", "adapters/internal/", "internal/safetext"},
+	"adapters/opencode":   {"session", "adapters/internal/", "internal/safetext", "modernc.org/sqlite"},
 	"adapters":            {"session", "adapters/"},
 	"catalog":             {"session", "adapters"},
 	"pricing":             {"session"},
 	"internal/corpusgen":  {},
 	"internal/usftest":    {"session", "github.com/santhosh-tekuri/jsonschema/v6", "github.com/rogpeppe/go-internal/txtar"},
 	"cmd/stead-corpus":    {"internal/corpusgen"},
-	"modelstub":           {"session"},
+	"modelstub":           {"session", "internal/safetext"},
 	"inject":              {"session", "internal/atomicfile"},
 	"internal/atomicfile": {},
-	"vt":                  {},
+	// Quoting for a shell and neutralising text for a terminal: a leaf
+	// that every package printing untrusted text may use.
+	"internal/safetext": {},
+	"vt":                {},
 	// The interchange formats of seeds 000 (CUSF) and 003 (agent-history
 	// NDJSON): universal sessions in and out, nothing else.
 	"cusf":              {"session", "github.com/santhosh-tekuri/jsonschema/v6"},

@@ -57,7 +57,7 @@ var apis = []struct {
 		name: "codex", file: "responses_main.json", path: responsesPath, read: readResponsesStream,
 		bash: call{"exec_command", map[string]any{"cmd": command}},
 		// Codex has no file-read tool: the stub reads through the shell.
-		readFile: call{"exec_command", map[string]any{"cmd": "cat '" + workDir + "/x.txt'"}},
+		readFile: call{"exec_command", map[string]any{"cmd": "cat " + workDir + "/x.txt"}},
 		toolStop: "completed", endStop: "completed",
 		usage: map[string]float64{"input_tokens": 130, "output_tokens": 30, "total_tokens": 160,
 			"input_tokens_details.cached_tokens": 10, "output_tokens_details.reasoning_tokens": 5},

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/stead-dev/stead/internal/safetext"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -74,7 +75,7 @@ func resolveTool(u ToolUse, declared []Tool, names func(session.Tool) []string, 
 	if u.Tool == session.ToolRead {
 		if t, ok := findTool(session.ToolBash, declared, names); ok {
 			path, _ := firstString(u.Args, argAliases["path"]...)
-			return buildCall(t, map[string]any{"command": "cat " + shellQuote(path)}), ""
+			return buildCall(t, map[string]any{"command": "cat " + safetext.Quote(path)}), ""
 		}
 	}
 	name := u.Name
@@ -208,10 +209,6 @@ func firstString(m map[string]any, keys ...string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // absArgs makes the path arguments of u (universal or native names)

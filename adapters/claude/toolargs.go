@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/stead-dev/stead/adapters/internal/jsonl"
+	"github.com/stead-dev/stead/internal/safetext"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -189,7 +190,7 @@ func ToolCall(tool session.Tool, a map[string]any) (string, json.RawMessage, boo
 		if !ok {
 			return "", nil, false
 		}
-		name, out["command"] = "Bash", "ls -la "+shellQuote(p)
+		name, out["command"] = "Bash", "ls -la "+safetext.Quote(p)
 	case session.ToolWebFetch:
 		u, ok := str(session.ArgURL)
 		if !ok {
@@ -240,17 +241,4 @@ func ToolCall(tool session.Tool, a map[string]any) (string, json.RawMessage, boo
 		return "", nil, false
 	}
 	return name, b, true
-}
-
-// shellQuote quotes s for a POSIX shell.
-func shellQuote(s string) string {
-	q := "'"
-	for _, r := range s {
-		if r == '\'' {
-			q += `'\''`
-		} else {
-			q += string(r)
-		}
-	}
-	return q + "'"
 }

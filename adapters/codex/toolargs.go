@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/stead-dev/stead/adapters/internal/jsonl"
+	"github.com/stead-dev/stead/internal/safetext"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -90,18 +91,9 @@ func commandLine(argv []string) string {
 	}
 	words := make([]string, len(argv))
 	for i, w := range argv {
-		words[i] = shellWord(w)
+		words[i] = safetext.Quote(w)
 	}
 	return strings.Join(words, " ")
-}
-
-func shellWord(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-=:,+@%", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // ToolCall writes a universal tool call as a Codex one: exec_command for
@@ -142,9 +134,9 @@ func ToolCall(tool session.Tool, a map[string]any) (string, json.RawMessage, boo
 			if lim > 0 {
 				end = strconv.Itoa(off + lim - 1)
 			}
-			return exec("sed -n '" + strconv.Itoa(off) + "," + end + "p' " + shellWord(p))
+			return exec("sed -n '" + strconv.Itoa(off) + "," + end + "p' " + safetext.Quote(p))
 		}
-		return exec("cat " + shellWord(p))
+		return exec("cat " + safetext.Quote(p))
 	case session.ToolWrite:
 		if p := str(session.ArgPath); p != "" {
 			return patch(addPatch(p, str(session.ArgContent)))
@@ -173,26 +165,26 @@ func ToolCall(tool session.Tool, a map[string]any) (string, json.RawMessage, boo
 		}
 	case session.ToolSearch:
 		if pat := str(session.ArgPattern); pat != "" {
-			cmd := "rg -n " + shellWord(pat)
+			cmd := "rg -n " + safetext.Quote(pat)
 			if g := str(session.ArgGlob); g != "" {
-				cmd += " -g " + shellWord(g)
+				cmd += " -g " + safetext.Quote(g)
 			}
 			if p := str(session.ArgPath); p != "" {
-				cmd += " " + shellWord(p)
+				cmd += " " + safetext.Quote(p)
 			}
 			return exec(cmd)
 		}
 	case session.ToolGlob:
 		if pat := str(session.ArgPattern); pat != "" {
-			cmd := "rg --files -g " + shellWord(pat)
+			cmd := "rg --files -g " + safetext.Quote(pat)
 			if p := str(session.ArgPath); p != "" {
-				cmd += " " + shellWord(p)
+				cmd += " " + safetext.Quote(p)
 			}
 			return exec(cmd)
 		}
 	case session.ToolList:
 		if p := str(session.ArgPath); p != "" {
-			return exec("ls -la " + shellWord(p))
+			return exec("ls -la " + safetext.Quote(p))
 		}
 	case session.ToolTodo:
 		todos, ok := a[session.ArgTodos].([]any)

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/stead-dev/stead/internal/safetext"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -64,7 +65,7 @@ func ToolArgs(name string, input json.RawMessage) (session.Tool, map[string]any,
 		if d := firstOf(in.DirPath, in.Directory); d != "" {
 			// The universal shell call has no working directory: the
 			// command changes to it itself.
-			cmd = "cd " + shellWord(d) + " && " + cmd
+			cmd = "cd " + safetext.Quote(d) + " && " + cmd
 		}
 		a[session.ArgCommand] = cmd
 		setStr(session.ArgDescription, in.Description)
@@ -359,14 +360,4 @@ func splitURL(prompt string) (url, rest string) {
 		return url, strings.TrimSpace(after)
 	}
 	return url, prompt
-}
-
-// shellWord quotes s for a POSIX shell when it needs quoting.
-func shellWord(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-=:,+@%", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

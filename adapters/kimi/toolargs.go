@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/stead-dev/stead/internal/safetext"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -97,7 +98,7 @@ func ToolArgs(name string, input json.RawMessage) (session.Tool, map[string]any,
 		if in.Cwd != "" {
 			// The universal form has no working directory: the command
 			// changes to it itself.
-			cmd = "cd " + shellQuote(in.Cwd) + " && " + cmd
+			cmd = "cd " + safetext.Quote(in.Cwd) + " && " + cmd
 		}
 		a[session.ArgCommand] = cmd
 		str(session.ArgDescription, in.Description)
@@ -317,7 +318,7 @@ func ToolCall(tool session.Tool, a map[string]any) (string, json.RawMessage, boo
 		if p == "" {
 			return "", nil, false
 		}
-		name, out["command"] = "Bash", "ls -la "+shellQuote(p)
+		name, out["command"] = "Bash", "ls -la "+safetext.Quote(p)
 	case session.ToolWebFetch:
 		u, _ := str(session.ArgURL)
 		if u == "" {
@@ -396,7 +397,7 @@ func legacyCall(tool session.Tool, a map[string]any) (string, json.RawMessage, b
 	case session.ToolBash, session.ToolList:
 		cmd := str(session.ArgCommand)
 		if tool == session.ToolList && str(session.ArgPath) != "" {
-			cmd = "ls -la " + shellQuote(str(session.ArgPath))
+			cmd = "ls -la " + safetext.Quote(str(session.ArgPath))
 		}
 		if cmd == "" {
 			return "", nil, false
@@ -536,9 +537,4 @@ func legacyToolCall(name string, input json.RawMessage) (string, json.RawMessage
 		return n, in
 	}
 	return name, input
-}
-
-// shellQuote quotes s for a POSIX shell.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

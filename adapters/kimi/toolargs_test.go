@@ -250,7 +250,7 @@ func TestToolArgs(t *testing.T) {
 		tool        session.Tool
 		want        map[string]any // nil: no universal form
 	}{
-		{"Bash", `{"command":"make","cwd":"/w/sub","timeout":30}`, session.ToolBash, map[string]any{"command": "cd '/w/sub' && make", "timeout": 30000.0}},
+		{"Bash", `{"command":"make","cwd":"/w/sub","timeout":30}`, session.ToolBash, map[string]any{"command": "cd /w/sub && make", "timeout": 30000.0}},
 		{"Bash", `{"command":""}`, "", nil},
 		{"Shell", `{"command":"echo hello","timeout":60}`, session.ToolBash, map[string]any{"command": "echo hello", "timeout": 60000.0}},
 		{"Read", `{"path":"a.txt","line_offset":-100}`, session.ToolRead, map[string]any{"path": "a.txt"}},

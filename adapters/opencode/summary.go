@@ -7,9 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/stead-dev/stead/adapters/internal/jsonl"
+	"github.com/stead-dev/stead/internal/safetext"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -351,14 +351,7 @@ func onlySession(path string) (string, error) {
 	if err != nil {
 		abs = path
 	}
-	q := shellQuote(abs)
+	q := safetext.Quote(abs)
 	return "", fmt.Errorf("opencode: %s holds %d sessions; name one as opencode:<id>: OPENCODE_DB=%s stead session show opencode:<id> (OPENCODE_DB=%s stead session list --cli opencode lists them): %w",
 		path, n, q, q, session.ErrAmbiguous)
-}
-
-func shellQuote(s string) string {
-	if strings.ContainsAny(s, " \t\n'\"\\$`*?[]{}()<>|&;~#!") {
-		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-	}
-	return s
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/stead-dev/stead/internal/safetext"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -73,7 +74,7 @@ func ToolArgs(name string, input json.RawMessage) (session.Tool, map[string]any,
 		if in.Workdir != "" {
 			// The universal call has no working directory: the
 			// command changes to it itself.
-			cmd = "cd " + shellQuote(in.Workdir) + " && " + cmd
+			cmd = "cd " + safetext.Quote(in.Workdir) + " && " + cmd
 		}
 		a[session.ArgCommand] = cmd
 		set(session.ArgDescription, in.Description)

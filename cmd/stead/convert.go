@@ -16,6 +16,7 @@ import (
 
 	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/inject"
+	"github.com/stead-dev/stead/internal/safetext"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -298,9 +299,9 @@ func writeConvertJSON(w io.Writer, rep *inject.Report) error {
 func resumeCommand(rep *inject.Report) string {
 	words := make([]string, len(rep.Placement.Resume))
 	for i, w := range rep.Placement.Resume {
-		words[i] = shellWord(w)
+		words[i] = safetext.Quote(w)
 	}
-	return "cd " + shellWord(rep.Target.Dir) + " && " + strings.Join(words, " ")
+	return "cd " + safetext.Quote(rep.Target.Dir) + " && " + strings.Join(words, " ")
 }
 
 func printReport(w io.Writer, rep *inject.Report) {

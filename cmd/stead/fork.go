@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stead-dev/stead/adapters"
+	"github.com/stead-dev/stead/internal/safetext"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -135,7 +136,7 @@ func entryAt(s *session.Session, at string) (int, error) {
 	}
 	if found < 0 {
 		return 0, flagErrorf("--at: no entry %q in %s (%d entries; their ids: stead session show %s --json)",
-			at, sourceName(s), len(s.Timeline), sourceName(s))
+			at, sourceName(s), len(s.Timeline), safetext.Quote(sourceName(s)))
 	}
 	return found, nil
 }

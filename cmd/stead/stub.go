@@ -13,6 +13,7 @@ import (
 
 	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/internal/atomicfile"
+	"github.com/stead-dev/stead/internal/safetext"
 	"github.com/stead-dev/stead/modelstub"
 	"github.com/stead-dev/stead/session"
 )
@@ -134,7 +135,7 @@ func printStubHelp(io *IOStreams, url string, script *modelstub.Script, opts *St
 		if a.Setup == nil {
 			continue
 		}
-		home := "$STEAD_HOME"
+		home := homeVar
 		if opts.Homes != "" {
 			h, err := filepath.Abs(filepath.Join(opts.Homes, a.Name))
 			if err != nil {
@@ -152,7 +153,7 @@ func printStubHelp(io *IOStreams, url string, script *modelstub.Script, opts *St
 		}
 		for _, e := range st.Env {
 			k, v, _ := strings.Cut(e, "=")
-			fmt.Fprintf(w, "  export %s=%s\n", k, shellWord(v))
+			fmt.Fprintf(w, "  export %s=%s\n", k, quoteWithHome(v))
 		}
 		names := make([]string, 0, len(st.Files))
 		for n := range st.Files {
@@ -175,7 +176,7 @@ func printStubHelp(io *IOStreams, url string, script *modelstub.Script, opts *St
 		if a.Argv != nil {
 			args := a.Argv(l)
 			for i, arg := range args {
-				args[i] = shellWord(arg)
+				args[i] = quoteWithHome(arg)
 			}
 			fmt.Fprintf(w, "  %s %s\n", a.Name, strings.Join(args, " "))
 		}
@@ -208,13 +209,24 @@ func writeHome(home string, files map[string]string) error {
 	return nil
 }
 
-// shellWord quotes s for a POSIX shell unless it is plain, keeping $VAR
-// references working.
-func shellWord(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-:$=,", r))
-	}) < 0 {
-		return s
+// homeVar is the placeholder for a CLI's home in the printed setup.
+const homeVar = "$STEAD_HOME"
+
+// quoteWithHome quotes s for a shell, keeping each $STEAD_HOME in it a
+// variable reference; nothing else in s is interpreted.
+func quoteWithHome(s string) string {
+	if !strings.Contains(s, homeVar) {
+		return safetext.Quote(s)
 	}
-	return `"` + strings.NewReplacer(`"`, `\"`, "`", "\\`", `\`, `\\`).Replace(s) + `"`
+	parts := strings.Split(s, homeVar)
+	var b strings.Builder
+	for i, p := range parts {
+		if i > 0 {
+			b.WriteString(`"` + homeVar + `"`)
+		}
+		if p != "" {
+			b.WriteString(safetext.Quote(p))
+		}
+	}
+	return b.String()
 }
