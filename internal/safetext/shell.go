@@ -7,12 +7,12 @@ import (
 
 // Quote returns s as one word for a POSIX shell, such that no character of
 // it is interpreted: a word of letters, digits and /._-:,+@% only is
-// returned as it is; anything else is put in single quotes, a single quote
-// written as '\''. A character that Terminal would change (a control
-// character, a byte that is not UTF-8) is written as "$(printf '\NNN')",
-// so that the printed line is both safe to show and exact when pasted;
-// only a newline, which command substitution would drop, stays as it is
-// inside the quotes.
+// returned as it is; anything else is put in single quotes, each single
+// quote in it written as a backslashed quote between two quoted runs. A
+// character that Terminal would change (a control character, a byte that
+// is not UTF-8) is written as "$(printf '\NNN')", so that the printed
+// line is both safe to show and exact when pasted; only a newline, which
+// command substitution would drop, stays as it is inside the quotes.
 func Quote(s string) string {
 	if plain(s) {
 		return s
