@@ -150,7 +150,7 @@ func abRunCmd(ctx context.Context, opts *ABOptions) error {
 		fmt.Fprintf(f.IO.ErrOut, "stead: the comparison page: %s\n", opts.HTML)
 	}
 	if opts.JSON {
-		enc := json.NewEncoder(f.IO.Out)
+		enc := json.NewEncoder(f.IO.RawOut())
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(ab); err != nil {
 			return err

@@ -93,6 +93,9 @@ func TestABPageEscapes(t *testing.T) {
 	}
 	data, _ := os.ReadFile(path)
 	page := string(data)
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm()&0o077 != 0 {
+		t.Errorf("the page (session text) can be read by others: %v", fi.Mode())
+	}
 	for _, bad := range []string{"<script>", "<img", "<b>bold"} {
 		if strings.Contains(page, bad) {
 			t.Errorf("the page holds %q unescaped", bad)

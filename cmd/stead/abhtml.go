@@ -72,7 +72,7 @@ func writeABHTML(path string, ab *abRun) error {
 	if err := abPage.Execute(&buf, map[string]any{"AB": ab, "Charts": charts, "Width": chartWidth + 220}); err != nil {
 		return err
 	}
-	return atomicfile.Write(path, buf.Bytes(), 0o644)
+	return atomicfile.Write(path, buf.Bytes(), 0o600)
 }
 
 func sum(m map[string]int) int {

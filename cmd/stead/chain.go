@@ -141,7 +141,7 @@ func chainRun(ctx context.Context, opts *ChainOptions) error {
 		prev = s
 	}
 	if opts.JSON {
-		enc := json.NewEncoder(f.IO.Out)
+		enc := json.NewEncoder(f.IO.RawOut())
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(res); err != nil {
 			return err

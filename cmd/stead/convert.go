@@ -177,7 +177,7 @@ func writeSession(opts *ConvertOptions, src adapters.Adapter, s *session.Session
 	case opts.Output != "":
 		rep, err = convertToFile(s, events, r, w, iopts, opts.Output)
 	default:
-		bw := bufio.NewWriterSize(f.IO.Out, 256<<10)
+		bw := bufio.NewWriterSize(f.IO.RawOut(), 256<<10)
 		rep, err = convertTo(s, events, r, w, iopts, bw)
 		if ferr := bw.Flush(); err == nil {
 			err = ferr
@@ -190,7 +190,7 @@ func writeSession(opts *ConvertOptions, src adapters.Adapter, s *session.Session
 		return err
 	}
 	if opts.JSON {
-		return writeConvertJSON(f.IO.Out, rep)
+		return writeConvertJSON(f.IO.RawOut(), rep)
 	}
 	out := f.IO.ErrOut
 	if opts.Install {

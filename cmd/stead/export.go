@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -101,9 +102,19 @@ func exportRun(cmd *cobra.Command, opts *ExportOptions) error {
 	if len(items) == 0 {
 		return fmt.Errorf("no session to export: %w", session.ErrNotFound)
 	}
+	// -o names a folder when it is one, when it ends in a slash, or
+	// when it must (CUSF files of several sessions); a new one is made.
 	dir := ""
 	if opts.Output != "" {
-		if fi, err := os.Stat(opts.Output); err == nil && fi.IsDir() {
+		fi, err := os.Stat(opts.Output)
+		switch {
+		case err == nil && fi.IsDir():
+			dir = opts.Output
+		case errors.Is(err, fs.ErrNotExist) && (strings.HasSuffix(opts.Output, string(filepath.Separator)) ||
+			opts.Format == formatCUSF && len(items) > 1):
+			if err := os.MkdirAll(opts.Output, 0o700); err != nil {
+				return err
+			}
 			dir = opts.Output
 		}
 	}
@@ -158,7 +169,7 @@ func exportRun(cmd *cobra.Command, opts *ExportOptions) error {
 			n, werr := writeNewFile(opts.Output, write)
 			rep.Files, rep.Bytes, err = append(rep.Files, opts.Output), n, werr
 		} else {
-			bw := bufio.NewWriterSize(f.IO.Out, 256<<10)
+			bw := bufio.NewWriterSize(f.IO.RawOut(), 256<<10)
 			err = write(bw)
 			if ferr := bw.Flush(); err == nil {
 				err = ferr
@@ -170,7 +181,7 @@ func exportRun(cmd *cobra.Command, opts *ExportOptions) error {
 		return err
 	}
 	if opts.JSON {
-		return printJSON(f.IO.Out, rep)
+		return printJSON(f.IO.RawOut(), rep)
 	}
 	if opts.Output != "" {
 		fmt.Fprintf(f.IO.ErrOut, "stead: exported %d sessions as %s (%s) to %s\n", rep.Sessions, opts.Format, humanBytes(rep.Bytes), opts.Output)
@@ -283,7 +294,7 @@ func exportNDJSON(f *Factory, opts *ExportOptions, items []exportItem, dir strin
 		rep.Files = append(rep.Files, path)
 		return nil
 	}
-	bw := bufio.NewWriterSize(f.IO.Out, 256<<10)
+	bw := bufio.NewWriterSize(f.IO.RawOut(), 256<<10)
 	w, err := agenthistory.NewWriter(bw, h)
 	if err != nil {
 		return err
@@ -322,7 +333,7 @@ func writeNewFile(path string, write func(io.Writer) error) (int64, error) {
 		return 0, fmt.Errorf("%s exists: stead does not replace files", path)
 	}
 	var n int64
-	err := atomicfile.CreateFunc(path, 0o644, func(w io.Writer) error {
+	err := atomicfile.CreateFunc(path, 0o600, func(w io.Writer) error {
 		cw := &countWriter{w: w}
 		err := write(cw)
 		n = cw.n
@@ -361,15 +372,15 @@ func (p *exportProgress) update(done int, bytes int64) {
 		return
 	}
 	p.last, p.shown = now, true
-	fmt.Fprintf(p.io.ErrOut, "\rexporting: %d/%d sessions ", done, p.total)
+	fmt.Fprintf(p.io.RawErrOut(), "\rexporting: %d/%d sessions ", done, p.total)
 	if bytes > 0 {
-		fmt.Fprintf(p.io.ErrOut, "(%s) ", humanBytes(bytes))
+		fmt.Fprintf(p.io.RawErrOut(), "(%s) ", humanBytes(bytes))
 	}
 }
 
 func (p *exportProgress) done() {
 	if p.shown {
-		fmt.Fprint(p.io.ErrOut, "\r\033[K")
+		fmt.Fprint(p.io.RawErrOut(), "\r\033[K")
 		p.shown = false
 	}
 }

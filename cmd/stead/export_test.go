@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -216,5 +218,32 @@ func TestExportTwoPassChanged(t *testing.T) {
 				t.Errorf("reading a changed file: %v, want %v naming the file", err, errChanged)
 			}
 		})
+	}
+}
+
+// TestExportFilesPrivate: sessions hold source code and secrets, so every
+// file an export writes is its user's alone, whatever the umask.
+func TestExportFilesPrivate(t *testing.T) {
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	env := homes(t)
+	dir := t.TempDir()
+	mustRun(t, env, "session", "export", "--format", "cusf", "-o", filepath.Join(dir, "cusf"))
+	mustRun(t, env, "session", "export", "--format", "usf", "-o", filepath.Join(dir, "usf")+"/")
+	mustRun(t, env, "session", "export", "--format", "ndjson", "-o", filepath.Join(dir, "all.ndjson"))
+	mustRun(t, env, "session", "export", claudeSession, "--format", "cusf", "-o", filepath.Join(dir, "one.jsonl"))
+	n := 0
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		n++
+		if fi, err := d.Info(); err != nil || fi.Mode().Perm()&0o077 != 0 {
+			t.Errorf("%s: mode %v, want only its owner to read it", p, fi.Mode().Perm())
+		}
+		return nil
+	})
+	if n < 3 {
+		t.Fatalf("the exports wrote %d files", n)
 	}
 }

@@ -186,7 +186,7 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 		return err
 	}
 	if opts.JSON {
-		return printJSON(f.IO.Out, map[string]any{"format": format, "sessions": out})
+		return printJSON(f.IO.RawOut(), map[string]any{"format": format, "sessions": out})
 	}
 	fmt.Fprintf(f.IO.ErrOut, "stead: imported %d sessions from %s (%s); show one with: stead session show run:<run>\n", len(out), opts.File, format)
 	return nil
@@ -247,7 +247,7 @@ func validateRun(opts *ValidateOptions) error {
 			return err
 		}
 		if opts.JSON {
-			if err := printJSON(f.IO.Out, res); err != nil {
+			if err := printJSON(f.IO.RawOut(), res); err != nil {
 				return err
 			}
 		} else {
@@ -268,7 +268,7 @@ func validateRun(opts *ValidateOptions) error {
 		problems = append(problems, err.Error())
 	}
 	if opts.JSON {
-		if err := printJSON(f.IO.Out, map[string]any{"format": format, "sessions": sessions, "valid": len(problems) == 0, "errors": problems}); err != nil {
+		if err := printJSON(f.IO.RawOut(), map[string]any{"format": format, "sessions": sessions, "valid": len(problems) == 0, "errors": problems}); err != nil {
 			return err
 		}
 	} else {

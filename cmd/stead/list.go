@@ -82,7 +82,7 @@ func listRun(cmd *cobra.Command, opts *ListOptions) error {
 		if warns == nil {
 			warns = []session.Warning{}
 		}
-		return writeJSON(f.IO.Out,
+		return writeJSON(f.IO.RawOut(),
 			jsonField{name: "sessions", items: func(yield func(any) error) error {
 				for _, s := range sums {
 					err := yield(listJSON{

@@ -163,9 +163,13 @@ run ends. --json prints one JSON object per line: {"kind":"entry","event":{...}}
 				return err
 			}
 			if raw {
-				return watchTerminalUntil(cmd.Context(), b, args[0], f.IO.Out)
+				return watchTerminalUntil(cmd.Context(), b, args[0], f.IO.RawOut())
 			}
-			return watchRun(cmd.Context(), b, args[0], f.IO.Out, asJSON)
+			out := f.IO.Out
+			if asJSON {
+				out = f.IO.RawOut()
+			}
+			return watchRun(cmd.Context(), b, args[0], out, asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON lines")
@@ -302,7 +306,7 @@ func newRunsCmd(f *Factory) *cobra.Command {
 				if runs == nil {
 					runs = []session.Run{}
 				}
-				enc := json.NewEncoder(f.IO.Out)
+				enc := json.NewEncoder(f.IO.RawOut())
 				enc.SetIndent("", "  ")
 				return enc.Encode(runs)
 			}
@@ -424,7 +428,7 @@ func newAttachCmd(f *Factory) *cobra.Command {
 			ctx, cancel := context.WithCancel(ctx)
 			defer cancel()
 			var g oklog.Group
-			g.Add(func() error { return watchTerminalUntil(ctx, b, id, f.IO.Out) }, func(error) { cancel() })
+			g.Add(func() error { return watchTerminalUntil(ctx, b, id, f.IO.RawOut()) }, func(error) { cancel() })
 			g.Add(func() error {
 				err := supervisor.Attach(ctx, in, busTerminal{ctx: ctx, b: b, run: id}, true)
 				if errors.Is(err, supervisor.ErrDetached) {

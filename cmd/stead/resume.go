@@ -137,12 +137,12 @@ func resumeRun(ctx context.Context, opts *ResumeOptions) error {
 		return flagErrorf("an attached run needs a terminal: run it in one, or use --detach")
 	}
 	fmt.Fprintf(f.IO.ErrOut, "stead: run %s: %s resumes %s (watch it: stead watch %s)\n", spec.ID, spec.To, sourceName(s), spec.ID)
-	rec, err := superviseRun(ctx, f, b, s, spec, &terminalIO{In: in, Out: f.IO.Out}, nil)
+	rec, err := superviseRun(ctx, f, b, s, spec, &terminalIO{In: in, Out: f.IO.RawOut()}, nil)
 	if rec.ID != "" {
 		printRunEnd(f.IO.ErrOut, rec)
 	}
 	if opts.JSON && rec.ID != "" {
-		json.NewEncoder(f.IO.Out).Encode(rec)
+		json.NewEncoder(f.IO.RawOut()).Encode(rec)
 	}
 	return err
 }
@@ -201,7 +201,7 @@ func detachRun(ctx context.Context, f *Factory, b *bus.Bus, s *session.Session, 
 		return errors.New(reply.Error)
 	}
 	if asJSON {
-		return json.NewEncoder(f.IO.Out).Encode(reply.Run)
+		return json.NewEncoder(f.IO.RawOut()).Encode(reply.Run)
 	}
 	fmt.Fprintln(f.IO.Out, reply.Run.ID)
 	fmt.Fprintf(f.IO.ErrOut, "stead: run %s: %s (pid %d on %s); watch it with: stead watch %s\n",

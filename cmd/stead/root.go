@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stead-dev/stead/internal/safetext"
 	"github.com/stead-dev/stead/pricing"
 	"github.com/stead-dev/stead/session"
 )
@@ -34,12 +35,49 @@ const (
 var version = "dev"
 
 // IOStreams are the process's standard streams, replaceable in tests.
+//
+// Out and ErrOut are for a person: once MainContext has wrapped them,
+// control characters written to them (from a session's text, a file name,
+// an error) are shown as visible escapes instead of reaching the terminal
+// (safetext.Writer). Machine output (JSON, exports, a CLI's own terminal,
+// stead's progress line) goes to RawOut and RawErrOut, as it is.
 type IOStreams struct {
 	In     io.Reader
 	Out    io.Writer
 	ErrOut io.Writer
 	// OutTTY and ErrTTY tell whether Out and ErrOut are terminals.
 	OutTTY, ErrTTY bool
+
+	rawOut, rawErr io.Writer
+}
+
+// RawOut is standard output as it is.
+func (s *IOStreams) RawOut() io.Writer {
+	if s.rawOut != nil {
+		return s.rawOut
+	}
+	return s.Out
+}
+
+// RawErrOut is standard error as it is.
+func (s *IOStreams) RawErrOut() io.Writer {
+	if s.rawErr != nil {
+		return s.rawErr
+	}
+	return s.ErrOut
+}
+
+// forPeople returns a copy of s whose Out and ErrOut neutralise control
+// characters, and a function that flushes them.
+func (s *IOStreams) forPeople() (*IOStreams, func()) {
+	if s.rawOut != nil {
+		return s, func() {}
+	}
+	out, errOut := safetext.NewWriter(s.Out), safetext.NewWriter(s.ErrOut)
+	safe := *s
+	safe.rawOut, safe.rawErr = s.Out, s.ErrOut
+	safe.Out, safe.ErrOut = out, errOut
+	return &safe, func() { out.Flush(); errOut.Flush() }
 }
 
 func systemIO() *IOStreams {
@@ -135,6 +173,8 @@ func MainEnv(args []string, ios *IOStreams, env session.Env) ExitCode {
 
 // MainContext is MainEnv stopped by ctx instead of signals.
 func MainContext(ctx context.Context, args []string, ios *IOStreams, env session.Env) ExitCode {
+	ios, flush := ios.forPeople()
+	defer flush()
 	f := &Factory{IO: ios, Env: env}
 	f.ConfigPath, f.explicit = defaultConfigPath(env)
 	root := newRootCmd(f)
@@ -221,7 +261,7 @@ func newSchemaCmd(f *Factory) *cobra.Command {
 		Short: "Print the JSON Schema of the universal session format",
 		Args:  noArgs,
 		RunE: func(*cobra.Command, []string) error {
-			_, err := f.IO.Out.Write(session.Schema)
+			_, err := f.IO.RawOut().Write(session.Schema)
 			return err
 		},
 	}

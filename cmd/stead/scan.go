@@ -107,14 +107,14 @@ func (p *progress) update(done, total int, doneBytes, totalBytes int64) {
 		return
 	}
 	p.last, p.shown = now, true
-	fmt.Fprintf(p.io.ErrOut, "\rscanning sessions: %d/%d files, %s/%s ", done, total, humanBytes(doneBytes), humanBytes(totalBytes))
+	fmt.Fprintf(p.io.RawErrOut(), "\rscanning sessions: %d/%d files, %s/%s ", done, total, humanBytes(doneBytes), humanBytes(totalBytes))
 }
 
 func (p *progress) done() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.shown {
-		fmt.Fprint(p.io.ErrOut, "\r\033[K")
+		fmt.Fprint(p.io.RawErrOut(), "\r\033[K")
 	}
 }
 

@@ -59,7 +59,7 @@ func newScenarioListCmd(f *Factory) *cobra.Command {
 				for _, n := range names {
 					out = append(out, all[n])
 				}
-				return printJSON(f.IO.Out, out)
+				return printJSON(f.IO.RawOut(), out)
 			}
 			tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tCLIS\tSTEPS\tWHAT")
@@ -203,7 +203,7 @@ func scenarioRun(ctx context.Context, opts *ScenarioOptions) error {
 		fmt.Fprintf(progress, "\nthe comparison page: %s\n", opts.HTML)
 	}
 	if opts.JSON {
-		if err := printJSON(f.IO.Out, rep); err != nil {
+		if err := printJSON(f.IO.RawOut(), rep); err != nil {
 			return err
 		}
 	} else {

@@ -92,7 +92,7 @@ func showRun(opts *ShowOptions) error {
 		if opts.NoNative {
 			s = s.WithoutNative()
 		}
-		return session.Encode(f.IO.Out, s, true)
+		return session.Encode(f.IO.RawOut(), s, true)
 	}
 	w := bufio.NewWriter(f.IO.Out)
 	writeMarkdown(w, s, mdOptions{All: opts.All, Full: opts.Full, Home: f.Env.Home})

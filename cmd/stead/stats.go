@@ -222,7 +222,7 @@ func statsRun(cmd *cobra.Command, opts *StatsOptions) error {
 	tot.Models, tot.Cost, tot.Unpriced = modelCosts(prices, allModels)
 
 	if opts.JSON {
-		return writeJSON(f.IO.Out,
+		return writeJSON(f.IO.RawOut(),
 			jsonField{name: "sessions", items: func(yield func(any) error) error {
 				for i := range out.Sessions {
 					if err := yield(&out.Sessions[i]); err != nil {

@@ -76,7 +76,7 @@ func newTemplateListCmd(f *Factory) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			all := loadTemplates(f)
 			if asJSON {
-				return json.NewEncoder(f.IO.Out).Encode(all)
+				return json.NewEncoder(f.IO.RawOut()).Encode(all)
 			}
 			tw := tabwriter.NewWriter(f.IO.Out, 2, 8, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tVARS\tHISTORY\tSOURCE\tDESCRIPTION")
@@ -102,7 +102,7 @@ func newTemplateShowCmd(f *Factory) *cobra.Command {
 				return err
 			}
 			if asJSON {
-				return json.NewEncoder(f.IO.Out).Encode(t)
+				return json.NewEncoder(f.IO.RawOut()).Encode(t)
 			}
 			fmt.Fprintf(f.IO.Out, "%s (%s): %s\n\n", t.Name, t.Source, t.Description)
 			for _, turn := range t.History {
@@ -206,7 +206,7 @@ func templateHeadless(ctx context.Context, f *Factory, opts *ResumeOptions) erro
 		if err != nil {
 			return err
 		}
-		return json.NewEncoder(f.IO.Out).Encode(rec)
+		return json.NewEncoder(f.IO.RawOut()).Encode(rec)
 	}
 	fmt.Fprintln(f.IO.Out, answerOf(s, opts.To))
 	fmt.Fprintf(f.IO.ErrOut, "stead: run %s; continue it: stead session resume run:%s --to <cli>\n", id, id)

@@ -3,6 +3,7 @@ package safetext
 import (
 	"io"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -24,9 +25,9 @@ func Unsafe(r rune) bool {
 
 // Terminal returns s with every unsafe character (Unsafe) and every byte
 // that is not UTF-8 written as a visible escape: ESC as \x1b, U+009B as
-// \u009b. A carriage return right before a newline is dropped (CRLF line
-// ends); any other one is shown as \r, since it could overwrite what the
-// line showed.
+// \u009b. A carriage return is kept only right before a newline (CRLF
+// line ends, and what stead writes to a terminal in raw mode); any other
+// one is shown as \r, since it could overwrite what the line showed.
 func Terminal(s string) string {
 	if clean(s) {
 		return s
@@ -53,7 +54,7 @@ func appendTerminal(b []byte, s string, final bool) []byte {
 		if c < utf8.RuneSelf {
 			switch {
 			case c == '\r' && i+1 < len(s) && s[i+1] == '\n':
-				// CRLF: the newline alone.
+				b = append(b, c)
 			case c < 0x20 && c != '\t' && c != '\n', c == 0x7f:
 				b = appendHex(b, c)
 			default:
@@ -92,7 +93,9 @@ func appendHex(b []byte, c byte) []byte {
 // Writer passes what is written to it on through Terminal. It holds back
 // at most the start of a character cut by the end of a write, and a
 // carriage return that may start a CRLF, until the next write or Flush.
+// It is safe for concurrent use, as an *os.File is.
 type Writer struct {
+	mu   sync.Mutex
 	w    io.Writer
 	held []byte
 	buf  []byte
@@ -104,6 +107,8 @@ func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
 // Write writes p made safe. It reports len(p) when the underlying writer
 // took everything.
 func (t *Writer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if len(t.held) == 0 && clean(string(p)) {
 		// The common case: nothing to change or hold.
 		if _, err := t.w.Write(p); err != nil {
@@ -130,6 +135,8 @@ func (t *Writer) Write(p []byte) (int, error) {
 
 // Flush writes what is held back, made safe as it is.
 func (t *Writer) Flush() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if len(t.held) == 0 {
 		return nil
 	}
