@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/inject"
+	"github.com/stead-dev/stead/internal/atomicfile"
 	"github.com/stead-dev/stead/internal/safetext"
 	"github.com/stead-dev/stead/session"
 )
@@ -183,11 +183,13 @@ func writeSession(opts *ConvertOptions, src adapters.Adapter, s *session.Session
 			err = ferr
 		}
 	}
-	if err == nil && opts.Install {
-		logConversion(f, rep)
-	}
 	if err != nil {
 		return err
+	}
+	if opts.Install {
+		if err := logConversion(f, rep); err != nil {
+			fmt.Fprintf(f.IO.ErrOut, "warning: the conversion is not in stead's log: %v\n", err)
+		}
 	}
 	if opts.JSON {
 		return writeConvertJSON(f.IO.RawOut(), rep)
@@ -353,16 +355,14 @@ func printReport(w io.Writer, rep *inject.Report) {
 // logConversion appends a record of an installed conversion to stead's
 // state directory, so that where each converted session came from stays
 // known even for CLIs whose files have no room for it. Failing to write it
-// does not fail the conversion.
-func logConversion(f *Factory, rep *inject.Report) {
-	dir := f.Env.Get("XDG_STATE_HOME")
-	if dir == "" && f.Env.Home != "" {
-		dir = filepath.Join(f.Env.Home, ".local", "state")
+// does not fail the conversion (the caller warns). The record is appended whole or not at
+// all, on a line of its own even after a torn one (see
+// atomicfile.AppendLine); atomicfile.ReadLines reads the log back.
+func logConversion(f *Factory, rep *inject.Report) error {
+	if f.Env.Get("XDG_STATE_HOME") == "" && f.Env.Home == "" {
+		return nil
 	}
-	if dir == "" {
-		return
-	}
-	dir = filepath.Join(dir, "stead")
+	dir := stateDir(f.Env)
 	rec := map[string]any{
 		"time": time.Now().UTC().Format(time.RFC3339Nano), "source": rep.Source,
 		"target":   map[string]string{"cli": rep.Target.CLI, "id": rep.Target.ID, "path": rep.Placement.Path},
@@ -371,19 +371,14 @@ func logConversion(f *Factory, rep *inject.Report) {
 	b, _ := json.Marshal(rec)
 	err := os.MkdirAll(dir, 0o700)
 	if err == nil {
-		var file *os.File
-		file, err = os.OpenFile(filepath.Join(dir, "conversions.jsonl"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-		if err == nil {
-			_, err = file.Write(append(b, '\n'))
-			if cerr := file.Close(); err == nil {
-				err = cerr
-			}
-		}
+		err = atomicfile.AppendLine(filepath.Join(dir, conversionLog), b, 0o600)
 	}
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		f.Logger.Debug("conversion log", "err", err)
-	}
+	return err
 }
+
+// conversionLog is the name of the conversion log in stead's state
+// directory.
+const conversionLog = "conversions.jsonl"
 
 // toolArgsOf reads the native tool calls of a CLI, for the entries of a
 // session that several CLIs made.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stead-dev/stead/internal/atomicfile"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -100,5 +101,39 @@ func TestConvertErrors(t *testing.T) {
 		if code != tc.code || !strings.Contains(errOut, tc.msg) {
 			t.Errorf("stead %s: exit %d, %q; want exit %d mentioning %q", strings.Join(tc.args, " "), code, errOut, tc.code, tc.msg)
 		}
+	}
+}
+
+// TestConvertLogAfterTornRecord: a conversion log whose last record was
+// cut short (a full disk) gets the next conversion's record on a line of
+// its own, so that both the records before and the new one read back.
+func TestConvertLogAfterTornRecord(t *testing.T) {
+	env := allHomes(t)
+	state := t.TempDir()
+	env.Vars["XDG_STATE_HOME"] = state
+	logPath := filepath.Join(state, "stead", "conversions.jsonl")
+	write(t, logPath, []byte(`{"time":"2026-11-01T00:00:00Z","source":{"cli":"claude"}}`+"\n"+`{"time":"2026-11-02T00:00:00Z","sou`))
+	mustRun(t, env, "session", "convert", claudeSession, "--to", "codex", "--install", "--cwd", t.TempDir())
+	f, err := os.Open(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var targets []string
+	torn, err := atomicfile.ReadLines(f, func(_ int, rec []byte) error {
+		var r struct {
+			Target struct{ CLI string } `json:"target"`
+		}
+		if err := json.Unmarshal(rec, &r); err != nil {
+			return err
+		}
+		targets = append(targets, r.Target.CLI)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(targets) != 2 || targets[1] != "codex" || len(torn) != 1 || torn[0].Line != 2 {
+		t.Errorf("the log holds records for %q and torn lines %v; want the old one and codex's, line 2 torn", targets, torn)
 	}
 }
