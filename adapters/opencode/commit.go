@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"modernc.org/sqlite"
+
 	"github.com/stead-dev/stead/session"
 )
 
@@ -27,6 +29,10 @@ var commitTimeout = 15 * time.Second
 // session with the new session's id: Commit never changes a session.
 var ErrExists = fmt.Errorf("the session already exists: %w", fs.ErrExist)
 
+// ErrDamaged is returned by Commit for a database SQLite finds damaged:
+// stead never writes to one.
+var ErrDamaged = errors.New("the database is damaged")
+
 // errRaced is returned when a new database was created by another process
 // while Commit built its own.
 var errRaced = errors.New("the database was created meanwhile")
@@ -36,8 +42,9 @@ var errRaced = errors.New("the database was created meanwhile")
 // session, its messages and parts are inserted in one transaction that
 // takes the write lock up front (waiting while OpenCode, which may be
 // running, holds it), with foreign keys checked; nothing that exists is
-// changed: a session whose id the database holds is refused, and the
-// project row (OpenCode's, for the directory: see resolveProject) is
+// changed: a database SQLite finds damaged is refused (ErrDamaged) before
+// anything is written, a session whose id the database holds is refused,
+// and the project row (OpenCode's, for the directory: see resolveProject) is
 // added only when missing. Readers, OpenCode's included, see the whole
 // session or none of it. The journal mode is left as OpenCode set it
 // (WAL). stead's own read-only connections to the database in this
@@ -84,6 +91,9 @@ func writeDSN(path, mode string) string {
 
 // insertInto inserts the session into an existing database.
 func insertInto(path, tmp string, proj project) error {
+	if err := checkIntegrity(path); err != nil {
+		return err
+	}
 	releaseStores(path)
 	db, err := sql.Open("sqlite", writeDSN(path, "rw"))
 	if err != nil {
@@ -113,6 +123,76 @@ func insertInto(path, tmp string, proj project) error {
 		return fmt.Errorf("opencode: install into %s: %w", path, err)
 	}
 	return nil
+}
+
+// integrityLimit is how many problems checkIntegrity reports of a damaged
+// database: the first few say what is wrong as well as a hundred would.
+const integrityLimit = 5
+
+// checkIntegrity runs SQLite's quick_check on the database at path, on a
+// read-only connection that writes nothing (not even a checkpoint when it
+// closes), and fails with ErrDamaged, saying what SQLite found, unless it
+// is "ok". SQLite reports damage only in the pages a statement reads, and
+// an install reads and writes few of them: without the check, a session
+// goes into a file OpenCode may then fail to open, or that SQLite's
+// recovery rewrites without it. quick_check reads every page once and
+// takes no lock that holds OpenCode up; on a 200 MB database (50,000
+// messages of 2 KB, in the page cache) it took 0.28 s, integrity_check,
+// which also compares each index with its table, 0.54 s. An empty file
+// (OpenCode creating the database) has nothing to check.
+func checkIntegrity(path string) error {
+	if fi, err := os.Stat(path); err == nil && fi.Size() == 0 {
+		return nil
+	}
+	wal, err := headerWAL(path)
+	if err != nil {
+		return fmt.Errorf("%w; stead does not write to it", err)
+	}
+	mode, _ := chooseMode(path, wal)
+	db, err := sql.Open("sqlite", dsn(path, mode))
+	if err != nil {
+		return fmt.Errorf("opencode: open %s: %w", path, err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	rows, err := db.Query(fmt.Sprintf(`PRAGMA quick_check(%d)`, integrityLimit))
+	if err != nil {
+		return notChecked(path, err, nil)
+	}
+	defer rows.Close()
+	var problems []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return notChecked(path, err, problems)
+		}
+		if s != "ok" {
+			s = strings.TrimSpace(strings.TrimPrefix(s, "*** in database main ***"))
+			problems = append(problems, strings.ReplaceAll(s, "\n", "; "))
+		}
+	}
+	if err := rows.Err(); err != nil {
+		// A damaged page can end the check with an error after the
+		// problems it found.
+		return notChecked(path, err, problems)
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("opencode: %s: %w; stead does not write to it (SQLite's quick_check: %s)",
+			path, ErrDamaged, strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// notChecked reports a quick_check that stopped with err, after finding
+// problems: the database is damaged when it found some, or SQLite says so
+// (or that the file is not a database), and unreadable otherwise.
+func notChecked(path string, err error, problems []string) error {
+	var se *sqlite.Error
+	if len(problems) > 0 || errors.As(err, &se) && (se.Code()&0xff == sqliteCorrupt || se.Code()&0xff == sqliteNotADB) {
+		return fmt.Errorf("opencode: %s: %w; stead does not write to it (SQLite's quick_check: %s)",
+			path, ErrDamaged, strings.Join(append(problems, err.Error()), "; "))
+	}
+	return fmt.Errorf("opencode: check %s before writing to it: %w", path, err)
 }
 
 // createDB creates the database at path, with the session in it.

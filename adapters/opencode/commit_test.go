@@ -557,3 +557,81 @@ func TestCommitRace(t *testing.T) {
 	}
 	sameAsExport(t, db, tg.ID, export)
 }
+
+// damage overwrites the first page of the named table (or index) of the
+// database at path with junk, as a bad sector or a torn copy would.
+func damage(tb testing.TB, path, table string) {
+	tb.Helper()
+	conn, err := sql.Open("sqlite", "file:"+path+"?mode=ro&immutable=1")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var pageSize, root int64
+	err = conn.QueryRow(`SELECT (SELECT page_size FROM pragma_page_size), rootpage FROM sqlite_master WHERE name = ?`, table).Scan(&pageSize, &root)
+	conn.Close()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteAt(bytes.Repeat([]byte{0xa5}, int(pageSize)), (root-1)*pageSize); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// TestCommitDamaged refuses to install into a database SQLite finds
+// damaged, even where the install itself would read nothing damaged (a
+// table it never touches), naming the file and what SQLite said, and
+// leaves the file as it was.
+func TestCommitDamaged(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		damage func(t *testing.T, db string)
+		want   string
+	}{
+		{"a table the install does not touch", func(t *testing.T, db string) { damage(t, db, "todo") }, "btreeInitPage"},
+		{"the session table", func(t *testing.T, db string) { damage(t, db, "session") }, "quick_check"},
+		{"not a database", func(t *testing.T, db string) { os.WriteFile(db, bytes.Repeat([]byte("junk"), 2048), 0o600) }, "not a SQLite database"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ar, err := txtar.ParseFile("testdata/conversation-db.txtar")
+			if err != nil {
+				t.Fatal(err)
+			}
+			home := t.TempDir()
+			env := envFor(home, filepath.Join(home, "data"))
+			var db string
+			for _, f := range ar.Files {
+				if f.Name == "native/opencode.db.sql" {
+					db = buildDB(t, filepath.Join(home, "data", "opencode"), string(f.Data), checkpointed)
+				}
+			}
+			tc.damage(t, db)
+			before, _ := os.ReadFile(db)
+			tg := writtenTarget()
+			tg.ID, tg.Dir = "", t.TempDir()
+			p, err := Place(env, &tg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = Commit(env, p, tg, writeExport(t, tg, writtenEntries()))
+			if err == nil || !strings.Contains(err.Error(), db) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Commit into a damaged database: %v; want an error naming %s and saying %q", err, db, tc.want)
+			}
+			if tc.want != "not a SQLite database" && !errors.Is(err, ErrDamaged) {
+				t.Errorf("the error %v is not ErrDamaged", err)
+			}
+			if after, _ := os.ReadFile(db); !bytes.Equal(after, before) {
+				t.Error("the damaged database was written to")
+			}
+			for _, s := range []string{"-wal", "-shm", "-journal"} {
+				if fi, err := os.Stat(db + s); err == nil && fi.Size() > 0 {
+					t.Errorf("%s%s was left behind", db, s)
+				}
+			}
+		})
+	}
+}
