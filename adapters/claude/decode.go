@@ -141,6 +141,7 @@ type Decoder struct {
 	// Path names the file in warnings.
 	Path string
 
+	limited   bool // only the start of Path is read
 	r         *jsonl.Reader
 	alias     map[string]string // record uuid -> id of the last entry it produced
 	usageSeen jsonl.Recent
@@ -172,13 +173,23 @@ func (d *Decoder) Decode() (session.Event, error) {
 		return session.Event{}, fmt.Errorf("claude: read %s: %w", d.name(), err)
 	}
 	ev := session.Event{Line: line.Line}
-	if line.Problem != "" {
-		ev.Warning = d.warn(line.Line, line.Problem)
+	if p := line.Report(d.livePath()); p != "" {
+		ev.Warning = d.warn(line.Line, p)
 	}
 	if !line.Skipped {
 		d.convert(&r, line.Raw, &ev)
 	}
 	return ev, nil
+}
+
+// livePath is the file whose growth excuses an incomplete last line (see
+// jsonl.Growing): Path, unless only the start of it is read, whose last
+// line is cut by the limit, not by a writer at work.
+func (d *Decoder) livePath() string {
+	if d.limited {
+		return ""
+	}
+	return d.Path
 }
 
 func (d *Decoder) name() string {
@@ -810,6 +821,6 @@ func readFile(path string, o session.ReadOptions) (*session.Session, error) {
 		r = io.LimitReader(f, o.Limit)
 	}
 	dec := NewDecoder(r)
-	dec.Path = path
+	dec.Path, dec.limited = path, o.Limit > 0
 	return read(dec, o)
 }

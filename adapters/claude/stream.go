@@ -47,7 +47,12 @@ func (d *Decoder) decodeStream() (session.Event, error) {
 		if err := json.Unmarshal(line, &rec); err != nil {
 			var te *json.UnmarshalTypeError
 			if !errors.As(err, &te) {
-				ev.Warning = d.warn(ev.Line, "malformed JSON ("+err.Error()+"); line skipped")
+				switch {
+				case !d.r.Partial():
+					ev.Warning = d.warn(ev.Line, "malformed JSON ("+err.Error()+"); line skipped")
+				case !jsonl.Growing(d.livePath()):
+					ev.Warning = d.warn(ev.Line, jsonl.Incomplete(len(line), err))
+				}
 				return ev, nil
 			}
 			ev.Warning = d.warn(ev.Line, fmt.Sprintf("field %q has unexpected type %s; read what could be", te.Field, te.Value))

@@ -24,19 +24,19 @@ const TitleMax = 200
 // records' timestamps are then not read, so the end time can be early;
 // SummarizeFile reads the file's tail to settle it.
 func Summarize(r io.Reader, detail session.Detail) (session.Summary, error) {
-	sum, _, err := summarize(r, detail)
+	sum, _, err := summarize(r, "", detail)
 	return sum, err
 }
 
-// summarize is Summarize also returning the offset of the last record
-// whose time a summary counts.
-func summarize(r io.Reader, detail session.Detail) (session.Summary, int64, error) {
+// summarize is Summarize of the file at path ("" for a stream), also
+// returning the offset of the last record whose time a summary counts.
+func summarize(r io.Reader, path string, detail session.Detail) (session.Summary, int64, error) {
 	s := jsonl.GetScanner(r)
 	defer jsonl.PutScanner(s)
-	return summarizeWith(s, detail)
+	return summarizeWith(s, path, detail)
 }
 
-func summarizeWith(s *jsonl.Scanner, detail session.Detail) (session.Summary, int64, error) {
+func summarizeWith(s *jsonl.Scanner, path string, detail session.Detail) (session.Summary, int64, error) {
 	var z summarizer
 	z.list = detail == session.DetailList
 	z.sum.CLI = session.Claude
@@ -45,7 +45,7 @@ func summarizeWith(s *jsonl.Scanner, detail session.Detail) (session.Summary, in
 		z.parseLine(s)
 		s.Finish()
 		if s.Failed() {
-			z.sum.Skip(s.LineNo(), "malformed record skipped: "+s.LineErr().Error())
+			jsonl.SkipFailed(&z.sum, s, path)
 			continue
 		}
 		if z.commit() {
@@ -499,7 +499,7 @@ func SummarizeFile(ref session.Ref, detail session.Detail) (session.Summary, err
 		return session.Summary{}, err
 	}
 	defer f.Close()
-	sum, lastTimed, err := summarize(f, detail)
+	sum, lastTimed, err := summarize(f, ref.Path, detail)
 	if err != nil {
 		return sum, err
 	}

@@ -182,6 +182,7 @@ type Decoder struct {
 	// Path names the file in warnings.
 	Path string
 
+	limited  bool // only the start of Path is read
 	r        *jsonl.Reader
 	id       string // the thread's id, from the first session_meta
 	started  bool
@@ -215,13 +216,23 @@ func (d *Decoder) Decode() (session.Event, error) {
 		return session.Event{}, fmt.Errorf("codex: read %s: %w", d.name(), err)
 	}
 	ev := session.Event{Line: rec.Line}
-	if rec.Problem != "" {
-		ev.Warning = d.warn(rec.Line, rec.Problem)
+	if p := rec.Report(d.livePath()); p != "" {
+		ev.Warning = d.warn(rec.Line, p)
 	}
 	if !rec.Skipped {
 		d.convert(&env, rec.Raw, &ev)
 	}
 	return ev, nil
+}
+
+// livePath is the file whose growth excuses an incomplete last line (see
+// jsonl.Growing): Path, unless only the start of it is read, whose last
+// line is cut by the limit, not by a writer at work.
+func (d *Decoder) livePath() string {
+	if d.limited {
+		return ""
+	}
+	return d.Path
 }
 
 func (d *Decoder) name() string {

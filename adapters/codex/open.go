@@ -110,7 +110,7 @@ func readFile(path string, limit int64, o session.ReadOptions) (*session.Session
 		r = io.LimitReader(f, limit)
 	}
 	dec := NewDecoder(r)
-	dec.Path = path
+	dec.Path, dec.limited = path, limit >= 0
 	s, err := read(dec, o)
 	return s, dec.base, err
 }

@@ -27,12 +27,17 @@ const patchMax = 256 << 10
 // the type of every record but session metadata, user and assistant
 // messages and thread names.
 func Summarize(r io.Reader, detail session.Detail) (session.Summary, error) {
-	s := jsonl.GetScanner(r)
-	defer jsonl.PutScanner(s)
-	return summarizeWith(s, detail)
+	return summarize(r, "", detail)
 }
 
-func summarizeWith(s *jsonl.Scanner, detail session.Detail) (session.Summary, error) {
+// summarize is Summarize of the file at path ("" for a stream).
+func summarize(r io.Reader, path string, detail session.Detail) (session.Summary, error) {
+	s := jsonl.GetScanner(r)
+	defer jsonl.PutScanner(s)
+	return summarizeWith(s, path, detail)
+}
+
+func summarizeWith(s *jsonl.Scanner, path string, detail session.Detail) (session.Summary, error) {
 	z := summarizer{list: detail == session.DetailList}
 	z.sum.CLI = session.Codex
 	for s.NextLine() {
@@ -41,7 +46,7 @@ func summarizeWith(s *jsonl.Scanner, detail session.Detail) (session.Summary, er
 		z.parseLine(s)
 		s.Finish()
 		if s.Failed() {
-			z.sum.Skip(s.LineNo(), "malformed record skipped: "+s.LineErr().Error())
+			jsonl.SkipFailed(&z.sum, s, path)
 			continue
 		}
 		z.commit()
@@ -465,7 +470,7 @@ func SummarizeFile(ref session.Ref, detail session.Detail) (session.Summary, err
 		return session.Summary{}, err
 	}
 	defer f.Close()
-	sum, err := Summarize(f, detail)
+	sum, err := summarize(f, ref.Path, detail)
 	if err != nil {
 		return sum, err
 	}

@@ -85,9 +85,9 @@ func (d *Decoder) Decode() (session.Event, error) {
 		return session.Event{}, fmt.Errorf("gemini: read %s: %w", d.name(), err)
 	}
 	ev := session.Event{Line: ln.Line}
-	if ln.Problem != "" {
+	if p := ln.Report(d.Path); p != "" {
 		// Name a field by its JSON path, not the Go structs it is in.
-		ev.Warning = d.warn(ln.Line, strings.ReplaceAll(ln.Problem, "msgRecord.message.", ""))
+		ev.Warning = d.warn(ln.Line, strings.ReplaceAll(p, "msgRecord.message.", ""))
 	}
 	if !ln.Skipped {
 		d.convert(&rec, ln.Raw, &ev)

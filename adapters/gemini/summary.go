@@ -25,6 +25,11 @@ import (
 // results and tool results in prompts: usage, tools, errors and files stay
 // empty.
 func Summarize(r io.Reader, detail session.Detail) (session.Summary, error) {
+	return summarize(r, "", detail)
+}
+
+// summarize is Summarize of the file at path ("" for a stream).
+func summarize(r io.Reader, path string, detail session.Detail) (session.Summary, error) {
 	head, first, err := peekFirstLine(r)
 	if err != nil {
 		return session.Summary{CLI: session.Gemini}, err
@@ -44,7 +49,7 @@ func Summarize(r io.Reader, detail session.Detail) (session.Summary, error) {
 		z.parseLine(s)
 		s.Finish()
 		if s.Failed() {
-			z.sum.Skip(s.LineNo(), "malformed record skipped: "+s.LineErr().Error())
+			jsonl.SkipFailed(&z.sum, s, path)
 			continue
 		}
 		z.commit()
@@ -900,7 +905,7 @@ func SummarizeFile(ref session.Ref, detail session.Detail) (session.Summary, err
 	if pl.logs {
 		sum, err = summarizeDocument(f, detail, modeLogs, ref.ID)
 	} else {
-		sum, err = Summarize(f, detail)
+		sum, err = summarize(f, ref.Path, detail)
 	}
 	if err != nil {
 		return sum, err

@@ -239,8 +239,8 @@ func (d *Decoder) Decode() (session.Event, error) {
 		return session.Event{}, fmt.Errorf("kimi: read %s: %w", d.name(), err)
 	}
 	ev := session.Event{Line: line.Line}
-	if line.Problem != "" {
-		ev.Warning = d.warn(line.Line, line.Problem)
+	if p := line.Report(d.Path); p != "" {
+		ev.Warning = d.warn(line.Line, p)
 	}
 	if !line.Skipped {
 		d.convert(rec, line.Raw, &ev)

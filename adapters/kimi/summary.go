@@ -34,7 +34,7 @@ func Summarize(r io.Reader, detail session.Detail) (session.Summary, error) {
 	s := jsonl.GetScanner(r)
 	defer jsonl.PutScanner(s)
 	z := summarizer{list: detail == session.DetailList}
-	return z.run(s)
+	return z.run(s, "")
 }
 
 type summarizer struct {
@@ -108,7 +108,8 @@ func (l *line) reset() {
 	*l = line{typ: l.typ[:0], kind: l.kind[:0], role: l.role[:0], model: l.model[:0], alias: l.alias[:0], cwd: l.cwd[:0], msg: msg, ev: ev}
 }
 
-func (z *summarizer) run(s *jsonl.Scanner) (session.Summary, error) {
+// run summarises what s reads of the file at path ("" for a stream).
+func (z *summarizer) run(s *jsonl.Scanner, path string) (session.Summary, error) {
 	z.sum.CLI = session.Kimi
 	for s.NextLine() {
 		z.l.reset()
@@ -116,7 +117,7 @@ func (z *summarizer) run(s *jsonl.Scanner) (session.Summary, error) {
 		z.parseLine(s)
 		s.Finish()
 		if s.Failed() {
-			z.sum.Skip(s.LineNo(), "malformed record skipped: "+s.LineErr().Error())
+			jsonl.SkipFailed(&z.sum, s, path)
 			continue
 		}
 		z.commit()
@@ -783,7 +784,7 @@ func SummarizeFile(ref session.Ref, detail session.Detail) (session.Summary, err
 	s := jsonl.GetScanner(f)
 	defer jsonl.PutScanner(s)
 	z := summarizer{list: detail == session.DetailList, origin: m.origin, forks: m.forks}
-	sum, err := z.run(s)
+	sum, err := z.run(s, ref.Path)
 	if err != nil {
 		return sum, err
 	}

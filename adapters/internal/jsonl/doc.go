@@ -10,5 +10,11 @@
 // newline can never occur inside a JSON string, a newline always ends a
 // record: a truncated or malformed record costs exactly its own line.
 //
+// A last line without its newline that does not parse is an incomplete
+// record (Reader.Partial, Scanner.Partial). In a file modified within
+// GrowingWindow it is a record still being written, and is skipped
+// without a word (Record.Report, SkipFailed); in a file that has stayed
+// as it is, or in a stream, it is reported as cut short (Incomplete).
+//
 // This package is internal to the adapters; it knows nothing of any CLI.
 package jsonl

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"time"
 )
 
 // Reader reads lines of any length.
@@ -20,6 +22,9 @@ type Reader struct {
 	lineAt int64 // stream offset of the current line
 	eof    bool
 	err    error
+	// partial is set when the current line is the last and has no
+	// newline.
+	partial bool
 }
 
 // shrinkAbove is the buffer size above which a Reader lets go of a buffer
@@ -52,6 +57,7 @@ func (r *Reader) next() bool {
 			nl := scanFrom + i
 			r.set(r.start, nl)
 			r.start = nl + 1
+			r.partial = false
 			return true
 		}
 		scanFrom = r.end
@@ -59,6 +65,7 @@ func (r *Reader) next() bool {
 			if r.start < r.end {
 				r.set(r.start, r.end)
 				r.start = r.end
+				r.partial = true
 				return true
 			}
 			r.line = nil
@@ -119,6 +126,11 @@ func (r *Reader) Offset() int64 { return r.lineAt }
 // Err returns the first read error other than io.EOF.
 func (r *Reader) Err() error { return r.err }
 
+// Partial reports whether the current line is the last line of the input
+// and has no newline: a record that may still be being written (see
+// Incomplete).
+func (r *Reader) Partial() bool { return r.partial }
+
 // IsBlank reports whether b holds only JSON whitespace.
 func IsBlank(b []byte) bool {
 	for _, c := range b {
@@ -127,6 +139,37 @@ func IsBlank(b []byte) bool {
 		}
 	}
 	return true
+}
+
+// GrowingWindow is how recently a file must have been modified for an
+// unterminated last line that does not parse to be taken as a record
+// still being written, and not reported. The CLIs append whole records
+// (Gemini CLI one appendFileSync of the line, gemini.md §4.2; Claude Code
+// whole records in batches, at most about 3 s after they happen,
+// claude.md), so a reader finds half a record only when it reads between
+// the pieces of one large write, which takes milliseconds. A last line
+// still incomplete seconds later was cut short: its writer died, or the
+// disk filled. Five seconds leaves room for a slow disk and a loaded
+// machine.
+const GrowingWindow = 5 * time.Second
+
+// Growing reports whether the file at path was modified within
+// GrowingWindow, so that its unterminated last line may be a record still
+// being written. A stream (path "") is not growing: its last line is all
+// there will be.
+func Growing(path string) bool {
+	if path == "" {
+		return false
+	}
+	fi, err := os.Stat(path)
+	return err == nil && time.Since(fi.ModTime()) < GrowingWindow
+}
+
+// Incomplete is the problem reported for an unterminated last line of n
+// bytes that does not parse (err): a record cut short. While its file is
+// Growing the line is not reported at all.
+func Incomplete(n int, err error) string {
+	return fmt.Sprintf("incomplete last line skipped: its record is cut short (%d bytes, no newline: %v)", n, err)
 }
 
 // Record is one line read by Decode.
@@ -141,6 +184,22 @@ type Record struct {
 	// Skipped is true when nothing could be read: the line is not a JSON
 	// object, or not JSON at all.
 	Skipped bool
+	// Partial is true when the line is skipped for being an incomplete
+	// last line (see Incomplete): a record its writer may still be
+	// writing. Problem then says it was cut short; a caller that reads a
+	// file Growing reports nothing.
+	Partial bool
+}
+
+// Report returns the problem to report of rec, read from the file at
+// path ("" for a stream): its Problem, or "" when it is an incomplete
+// last line of a file still Growing (a record being written is not an
+// error).
+func (rec Record) Report(path string) string {
+	if rec.Partial && Growing(path) {
+		return ""
+	}
+	return rec.Problem
 }
 
 // Decode reads the next non-blank line into v with encoding/json. It
@@ -164,6 +223,9 @@ func (r *Reader) Decode(v any) (Record, error) {
 		var te *json.UnmarshalTypeError
 		if !errors.As(err, &te) {
 			rec.Problem, rec.Skipped = "malformed JSON ("+err.Error()+"); line skipped", true
+			if r.partial {
+				rec.Problem, rec.Partial = Incomplete(len(r.line), err), true
+			}
 			return rec, nil
 		}
 		rec.Problem = fmt.Sprintf("field %q has unexpected type %s; read what could be", te.Field, te.Value)

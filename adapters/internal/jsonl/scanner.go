@@ -34,6 +34,11 @@ type Scanner struct {
 	lineOff  int64 // stream offset of the current line
 	started  bool
 	finished bool // the current line was skipped to its end by Finish
+	first    byte // the first byte of the current line
+	// partial is set by Finish and Rest when the current line is the
+	// last and has no newline; lineLen is then its length.
+	partial bool
+	lineLen int64
 
 	lerr   error  // syntax error in the current line
 	key    []byte // the current key: in the window, or in keyBuf
@@ -91,7 +96,7 @@ func (s *Scanner) NextLine() bool {
 		}
 	}
 	s.started, s.finished = true, false
-	s.lerr = nil
+	s.lerr, s.partial = nil, false
 	for {
 		s.line++
 		s.lineOff = s.off + int64(s.pos)
@@ -109,6 +114,7 @@ func (s *Scanner) NextLine() bool {
 				s.pos++
 				break // blank line: count it and look at the next
 			}
+			s.first = c
 			return true
 		}
 	}
@@ -126,7 +132,9 @@ func (s *Scanner) Finish() {
 	}
 	s.finished = true
 	if s.lerr != nil {
-		s.skipToEOL()
+		if !s.skipToEOL() {
+			s.endPartial()
+		}
 		return
 	}
 	var last byte // last non-blank byte after the walk's position
@@ -149,12 +157,38 @@ func (s *Scanner) Finish() {
 		}
 		s.pos = s.end
 		if !s.more() {
+			s.endPartial()
 			break
 		}
 	}
 	if last != 0 && last != '}' && last != ']' {
 		s.lerr = &SyntaxError{Msg: "record ends early or has trailing data", Offset: s.lineOff}
 	}
+}
+
+// endPartial notes that the current line ended with the input, without a
+// newline.
+func (s *Scanner) endPartial() {
+	s.partial = true
+	s.lineLen = s.off + int64(s.pos) - s.lineOff
+}
+
+// Partial reports whether the current line, once finished (Finish or
+// Rest), is the last line of the input, has no newline and starts a
+// record: one that may still be being written.
+func (s *Scanner) Partial() bool { return s.partial && s.first == '{' }
+
+// Problem describes what was wrong with the current line, once finished
+// and Failed, for a warning: an incomplete last line (see Partial and
+// Incomplete), or a malformed record.
+func (s *Scanner) Problem() string {
+	if s.lerr == nil {
+		return ""
+	}
+	if s.Partial() {
+		return Incomplete(int(s.lineLen), s.lerr)
+	}
+	return "malformed record skipped: " + s.lerr.Error()
 }
 
 // Rest returns what is left of the current line, when the line ends within
@@ -169,14 +203,18 @@ func (s *Scanner) Rest() ([]byte, bool) {
 	seg := s.buf[s.pos:s.end]
 	i := bytes.IndexByte(seg, '\n')
 	next := s.pos + i + 1
+	partial := false
 	if i < 0 {
 		if !s.eof {
 			return nil, false
 		}
-		i, next = len(seg), s.end
+		i, next, partial = len(seg), s.end, true
 	}
 	rest := seg[:i]
 	s.pos, s.finished = next, true
+	if partial {
+		s.endPartial()
+	}
 	for j := len(rest) - 1; j >= 0; j-- {
 		switch rest[j] {
 		case ' ', '\t', '\r':

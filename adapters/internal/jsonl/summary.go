@@ -62,3 +62,14 @@ func (r *Recent) Seen(a, b []byte) bool {
 	}
 	return false
 }
+
+// SkipFailed counts the scanner's current line, finished and Failed, as
+// skipped in sum, with its problem, unless it is the incomplete last line
+// (Scanner.Partial) of the file at path while the file is Growing: a
+// record still being written is not an error.
+func SkipFailed(sum *session.Summary, s *Scanner, path string) {
+	if s.Partial() && Growing(path) {
+		return
+	}
+	sum.Skip(s.LineNo(), s.Problem())
+}
