@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf16"
 
+	"github.com/stead-dev/stead/adapters/internal/storefile"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -105,16 +106,14 @@ func Discover(env session.Env) ([]session.Ref, []session.Warning) {
 	entries := d.readDir(projects)
 	for _, e := range entries {
 		p := filepath.Join(projects, e.Name())
-		if !e.IsDir() {
+		if !e.IsDir() || isSessionName(e.Name()) {
 			d.addFile(p, "") // flat projects/<id>.jsonl
 			continue
 		}
 		d.scanProject(p)
 	}
 	for _, e := range d.readDir(filepath.Join(root, "sessions")) {
-		if !e.IsDir() {
-			d.addFile(filepath.Join(root, "sessions", e.Name()), "")
-		}
+		d.addFile(filepath.Join(root, "sessions", e.Name()), "")
 	}
 	return d.refs, d.warns
 }
@@ -137,7 +136,7 @@ func (d *discoverer) readDir(dir string) []os.DirEntry {
 func (d *discoverer) scanProject(dir string) {
 	for _, e := range d.readDir(dir) {
 		p := filepath.Join(dir, e.Name())
-		if !e.IsDir() {
+		if !e.IsDir() || isSessionName(e.Name()) {
 			d.addFile(p, "")
 			continue
 		}
@@ -157,23 +156,24 @@ func (d *discoverer) scanProject(dir string) {
 
 func (d *discoverer) scanSubagents(dir, parent string) {
 	for _, e := range d.readDir(dir) {
-		if !e.IsDir() {
-			d.addFile(filepath.Join(dir, e.Name()), parent)
-		}
+		d.addFile(filepath.Join(dir, e.Name()), parent)
 	}
 }
 
+// isSessionName reports whether name is that of a session file.
+func isSessionName(name string) bool { return strings.HasSuffix(name, ".jsonl") }
+
+// addFile adds the session file at path, when it is named like one. One
+// that is not a regular file (a folder, a named pipe) is reported and
+// skipped, never opened.
 func (d *discoverer) addFile(path, parent string) {
 	name := filepath.Base(path)
-	if !strings.HasSuffix(name, ".jsonl") {
+	if !isSessionName(name) {
 		return
 	}
-	info, err := os.Stat(path)
+	info, err := storefile.Check(path)
 	if err != nil {
-		d.warns = append(d.warns, session.Warning{Path: path, Message: "cannot stat: " + unwrapPathError(err)})
-		return
-	}
-	if !info.Mode().IsRegular() {
+		d.warns = append(d.warns, storefile.Skipped(path, err))
 		return
 	}
 	d.refs = append(d.refs, session.Ref{
@@ -220,10 +220,13 @@ func Locate(env session.Env, id string) (string, error) {
 		m, _ := filepath.Glob(pattern)
 		found = append(found, m...)
 	}
-	switch len(found) {
-	case 0:
+	found, skipped := storefile.Regular(found)
+	switch {
+	case len(found) == 0 && skipped != nil:
+		return "", fmt.Errorf("claude: session %s: %w: %w", id, skipped, session.ErrNotFound)
+	case len(found) == 0:
 		return "", fmt.Errorf("claude: session %s in %s: %w", id, root, session.ErrNotFound)
-	case 1:
+	case len(found) == 1:
 		return found[0], nil
 	}
 	return "", fmt.Errorf("claude: session %s matches %d files (%s): %w", id, len(found), strings.Join(found, ", "), session.ErrAmbiguous)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stead-dev/stead/adapters/internal/jsonl"
+	"github.com/stead-dev/stead/adapters/internal/storefile"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -494,7 +495,7 @@ func isCommandText(b []byte) bool {
 // session by its file, so the file name is the id even when the records say
 // otherwise; a subagent's file is named after its agent.
 func SummarizeFile(ref session.Ref, detail session.Detail) (session.Summary, error) {
-	f, err := os.Open(ref.Path)
+	f, err := storefile.Open(ref.Path)
 	if err != nil {
 		return session.Summary{}, err
 	}

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 
+	"github.com/stead-dev/stead/adapters/internal/storefile"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -100,7 +100,7 @@ func open(env session.Env, path string, limit int64, o session.ReadOptions, dept
 // readFile decodes the rollout at path, reading at most limit bytes when
 // limit >= 0, and returns the fork history base it names, if any.
 func readFile(path string, limit int64, o session.ReadOptions) (*session.Session, *historyBase, error) {
-	f, err := os.Open(path)
+	f, err := storefile.Open(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("codex: %w", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/stead-dev/stead/adapters/internal/storefile"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -84,16 +85,19 @@ func Discover(env session.Env) ([]session.Ref, []session.Warning) {
 				}
 				return nil
 			}
-			if d.IsDir() {
-				return nil
-			}
 			id := IDFromName(d.Name())
-			if id == "" || !d.Type().IsRegular() {
+			if id == "" || p == base {
 				return nil
 			}
-			info, err := d.Info()
+			// A rollout that is not a regular file (a folder, a named
+			// pipe) is reported and never opened; a link to one is
+			// followed.
+			info, err := storefile.Check(p)
 			if err != nil {
-				warns = append(warns, session.Warning{Path: p, Message: "cannot stat: " + err.Error()})
+				warns = append(warns, storefile.Skipped(p, err))
+				if d.IsDir() {
+					return fs.SkipDir
+				}
 				return nil
 			}
 			refs = append(refs, session.Ref{CLI: session.Codex, ID: id, Path: p, Size: info.Size(), ModTime: info.ModTime()})
@@ -114,7 +118,7 @@ func Discover(env session.Env) ([]session.Ref, []session.Warning) {
 // readIndex reads session_index.jsonl: {"id","thread_name","updated_at"}
 // per line, the last name for an id winning.
 func readIndex(path string) map[string]string {
-	f, err := os.Open(path)
+	f, err := storefile.Open(path)
 	if err != nil {
 		return nil
 	}
@@ -169,16 +173,19 @@ func Locate(env session.Env, id string) (string, error) {
 				}
 				return nil
 			}
-			if !d.IsDir() && IDFromName(d.Name()) == id {
+			if IDFromName(d.Name()) == id {
 				found = append(found, p)
 			}
 			return nil
 		})
 	}
-	switch len(found) {
-	case 0:
+	found, skipped := storefile.Regular(found)
+	switch {
+	case len(found) == 0 && skipped != nil:
+		return "", fmt.Errorf("codex: thread %s: %w: %w", id, skipped, session.ErrNotFound)
+	case len(found) == 0:
 		return "", fmt.Errorf("codex: thread %s in %s: %w", id, root, session.ErrNotFound)
-	case 1:
+	case len(found) == 1:
 		return found[0], nil
 	}
 	return "", fmt.Errorf("codex: thread %s matches %d files (%s): %w", id, len(found), strings.Join(found, ", "), session.ErrAmbiguous)

@@ -2,10 +2,10 @@ package codex
 
 import (
 	"io"
-	"os"
 	"time"
 
 	"github.com/stead-dev/stead/adapters/internal/jsonl"
+	"github.com/stead-dev/stead/adapters/internal/storefile"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -465,7 +465,7 @@ func (z *summarizer) item() {
 // its session_meta id; the file name's id is used when the meta has none.
 // A thread name from session_index.jsonl is the title.
 func SummarizeFile(ref session.Ref, detail session.Detail) (session.Summary, error) {
-	f, err := os.Open(ref.Path)
+	f, err := storefile.Open(ref.Path)
 	if err != nil {
 		return session.Summary{}, err
 	}

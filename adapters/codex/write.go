@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/stead-dev/stead/adapters/internal/ids"
 	"github.com/stead-dev/stead/adapters/internal/jsonl"
+	"github.com/stead-dev/stead/adapters/internal/storefile"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -441,7 +441,7 @@ func freeformInput(in json.RawMessage) ([]byte, bool) {
 // ConfiguredProvider is the model provider Codex uses in env: the
 // top-level model_provider of its config.toml, else "openai".
 func ConfiguredProvider(env session.Env) string {
-	f, err := os.Open(filepath.Join(Root(env), "config.toml"))
+	f, err := storefile.Open(filepath.Join(Root(env), "config.toml"))
 	if err != nil {
 		return "openai"
 	}

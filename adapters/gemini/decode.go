@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/stead-dev/stead/adapters/internal/jsonl"
+	"github.com/stead-dev/stead/adapters/internal/storefile"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -643,7 +643,7 @@ func read(dec *Decoder) (*session.Session, error) {
 
 // ReadFile decodes the session stored in the file at path.
 func ReadFile(path string) (*session.Session, error) {
-	f, err := os.Open(path)
+	f, err := storefile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("gemini: %w", err)
 	}

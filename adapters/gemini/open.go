@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/stead-dev/stead/adapters/internal/storefile"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -74,7 +75,7 @@ func linkSubagents(s *session.Session, dir string) {
 // readLogsFile decodes the prompts of session id (all when id is "") in a
 // logs.json prompt history.
 func readLogsFile(path, id string) (*session.Session, error) {
-	f, err := os.Open(path)
+	f, err := storefile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("gemini: %w", err)
 	}

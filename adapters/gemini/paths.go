@@ -3,14 +3,17 @@ package gemini
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/stead-dev/stead/adapters/internal/jsonl"
+	"github.com/stead-dev/stead/adapters/internal/storefile"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -97,14 +100,14 @@ func ProjectOf(path string) string {
 	if pl.project == "" {
 		return ""
 	}
-	if b, err := os.ReadFile(filepath.Join(pl.project, ".project_root")); err == nil {
+	if b, err := storefile.ReadFile(filepath.Join(pl.project, ".project_root")); err == nil {
 		if p := strings.TrimSpace(string(b)); p != "" {
 			return p
 		}
 	}
 	slug := filepath.Base(pl.project)
 	root := filepath.Dir(filepath.Dir(pl.project)) // .gemini
-	b, err := os.ReadFile(filepath.Join(root, "projects.json"))
+	b, err := storefile.ReadFile(filepath.Join(root, "projects.json"))
 	if err != nil {
 		return ""
 	}
@@ -169,9 +172,9 @@ func (d *discoverer) scanProject(project string) {
 	var refs []session.Ref
 	for _, e := range d.readDir(chats) {
 		p := filepath.Join(chats, e.Name())
-		if e.IsDir() {
+		if e.IsDir() && !isSessionFile(e.Name()) {
 			for _, s := range d.readDir(p) {
-				if !s.IsDir() && isChatFile(s.Name()) {
+				if isChatFile(s.Name()) {
 					if r, ok := d.ref(filepath.Join(p, s.Name()), e.Name()); ok {
 						refs = append(refs, r)
 					}
@@ -188,7 +191,11 @@ func (d *discoverer) scanProject(project string) {
 	refs = dedupe(refs)
 	d.refs = append(d.refs, refs...)
 	logs := filepath.Join(project, "logs.json")
-	if info, err := os.Stat(logs); err == nil && info.Mode().IsRegular() {
+	info, err := storefile.Check(logs)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		d.warns = append(d.warns, storefile.Skipped(logs, err))
+	}
+	if err == nil {
 		have := make(map[string]bool, len(refs))
 		for _, r := range refs {
 			have[r.ID] = true
@@ -205,13 +212,13 @@ func (d *discoverer) scanProject(project string) {
 	}
 }
 
+// ref makes the Ref of the session file at path. One that is not a
+// regular file (a folder, a named pipe) is reported and skipped, never
+// opened.
 func (d *discoverer) ref(path, parent string) (session.Ref, bool) {
-	info, err := os.Stat(path)
+	info, err := storefile.Check(path)
 	if err != nil {
-		d.warns = append(d.warns, session.Warning{Path: path, Message: "cannot stat: " + unwrapPathError(err)})
-		return session.Ref{}, false
-	}
-	if !info.Mode().IsRegular() {
+		d.warns = append(d.warns, storefile.Skipped(path, err))
 		return session.Ref{}, false
 	}
 	return session.Ref{CLI: session.Gemini, ID: IDOf(path), Path: path, Size: info.Size(), ModTime: info.ModTime(), Parent: parent}, true
@@ -287,7 +294,7 @@ func IDOf(path string) string {
 	if placeOf(path).logs {
 		return ""
 	}
-	f, err := os.Open(path)
+	f, err := storefile.Open(path)
 	if err != nil {
 		return stem
 	}
@@ -406,7 +413,7 @@ func legacyID(r io.Reader) string {
 // logSessions lists the session ids of a logs.json prompt history, each
 // once, in order of first appearance.
 func logSessions(path string) ([]string, error) {
-	f, err := os.Open(path)
+	f, err := storefile.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/stead-dev/stead/adapters/internal/ids"
+	"github.com/stead-dev/stead/adapters/internal/storefile"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -165,7 +166,7 @@ func resolveSlug(root, dir string) (slug string, claimed bool, err error) {
 // that is missing, corrupt or of another shape counts as empty, as the
 // CLI treats it.
 func readProjects(path string) (map[string]string, error) {
-	b, err := os.ReadFile(path)
+	b, err := storefile.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return map[string]string{}, nil
 	}
@@ -199,7 +200,7 @@ func owned(bases []string, slug, dir string) bool {
 // readMarker reads a .project_root marker: the directory it names,
 // trimmed, and whether it could be read.
 func readMarker(path string) (string, bool) {
-	b, err := os.ReadFile(path)
+	b, err := storefile.ReadFile(path)
 	if err != nil {
 		return "", false
 	}

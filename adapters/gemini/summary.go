@@ -3,11 +3,11 @@ package gemini
 import (
 	"bytes"
 	"io"
-	"os"
 	"strconv"
 	"time"
 
 	"github.com/stead-dev/stead/adapters/internal/jsonl"
+	"github.com/stead-dev/stead/adapters/internal/storefile"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -895,7 +895,7 @@ func summaryOf(s *session.Session, detail session.Detail) session.Summary {
 // names one. A logs.json ref summarises the prompts of the session ref.ID
 // names.
 func SummarizeFile(ref session.Ref, detail session.Detail) (session.Summary, error) {
-	f, err := os.Open(ref.Path)
+	f, err := storefile.Open(ref.Path)
 	if err != nil {
 		return session.Summary{}, err
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/stead-dev/stead/adapters/internal/jsonl"
+	"github.com/stead-dev/stead/adapters/internal/storefile"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -77,7 +78,7 @@ func readMeta(path string, links bool) meta {
 // readJSON decodes the JSON file at path into v. A missing file is not an
 // error; an unreadable one is a warning.
 func (m *meta) readJSON(path string, v any) bool {
-	b, err := os.ReadFile(path)
+	b, err := storefile.ReadFile(path)
 	if err != nil {
 		if !os.IsNotExist(err) {
 			m.warnings = append(m.warnings, session.Warning{Path: path, Message: "cannot read: " + unwrapPathError(err)})
@@ -165,7 +166,7 @@ func codeForkDepth(root, from string) int {
 		if len(states) != 1 {
 			break
 		}
-		b, err := os.ReadFile(states[0])
+		b, err := storefile.ReadFile(states[0])
 		if err != nil {
 			break
 		}
@@ -183,7 +184,7 @@ func codeForkDepth(root, from string) int {
 // indexWorkDir returns the workDir session_index.jsonl records for the
 // session sid: the last line naming it wins.
 func indexWorkDir(path, sid string) string {
-	f, err := os.Open(path)
+	f, err := storefile.Open(path)
 	if err != nil {
 		return ""
 	}

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
 
 	"github.com/stead-dev/stead/adapters/internal/jsonl"
+	"github.com/stead-dev/stead/adapters/internal/storefile"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -30,7 +30,7 @@ func Open(env session.Env, ref session.Ref) (*session.Session, error) {
 		p = r.Path
 	}
 	m := readMeta(p, true)
-	f, err := os.Open(p)
+	f, err := storefile.Open(p)
 	if err != nil {
 		return nil, fmt.Errorf("kimi: %w", err)
 	}
@@ -84,7 +84,7 @@ func Open(env session.Env, ref session.Ref) (*session.Session, error) {
 // with (the _system_prompt row) at the head of a session read from its
 // wire.jsonl, which has none.
 func prependSystemPrompt(s *session.Session, ctx string) {
-	f, err := os.Open(ctx)
+	f, err := storefile.Open(ctx)
 	if err != nil {
 		return
 	}

@@ -5,12 +5,14 @@ import (
 	"crypto/md5"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/stead-dev/stead/adapters/internal/storefile"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -208,7 +210,7 @@ func legacyFile(dir string) string {
 // hasRecords reports whether the wire file at path holds a record other
 // than its metadata line, reading only its start.
 func hasRecords(path string) bool {
-	f, err := os.Open(path)
+	f, err := storefile.Open(path)
 	if err != nil {
 		return false
 	}
@@ -310,6 +312,8 @@ func (d *discoverer) legacy(root string) {
 			dir := filepath.Join(bucket, name)
 			if f := legacyFile(dir); f != "" {
 				d.add(f, name, "")
+			} else {
+				d.special(filepath.Join(dir, "wire.jsonl"), filepath.Join(dir, "context.jsonl"))
 			}
 			subs := filepath.Join(dir, "subagents")
 			if !isDir(subs) {
@@ -317,8 +321,11 @@ func (d *discoverer) legacy(root string) {
 			}
 			for _, a := range d.readDir(subs) {
 				if a.IsDir() && validName(a.Name()) {
-					if f := legacyFile(filepath.Join(subs, a.Name())); f != "" {
+					sub := filepath.Join(subs, a.Name())
+					if f := legacyFile(sub); f != "" {
 						d.add(f, name+"/"+a.Name(), name)
+					} else {
+						d.special(filepath.Join(sub, "wire.jsonl"), filepath.Join(sub, "context.jsonl"))
 					}
 				}
 			}
@@ -326,25 +333,40 @@ func (d *discoverer) legacy(root string) {
 	}
 }
 
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
+
 func isDir(path string) bool {
 	info, err := os.Stat(path)
 	return err == nil && info.IsDir()
 }
 
+// add adds the session file at path, when there is one. One that is not
+// a regular file (a folder, a named pipe) is reported and skipped, never
+// opened.
 func (d *discoverer) add(path, id, parent string) {
-	info, err := os.Stat(path)
+	info, err := storefile.Check(path)
 	if err != nil {
 		if !os.IsNotExist(err) {
-			d.warns = append(d.warns, session.Warning{Path: path, Message: "cannot stat: " + unwrapPathError(err)})
+			d.warns = append(d.warns, storefile.Skipped(path, err))
 		}
-		return
-	}
-	if !info.Mode().IsRegular() {
 		return
 	}
 	d.refs = append(d.refs, session.Ref{
 		CLI: session.Kimi, ID: id, Path: path, Size: info.Size(), ModTime: info.ModTime(), Parent: parent,
 	})
+}
+
+// special reports those of paths, where session files should be, that
+// exist but are not regular files.
+func (d *discoverer) special(paths ...string) {
+	for _, p := range paths {
+		if _, err := storefile.Check(p); errors.Is(err, storefile.ErrNotRegular) {
+			d.warns = append(d.warns, storefile.Skipped(p, err))
+		}
+	}
 }
 
 func unwrapPathError(err error) string {
@@ -386,23 +408,27 @@ func Locate(env session.Env, id string) (session.Ref, error) {
 		}
 		dirs, _ := filepath.Glob(pattern)
 		for _, dir := range dirs {
-			if f := legacyFile(dir); f != "" && isDir(dir) {
+			if !isDir(dir) {
+				continue
+			}
+			if f := legacyFile(dir); f != "" {
 				found = append(found, f)
+			} else if w := filepath.Join(dir, "wire.jsonl"); exists(w) {
+				found = append(found, w) // not a regular file: reported below
 			}
 		}
 		if agent == "" {
 			m, _ := filepath.Glob(filepath.Join(legacy, "sessions", "*", sid+".jsonl"))
-			for _, f := range m {
-				if isFile(f) {
-					found = append(found, f)
-				}
-			}
+			found = append(found, m...)
 		}
 	}
-	switch len(found) {
-	case 0:
+	found, skipped := storefile.Regular(found)
+	switch {
+	case len(found) == 0 && skipped != nil:
+		return session.Ref{}, fmt.Errorf("kimi: session %s: %w: %w", id, skipped, session.ErrNotFound)
+	case len(found) == 0:
 		return session.Ref{}, fmt.Errorf("kimi: session %s in %s: %w", id, strings.Join(nonEmpty(code, legacy), " or "), session.ErrNotFound)
-	case 1:
+	case len(found) == 1:
 		ref := session.Ref{CLI: session.Kimi, ID: id, Path: found[0]}
 		if info, err := os.Stat(found[0]); err == nil {
 			ref.Size, ref.ModTime = info.Size(), info.ModTime()

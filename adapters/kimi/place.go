@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stead-dev/stead/adapters/internal/ids"
+	"github.com/stead-dev/stead/adapters/internal/storefile"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -182,7 +183,7 @@ func placeLegacy(env session.Env, t *session.Target) (session.Placement, error) 
 // legacyListed reports whether kimi-cli's index at path lists dir as a
 // local work dir (kimi.md §2.2).
 func legacyListed(path, dir string) (bool, error) {
-	b, err := os.ReadFile(path)
+	b, err := storefile.ReadFile(path)
 	if err != nil {
 		return false, err
 	}

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"os"
 	"strconv"
 
 	"github.com/stead-dev/stead/adapters/internal/jsonl"
+	"github.com/stead-dev/stead/adapters/internal/storefile"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -776,7 +776,7 @@ func (z *summarizer) wire(m *msgInfo) {
 // working directory, title and parent Open gives it (see readMeta).
 func SummarizeFile(ref session.Ref, detail session.Detail) (session.Summary, error) {
 	m := readMeta(ref.Path, false)
-	f, err := os.Open(ref.Path)
+	f, err := storefile.Open(ref.Path)
 	if err != nil {
 		return session.Summary{}, err
 	}

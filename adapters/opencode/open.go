@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
+	"github.com/stead-dev/stead/adapters/internal/storefile"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -25,7 +25,7 @@ func fileKind(path string) (storeKind, error) {
 	if path == "" {
 		return 0, fmt.Errorf("opencode: no file named: %w", session.ErrNotFound)
 	}
-	f, err := os.Open(path)
+	f, err := storefile.Open(path)
 	if err != nil {
 		return 0, fmt.Errorf("opencode: %w", err)
 	}
@@ -81,7 +81,7 @@ func Open(env session.Env, ref session.Ref) (*session.Session, error) {
 	case kindStorage:
 		return readStorage(ref.Path)
 	}
-	f, err := os.Open(ref.Path)
+	f, err := storefile.Open(ref.Path)
 	if err != nil {
 		return nil, fmt.Errorf("opencode: %w", err)
 	}

@@ -3,11 +3,11 @@ package opencode
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/stead-dev/stead/adapters/internal/storefile"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -30,34 +30,43 @@ func DataDir(env session.Env) string {
 // data directory (opencode.db, and opencode-<channel>.db of other release
 // channels), sorted. Only files that exist are returned.
 func Databases(env session.Env) []string {
+	dbs, _ := databases(env)
+	return dbs
+}
+
+// databases is Databases also reporting the database paths that exist
+// but are not regular files (a folder, a named pipe), which are skipped,
+// never opened.
+func databases(env session.Env) ([]string, []session.Warning) {
 	dir := DataDir(env)
+	var paths []string
 	if p := env.Get("OPENCODE_DB"); p != "" {
 		if p == ":memory:" {
-			return nil
+			return nil, nil
 		}
 		if !filepath.IsAbs(p) {
 			if dir == "" {
-				return nil
+				return nil, nil
 			}
 			p = filepath.Join(dir, p)
 		}
-		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
-			return nil
-		}
-		return []string{p}
+		paths = []string{p}
+	} else if dir != "" {
+		paths, _ = filepath.Glob(filepath.Join(dir, "opencode*.db"))
+		sort.Strings(paths)
 	}
-	if dir == "" {
-		return nil
-	}
-	matches, _ := filepath.Glob(filepath.Join(dir, "opencode*.db"))
 	var dbs []string
-	for _, m := range matches {
-		if fi, err := os.Stat(m); err == nil && fi.Mode().IsRegular() {
-			dbs = append(dbs, m)
+	var warns []session.Warning
+	for _, p := range paths {
+		_, err := storefile.Check(p)
+		switch {
+		case err == nil:
+			dbs = append(dbs, p)
+		case errors.Is(err, storefile.ErrNotRegular):
+			warns = append(warns, storefile.Skipped(p, err))
 		}
 	}
-	sort.Strings(dbs)
-	return dbs
+	return dbs, warns
 }
 
 // StorageDir returns the folder of the JSON tree OpenCode kept before its
@@ -95,9 +104,9 @@ func ValidID(id string) bool {
 // missing store is not an error.
 func Discover(env session.Env) ([]session.Ref, []session.Warning) {
 	var refs []session.Ref
-	var warns []session.Warning
 	seen := map[string]bool{}
-	for _, db := range Databases(env) {
+	dbs, warns := databases(env)
+	for _, db := range dbs {
 		r, w, err := discoverDB(db)
 		if err != nil {
 			warns = append(warns, session.Warning{Path: db, Message: "cannot read: " + err.Error()})
@@ -161,11 +170,9 @@ func discoverStorage(dir string, skip map[string]bool) ([]session.Ref, []session
 		if !ValidID(id) || skip[id] {
 			continue
 		}
-		fi, err := os.Stat(f)
-		if err != nil || !fi.Mode().IsRegular() {
-			if err != nil {
-				warns = append(warns, session.Warning{Path: f, Message: "cannot stat: " + err.Error()})
-			}
+		fi, err := storefile.Check(f)
+		if err != nil {
+			warns = append(warns, storefile.Skipped(f, err))
 			continue
 		}
 		info, err := readStorageInfo(f)
@@ -210,9 +217,11 @@ func Locate(env session.Env, id string) (session.Ref, error) {
 	if sd := StorageDir(env); sd != "" {
 		matches, _ := filepath.Glob(filepath.Join(sd, "session", "*", id+".json"))
 		for _, m := range matches {
-			if fi, err := os.Stat(m); err == nil && fi.Mode().IsRegular() {
+			fi, err := storefile.Check(m)
+			if err == nil {
 				return session.Ref{CLI: session.OpenCode, ID: id, Path: m, Size: fi.Size(), ModTime: fi.ModTime()}, nil
 			}
+			errs = append(errs, err)
 		}
 	}
 	if len(errs) > 0 {

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
 
+	"github.com/stead-dev/stead/adapters/internal/storefile"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -104,7 +104,7 @@ func configuredModel(env session.Env, dir string) (provider, model string) {
 		}
 	}
 	file := func(path string) {
-		if data, err := os.ReadFile(path); err == nil {
+		if data, err := storefile.ReadFile(path); err == nil {
 			apply(data)
 		}
 	}

@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/stead-dev/stead/adapters/internal/storefile"
 )
 
 // globalProject is the project of every directory outside a git
@@ -84,7 +86,7 @@ func resolveProject(dir string) project {
 		p.id = remoteID(remote)
 	}
 	if p.id == "" {
-		if b, err := os.ReadFile(filepath.Join(resolve(common), "opencode")); err == nil {
+		if b, err := storefile.ReadFile(filepath.Join(resolve(common), "opencode")); err == nil {
 			p.id = strings.TrimSpace(string(b))
 		}
 	}

@@ -3,11 +3,11 @@ package opencode
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/stead-dev/stead/adapters/internal/storefile"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -27,7 +27,7 @@ import (
 // readStorageInfo reads a storage/ session file's info.
 func readStorageInfo(path string) (sessionInfo, error) {
 	var info sessionInfo
-	data, err := os.ReadFile(path)
+	data, err := storefile.ReadFile(path)
 	if err != nil {
 		return info, err
 	}
@@ -42,7 +42,7 @@ func readStorageInfo(path string) (sessionInfo, error) {
 // time and id) followed by its parts (by id). Unreadable files are passed
 // to warn and skipped.
 func eachStorageRow(path string, fn func(r row, info *sessionInfo), warn func(line int, file, msg string)) error {
-	data, err := os.ReadFile(path)
+	data, err := storefile.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("opencode: %w", err)
 	}
@@ -74,7 +74,7 @@ func eachStorageRow(path string, fn func(r row, info *sessionInfo), warn func(li
 		oldest = len(files) > 0
 	}
 	for _, f := range files {
-		b, err := os.ReadFile(f)
+		b, err := storefile.ReadFile(f)
 		if err != nil {
 			warn(0, f, "cannot read: "+err.Error())
 			continue
@@ -98,7 +98,7 @@ func eachStorageRow(path string, fn func(r row, info *sessionInfo), warn func(li
 		}
 		sort.Strings(parts)
 		for _, pf := range parts {
-			b, err := os.ReadFile(pf)
+			b, err := storefile.ReadFile(pf)
 			if err != nil {
 				warn(0, pf, "cannot read: "+err.Error())
 				continue

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"modernc.org/sqlite"
+
+	"github.com/stead-dev/stead/adapters/internal/storefile"
 )
 
 // SQLite's primary result codes that wrap explains (sqlite3.h).
@@ -184,7 +186,7 @@ func isOpenStore(path string) bool {
 // headerWAL reads the database header: it checks the file is a SQLite
 // database and reports whether it is in WAL mode (file format versions 2).
 func headerWAL(path string) (bool, error) {
-	f, err := os.Open(path)
+	f, err := storefile.Open(path)
 	if err != nil {
 		return false, fmt.Errorf("opencode: %w", err)
 	}

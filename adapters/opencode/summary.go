@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/stead-dev/stead/adapters/internal/jsonl"
+	"github.com/stead-dev/stead/adapters/internal/storefile"
 	"github.com/stead-dev/stead/internal/safetext"
 	"github.com/stead-dev/stead/session"
 )
@@ -194,7 +195,7 @@ func SummarizeFile(ref session.Ref, detail session.Detail) (session.Summary, err
 		sum, err = summarizeStorage(ref.Path, detail)
 	default:
 		var f *os.File
-		if f, err = os.Open(ref.Path); err != nil {
+		if f, err = storefile.Open(ref.Path); err != nil {
 			return session.Summary{}, fmt.Errorf("opencode: %w", err)
 		}
 		sum, err = Summarize(f, detail)
