@@ -116,6 +116,10 @@ type Report struct {
 	ToolCalls int `json:"toolCalls"`
 	// Losses lists everything dropped or changed, in order.
 	Losses []session.Loss `json:"losses"`
+	// Warnings lists what reading the source reported: lines skipped,
+	// invalid UTF-8 read as U+FFFD, files not followed. What they name
+	// is not carried as it is in the source.
+	Warnings []session.Warning `json:"warnings"`
 }
 
 // ErrEmpty is returned for a session with nothing a CLI could resume.
@@ -207,7 +211,8 @@ func prepare(s *session.Session, w Writer, opts Options) (*Report, session.Targe
 		return nil, t, err
 	}
 	t.Path = p.Path
-	rep := &Report{Source: t.Origin, Target: t, Placement: p, Fidelity: opts.Fidelity, Losses: []session.Loss{}}
+	rep := &Report{Source: t.Origin, Target: t, Placement: p, Fidelity: opts.Fidelity, Losses: []session.Loss{},
+		Warnings: append([]session.Warning{}, s.Warnings...)}
 	return rep, t, nil
 }
 
@@ -238,6 +243,9 @@ func encode(s *session.Session, events Stream, r Reader, w Writer, t session.Tar
 			if err != nil {
 				return fmt.Errorf("inject: reading the %s session: %w", r.CLI, err)
 			}
+			if ev.Warning != nil {
+				rep.Warnings = append(rep.Warnings, *ev.Warning)
+			}
 			for _, e := range ev.Entries {
 				n.push(e)
 			}
@@ -266,8 +274,16 @@ func encode(s *session.Session, events Stream, r Reader, w Writer, t session.Tar
 func (r *Report) Summary() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s:%s -> %s:%s (%d entries, %d tool calls, fidelity %s)\n", r.Source.CLI, r.Source.ID, r.Target.CLI, r.Target.ID, r.Entries, r.ToolCalls, r.Fidelity)
+	if len(r.Warnings) > 0 {
+		fmt.Fprintf(&b, "%d warnings reading the source:\n", len(r.Warnings))
+		for _, w := range r.Warnings {
+			fmt.Fprintf(&b, "  %s\n", w)
+		}
+	}
 	if len(r.Losses) == 0 {
-		b.WriteString("nothing was lost\n")
+		if len(r.Warnings) == 0 {
+			b.WriteString("nothing was lost\n")
+		}
 		return b.String()
 	}
 	fmt.Fprintf(&b, "%d items lost or changed:\n", len(r.Losses))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/stead-dev/stead/adapters/internal/jsonl"
 	"github.com/stead-dev/stead/session"
@@ -56,6 +57,14 @@ func (d *Decoder) decodeStream() (session.Event, error) {
 				return ev, nil
 			}
 			ev.Warning = d.warn(ev.Line, fmt.Sprintf("field %q has unexpected type %s; read what could be", te.Field, te.Value))
+		}
+	}
+	if !utf8.Valid(line) {
+		// The scanner keeps the bytes; the encoder writes U+FFFD.
+		if ev.Warning != nil {
+			ev.Warning.Message = jsonl.AddProblem(ev.Warning.Message, jsonl.InvalidUTF8)
+		} else {
+			ev.Warning = d.warn(ev.Line, jsonl.InvalidUTF8)
 		}
 	}
 	d.convert(&rec, nil, &ev)

@@ -186,12 +186,27 @@ func writeSession(opts *ConvertOptions, src adapters.Adapter, s *session.Session
 	if err != nil {
 		return err
 	}
+	// The caller printed the warnings of reading s; those of its records
+	// read as it went (a large file) come now. A stream decoder does not
+	// know its file: name it.
+	for i := range rep.Warnings[len(s.Warnings):] {
+		w := &rep.Warnings[len(s.Warnings)+i]
+		if w.Path == "" {
+			w.Path = s.Source.Path
+		}
+		fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", *w)
+	}
+	var logWarn *session.Warning
 	if opts.Install {
 		if err := logConversion(f, rep); err != nil {
-			fmt.Fprintf(f.IO.ErrOut, "warning: the conversion is not in stead's log: %v\n", err)
+			logWarn = &session.Warning{Message: "the conversion is not in stead's log: " + err.Error()}
+			fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", logWarn)
 		}
 	}
 	if opts.JSON {
+		if logWarn != nil {
+			rep.Warnings = append(rep.Warnings, *logWarn)
+		}
 		return writeConvertJSON(f.IO.RawOut(), rep)
 	}
 	out := f.IO.ErrOut
@@ -313,8 +328,22 @@ func printReport(w io.Writer, rep *inject.Report) {
 		fmt.Fprintf(w, "Installed %s\n", rep.Placement.Path)
 		fmt.Fprintf(w, "Resume it with:\n\n    %s\n\n", resumeCommand(rep))
 	}
+	if len(rep.Warnings) > 0 {
+		// What a warning names (a line skipped, invalid UTF-8 read as
+		// U+FFFD) is not carried as it is in the source: not "nothing
+		// was lost".
+		if n := len(rep.Warnings); n == 1 {
+			fmt.Fprintln(w, "Reading the source gave a warning (above): what it names is not carried as it was.")
+		} else {
+			fmt.Fprintf(w, "Reading the source gave %d warnings (above): what they name is not carried as it was.\n", n)
+		}
+	}
 	if len(rep.Losses) == 0 {
-		fmt.Fprintln(w, "Nothing was lost.")
+		if len(rep.Warnings) == 0 {
+			fmt.Fprintln(w, "Nothing was lost.")
+		} else {
+			fmt.Fprintln(w, "The conversion itself lost nothing more.")
+		}
 		return
 	}
 	// Grouped by what was lost and how, with a few examples each: a long

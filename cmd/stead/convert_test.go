@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -135,5 +136,71 @@ func TestConvertLogAfterTornRecord(t *testing.T) {
 	}
 	if len(targets) != 2 || targets[1] != "codex" || len(torn) != 1 || torn[0].Line != 2 {
 		t.Errorf("the log holds records for %q and torn lines %v; want the old one and codex's, line 2 torn", targets, torn)
+	}
+}
+
+// TestConvertInvalidUTF8: a session whose prompt holds bytes that are not
+// UTF-8 converts with a warning naming the file and line, also in the
+// --json report's warnings, read whole or as it goes (a large file); the
+// report does not say nothing was lost. A clean conversion's report has
+// an empty warnings array.
+func TestConvertInvalidUTF8(t *testing.T) {
+	env := allHomes(t)
+	files, _ := filepath.Glob(filepath.Join(env.Vars["CLAUDE_CONFIG_DIR"], "projects", "*", "6cccbe0a-a5b6-4c51-bd4c-d322261e2887.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("found %q", files)
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(data), "\n")
+	bad := -1
+	for i, l := range lines {
+		if strings.Contains(l, `"type":"user"`) && strings.Contains(l, `"content":"Please run a command for me"`) {
+			lines[i] = strings.Replace(l, "run a command", "run a comm\xff\xfeand", 1)
+			bad = i + 1
+			break
+		}
+	}
+	if bad < 0 {
+		t.Fatal("no prompt line")
+	}
+	src := filepath.Join(t.TempDir(), "invalid-utf8.jsonl")
+	write(t, src, []byte(strings.Join(lines, "\n")))
+	want := src + ":" + strconv.Itoa(bad) + ": invalid UTF-8"
+
+	type report struct {
+		Losses   []session.Loss    `json:"losses"`
+		Warnings []session.Warning `json:"warnings"`
+	}
+	for _, streamed := range []bool{false, true} {
+		t.Run(map[bool]string{false: "whole", true: "streamed"}[streamed], func(t *testing.T) {
+			if streamed {
+				old := streamAbove
+				streamAbove = 0
+				t.Cleanup(func() { streamAbove = old })
+			}
+			_, errOut, code := run(t, env, "session", "convert", src, "--to", "codex", "-o", filepath.Join(t.TempDir(), "out.jsonl"))
+			if code != ExitOK || !strings.Contains(errOut, "warning: "+want) || strings.Contains(errOut, "Nothing was lost") {
+				t.Errorf("convert: exit %d; want a warning %q and no \"Nothing was lost\":\n%s", code, want, errOut)
+			}
+			out := mustRun(t, env, "session", "convert", src, "--to", "codex", "-o", filepath.Join(t.TempDir(), "out.jsonl"), "--json")
+			var rep report
+			if err := json.Unmarshal([]byte(out), &rep); err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, w := range rep.Warnings {
+				found = found || strings.HasPrefix(w.String(), want)
+			}
+			if !found {
+				t.Errorf("--json warnings %v lack %q", rep.Warnings, want)
+			}
+		})
+	}
+	out := mustRun(t, env, "session", "convert", claudeSession, "--to", "codex", "-o", filepath.Join(t.TempDir(), "clean.jsonl"), "--json")
+	if !strings.Contains(out, `"warnings": []`) {
+		t.Errorf("a clean conversion's report has no empty warnings array:\n%s", out)
 	}
 }

@@ -85,3 +85,20 @@ func TestGrowing(t *testing.T) {
 		t.Error("a stream, or a missing file, is growing")
 	}
 }
+
+// TestDecodeInvalidUTF8: a record with bytes that are not UTF-8 is read
+// (as U+FFFD) with a problem saying so; the native record keeps them.
+func TestDecodeInvalidUTF8(t *testing.T) {
+	r := NewReader(strings.NewReader(`{"a":"x` + "\xff" + `y","n":"2"}` + "\n"))
+	var v struct {
+		A string
+		N int
+	}
+	rec, err := r.Decode(&v)
+	if err != nil || rec.Skipped || v.A != "x\ufffdy" || !strings.Contains(string(rec.Raw), "\xff") {
+		t.Fatalf("Decode = %+v, %v; read %q", rec, err, v.A)
+	}
+	if !strings.Contains(rec.Problem, `field "N"`) || !strings.HasSuffix(rec.Problem, "; "+InvalidUTF8) {
+		t.Errorf("problem %q; want the field's and %q", rec.Problem, InvalidUTF8)
+	}
+}

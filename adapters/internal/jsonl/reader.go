@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"time"
+	"unicode/utf8"
 )
 
 // Reader reads lines of any length.
@@ -206,7 +207,8 @@ func (rec Record) Report(path string) string {
 // returns io.EOF at the end of input and read errors as they are. A line
 // that is not a JSON object, or not valid JSON, comes back Skipped with a
 // Problem; a field of an unexpected type leaves v holding what could be
-// read, with a Problem naming the field.
+// read, with a Problem naming the field; invalid UTF-8 is read as U+FFFD,
+// with a Problem saying so (InvalidUTF8).
 func (r *Reader) Decode(v any) (Record, error) {
 	if !r.Next() {
 		if r.err != nil {
@@ -230,6 +232,23 @@ func (r *Reader) Decode(v any) (Record, error) {
 		}
 		rec.Problem = fmt.Sprintf("field %q has unexpected type %s; read what could be", te.Field, te.Value)
 	}
+	if !utf8.Valid(r.line) {
+		rec.Problem = AddProblem(rec.Problem, InvalidUTF8)
+	}
 	rec.Raw = bytes.Clone(r.line)
 	return rec, nil
+}
+
+// InvalidUTF8 is the problem reported for a record holding bytes that are
+// not UTF-8: what is read of it (and so what a conversion writes) has
+// U+FFFD in their place, as encoding/json reads them. The native record
+// keeps the bytes as they are.
+const InvalidUTF8 = "invalid UTF-8 in the record, read as U+FFFD"
+
+// AddProblem appends the problem p to problems, a "; "-separated list.
+func AddProblem(problems, p string) string {
+	if problems == "" {
+		return p
+	}
+	return problems + "; " + p
 }
