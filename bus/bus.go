@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -70,9 +71,20 @@ type Options struct {
 	// URL, when set, is an external NATS server or cluster (nats://...)
 	// used instead of an embedded one.
 	URL string
-	// Token or CredsFile authenticate to an external server.
+	// Token or CredsFile authenticate to an external server. For an
+	// embedded server that listens, Token is the token clients must give
+	// (default: a new random one).
 	Token     string
 	CredsFile string
+	// Reconnect bounds how long a client of an external server keeps
+	// trying to reconnect once the connection is lost, after which its
+	// calls fail with ErrClosed (default: forever, as a cluster client
+	// should).
+	Reconnect time.Duration
+	// Bind makes a client use the streams, bucket and object store as
+	// they are instead of creating or updating them: the process that
+	// owns the server set them up.
+	Bind bool
 	// StoreDir is where an embedded server keeps JetStream data.
 	StoreDir string
 	// Listen, when set (e.g. "127.0.0.1:0"), makes an embedded server
@@ -82,6 +94,12 @@ type Options struct {
 	// MaxAge is how long run messages are kept (default 30 days; the
 	// terminal output 24 hours).
 	MaxAge time.Duration
+	// TerminalBytes caps the terminal output kept, all runs together;
+	// the oldest is discarded first. The default is 1 GiB, or a quarter
+	// of what JetStream may store when that is less (an embedded server
+	// may store 75% of the disk free when it starts), so that a small
+	// disk still runs the bus.
+	TerminalBytes int64
 	// Name names the connection (default "stead").
 	Name string
 	// Logger receives the server's and the client's logs; nil discards
@@ -94,7 +112,13 @@ type Options struct {
 type Bus struct {
 	opts  Options
 	log   *slog.Logger
+	srvMu sync.RWMutex // guards srv, which a restart replaces
 	srv   *server.Server
+	so    *server.Options // the embedded server's, to start it again
+	// fault is set when the store failed to write; heal restarts the
+	// server once there is room again.
+	fault atomic.Bool
+	done  chan struct{}
 	nc    *nats.Conn
 	js    jetstream.JetStream
 	runs  jetstream.KeyValue
@@ -147,7 +171,6 @@ func (b *Bus) embed() error {
 		StoreDir:   b.opts.StoreDir,
 		NoSigs:     true,
 		MaxPayload: maxPayload,
-		NoLog:      b.opts.Logger == nil,
 	}
 	if b.opts.Listen != "" {
 		host, port, err := net.SplitHostPort(b.opts.Listen)
@@ -165,34 +188,122 @@ func (b *Bus) embed() error {
 			p = server.RANDOM_PORT
 		}
 		so.DontListen, so.Host, so.Port = false, host, p
-		b.token = randomToken()
+		b.token = b.opts.Token
+		if b.token == "" {
+			b.token = randomToken()
+		}
 		so.Authorization = b.token
 	}
-	srv, err := server.NewServer(so)
-	if err != nil {
-		return fmt.Errorf("bus: %w", err)
-	}
-	if b.opts.Logger != nil {
-		srv.SetLoggerV2(serverLog{b.log}, false, false, false)
-	}
-	b.srv = srv
-	go srv.Start()
-	if !srv.ReadyForConnections(10 * time.Second) {
-		return errors.New("bus: the embedded NATS server did not start within 10 s")
+	b.so = so
+	if err := b.startServer(); err != nil {
+		return err
 	}
 	if !so.DontListen {
-		b.url = srv.ClientURL()
+		b.url = b.server().ClientURL()
+		// A restart listens where clients already connect.
+		if addr, ok := b.server().Addr().(*net.TCPAddr); ok {
+			so.Port = addr.Port
+		}
 	}
-	nc, err := nats.Connect("", nats.InProcessServer(srv), nats.Name(b.opts.Name), nats.Token(b.token))
+	// The in-process connection reconnects to the server that runs now,
+	// after a restart too.
+	nc, err := nats.Connect("", nats.InProcessServer(inProcess{b}), nats.Name(b.opts.Name), nats.Token(b.token),
+		nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
 	if err != nil {
 		return fmt.Errorf("bus: %w", err)
 	}
 	b.nc = nc
+	b.done = make(chan struct{})
+	go b.heal()
 	return nil
 }
 
+// startServer starts the embedded server from b.so, with a fresh copy of
+// them: a server must not reuse the options of another.
+func (b *Bus) startServer() error {
+	so := *b.so
+	srv, err := server.NewServer(&so)
+	if err != nil {
+		return fmt.Errorf("bus: %w", err)
+	}
+	// The server's log is always read, for the store failures it
+	// reports (storeLog); it is passed on only when asked for.
+	srv.SetLoggerV2(serverLog{l: b.log, fault: &b.fault}, false, false, false)
+	go srv.Start()
+	if !srv.ReadyForConnections(10 * time.Second) {
+		srv.Shutdown()
+		return errors.New("bus: the embedded NATS server did not start within 10 s")
+	}
+	b.srvMu.Lock()
+	b.srv = srv
+	b.srvMu.Unlock()
+	return nil
+}
+
+// server is the embedded server running now.
+func (b *Bus) server() *server.Server {
+	b.srvMu.RLock()
+	defer b.srvMu.RUnlock()
+	return b.srv
+}
+
+// inProcess connects the in-process client to whichever server runs.
+type inProcess struct{ b *Bus }
+
+func (p inProcess) InProcessConn() (net.Conn, error) { return p.b.server().InProcessConn() }
+
+// healEvery is how often an embedded bus whose store failed looks for the
+// free space to start again.
+const healEvery = 500 * time.Millisecond
+
+// healFree is the free space an embedded bus waits for before it starts
+// again after its store failed (a message block is up to a few MB).
+const healFree = 8 << 20
+
+// heal restarts the embedded server once its store, which failed to write
+// (a full disk: JetStream then stops storing to that stream for good, and
+// publishers get no answer), has room again. The restart recovers what was
+// stored from disk; clients reconnect to the same address and token, and
+// publishers that retry store what they could not (their message ids keep
+// a retry from being stored twice).
+func (b *Bus) heal() {
+	t := time.NewTicker(healEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-b.done:
+			return
+		case <-t.C:
+		}
+		if !b.fault.Load() {
+			continue
+		}
+		if free, err := FreeBytes(b.opts.StoreDir); err == nil && free < healFree {
+			continue
+		}
+		b.log.Warn("the bus's store failed to write (disk full?) and has room again: restarting the embedded NATS server", "store", b.opts.StoreDir)
+		old := b.server()
+		old.Shutdown()
+		old.WaitForShutdown()
+		b.fault.Store(false)
+		if err := b.startServer(); err != nil {
+			b.log.Error("restarting the embedded NATS server", "err", err)
+			b.fault.Store(true)
+		}
+	}
+}
+
+// StoreFailed reports whether the embedded server's store failed to write
+// and has not been restarted since.
+func (b *Bus) StoreFailed() bool { return b.fault.Load() }
+
 func (b *Bus) dial() error {
 	o := []nats.Option{nats.Name(b.opts.Name), nats.MaxReconnects(-1)}
+	if b.opts.Reconnect > 0 {
+		const wait = 500 * time.Millisecond
+		o = append(o, nats.MaxReconnects(int(b.opts.Reconnect/wait)+1), nats.ReconnectWait(wait),
+			nats.CustomReconnectDelay(func(int) time.Duration { return wait }))
+	}
 	if b.opts.Token != "" {
 		o = append(o, nats.Token(b.opts.Token))
 	}
@@ -214,6 +325,9 @@ func (b *Bus) setup(ctx context.Context) error {
 		return fmt.Errorf("bus: %w", err)
 	}
 	b.js = js
+	if b.opts.Bind {
+		return b.bind(ctx)
+	}
 	age := b.opts.MaxAge
 	if age == 0 {
 		age = 30 * 24 * time.Hour
@@ -233,7 +347,7 @@ func (b *Bus) setup(ctx context.Context) error {
 			Subjects:    []string{Subject("*", PTY)},
 			Storage:     jetstream.FileStorage,
 			MaxAge:      min(age, 24*time.Hour),
-			MaxBytes:    1 << 30,
+			MaxBytes:    b.terminalBytes(ctx),
 			Discard:     jetstream.DiscardOld,
 		},
 	}
@@ -255,6 +369,39 @@ func (b *Bus) setup(ctx context.Context) error {
 	return nil
 }
 
+// bind finds what setup creates, without changing it.
+func (b *Bus) bind(ctx context.Context) error {
+	var err error
+	if b.runs, err = b.js.KeyValue(ctx, BucketRuns); err != nil {
+		return fmt.Errorf("bus: bucket %s: %w", BucketRuns, err)
+	}
+	if b.objs, err = b.js.ObjectStore(ctx, BucketObject); err != nil {
+		return fmt.Errorf("bus: object store %s: %w", BucketObject, err)
+	}
+	return nil
+}
+
+// defaultTerminalBytes is the terminal output kept when the store is
+// large enough.
+const defaultTerminalBytes = 1 << 30
+
+// terminalBytes is the size of the terminal stream: a stream's MaxBytes is
+// reserved from JetStream's storage when it is created, so it must fit.
+func (b *Bus) terminalBytes(ctx context.Context) int64 {
+	if b.opts.TerminalBytes > 0 {
+		return b.opts.TerminalBytes
+	}
+	n := int64(defaultTerminalBytes)
+	if srv := b.server(); srv != nil {
+		if cfg := srv.JetStreamConfig(); cfg != nil && cfg.MaxStore > 0 {
+			n = min(n, cfg.MaxStore/4)
+		}
+	} else if ai, err := b.js.AccountInfo(ctx); err == nil && ai.Limits.MaxStore > 0 {
+		n = min(n, ai.Limits.MaxStore/4)
+	}
+	return max(n, 1)
+}
+
 // ClientURL is the URL other processes connect to: the embedded server's
 // loopback listener, or the external URL. It is "" for an embedded server
 // that does not listen.
@@ -264,7 +411,7 @@ func (b *Bus) ClientURL() string { return b.url }
 func (b *Bus) ClientToken() string { return b.token }
 
 // Embedded reports whether the bus runs its own server.
-func (b *Bus) Embedded() bool { return b.srv != nil }
+func (b *Bus) Embedded() bool { return b.so != nil }
 
 // MaxPayload is the largest message the server takes.
 func (b *Bus) MaxPayload() int64 { return b.nc.MaxPayload() }
@@ -283,9 +430,12 @@ func (b *Bus) Close() error {
 			}
 			b.nc.Close()
 		}
-		if b.srv != nil {
-			b.srv.Shutdown()
-			b.srv.WaitForShutdown()
+		if b.done != nil {
+			close(b.done)
+		}
+		if srv := b.server(); srv != nil {
+			srv.Shutdown()
+			srv.WaitForShutdown()
 		}
 	})
 	return err
@@ -307,8 +457,19 @@ func redactURL(u string) string {
 	return u
 }
 
-// serverLog passes the embedded server's logs to slog.
-type serverLog struct{ l *slog.Logger }
+// serverLog passes the embedded server's logs to slog, and notes the
+// store failures it reports in fault.
+type serverLog struct {
+	l     *slog.Logger
+	fault *atomic.Bool
+}
+
+// storeFailure reports whether a server error says its store failed to
+// write: nats-server's own test for running out of space is this string.
+func storeFailure(msg string) bool {
+	return strings.Contains(msg, "no space left") || strings.Contains(msg, "Critical write error") ||
+		strings.Contains(msg, "critical write error")
+}
 
 func (s serverLog) Noticef(format string, v ...any) {
 	s.l.Info(fmt.Sprintf(format, v...), "from", "nats")
@@ -324,10 +485,14 @@ func (s serverLog) Warnf(format string, v ...any) {
 	s.l.Warn(msg, "from", "nats")
 }
 func (s serverLog) Fatalf(format string, v ...any) {
-	s.l.Error(fmt.Sprintf(format, v...), "from", "nats")
+	s.Errorf(format, v...)
 }
 func (s serverLog) Errorf(format string, v ...any) {
-	s.l.Error(fmt.Sprintf(format, v...), "from", "nats")
+	msg := fmt.Sprintf(format, v...)
+	if storeFailure(msg) {
+		s.fault.Store(true)
+	}
+	s.l.Error(msg, "from", "nats")
 }
 func (s serverLog) Debugf(format string, v ...any) {
 	s.l.Debug(fmt.Sprintf(format, v...), "from", "nats")
@@ -349,6 +514,10 @@ type Msg struct {
 
 // ErrNoRun is returned for a run id that names no run.
 var ErrNoRun = errors.New("no such run")
+
+// ErrClosed is returned once the connection to the bus is lost for good
+// (Options.Reconnect ran out).
+var ErrClosed = errors.New("the connection to the bus was lost")
 
 // ErrNotListening is returned by Send when no supervisor takes the run's
 // input.
@@ -454,8 +623,14 @@ func (b *Bus) Watch(ctx context.Context, run string, from From, fn func(Msg) err
 	for {
 		m, err := it.Next()
 		if err != nil {
-			if ctx.Err() != nil || errors.Is(err, jetstream.ErrMsgIteratorClosed) {
+			if ctx.Err() != nil {
 				return ctx.Err()
+			}
+			if b.nc.IsClosed() {
+				return fmt.Errorf("bus: watch %s: %w", run, ErrClosed)
+			}
+			if errors.Is(err, jetstream.ErrMsgIteratorClosed) {
+				return nil
 			}
 			return fmt.Errorf("bus: watch %s: %w", run, err)
 		}
@@ -534,6 +709,9 @@ func (b *Bus) ask(ctx context.Context, run, kind string, data []byte) error {
 	reply, err := b.nc.RequestWithContext(ctx, Subject(run, kind), data)
 	if errors.Is(err, nats.ErrNoResponders) {
 		return fmt.Errorf("bus: %s: %w", run, ErrNotListening)
+	}
+	if b.nc.IsClosed() {
+		return fmt.Errorf("bus: send to %s: %w", run, ErrClosed)
 	}
 	if err != nil {
 		return fmt.Errorf("bus: send to %s: %w", run, err)

@@ -59,6 +59,7 @@ type live struct {
 	src    *clitest.Env
 	dst    *clitest.Env
 	daemon *exec.Cmd
+	root   string
 }
 
 const (
@@ -85,7 +86,7 @@ func newLive(t *testing.T, src, dst string, turns ...modelstub.Turn) (*live, str
 	if r, err := filepath.EvalSymlinks(root); err == nil {
 		root = r
 	}
-	l := &live{t: t, bin: steadBinary(t)}
+	l := &live{t: t, bin: steadBinary(t), root: root}
 	l.src = clitest.New(t, src, sourceScript(), clitest.In(filepath.Join(root, "src")))
 	r := l.src.Run(sourceScript().Prompts[0], "")
 	succeeded(t, r, "LIVE-SOURCE-FINAL")
@@ -131,7 +132,12 @@ func (l *live) startDaemon(root string) {
 	})
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		if _, err := os.Stat(filepath.Join(root, "state", "stead", "bus.json")); err == nil {
+		// The daemon's own bus.json (a killed one's may still be there).
+		var info struct {
+			PID int `json:"pid"`
+		}
+		if data, err := os.ReadFile(filepath.Join(root, "state", "stead", "bus.json")); err == nil &&
+			json.Unmarshal(data, &info) == nil && info.PID == l.daemon.Process.Pid {
 			return
 		}
 		if time.Now().After(deadline) {

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -62,74 +64,151 @@ func connectBus(ctx context.Context, f *Factory, bf BusFlags, start bool) (*bus.
 		}
 		return bus.New(ctx, bus.Options{URL: url, Token: token, CredsFile: bf.Creds, Logger: f.Logger})
 	}
-	if b, err := dialDaemon(ctx, f); err == nil {
+	dir := stateDir(f.Env)
+	if err := checkFree(dir); err != nil {
+		return nil, err
+	}
+	b, err := dialDaemon(ctx, f)
+	if err == nil {
 		return b, nil
+	}
+	if !errors.Is(err, errNoDaemon) {
+		// A daemon runs but cannot be reached: another one would not
+		// help.
+		return nil, err
 	}
 	if !start {
 		return nil, errors.New("no stead daemon is running (start one with: stead serve)")
 	}
-	if err := startDaemon(f); err != nil {
+	exited, err := startDaemon(f)
+	if err != nil {
 		return nil, err
 	}
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(daemonStartWithin)
 	for {
 		b, err := dialDaemon(ctx, f)
 		if err == nil {
 			return b, nil
 		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("the stead daemon did not come up within 20 s (see %s): %w",
-				filepath.Join(stateDir(f.Env), "serve.log"), err)
+		if !errors.Is(err, errNoDaemon) {
+			return nil, err
 		}
 		select {
+		case why := <-exited:
+			return nil, fmt.Errorf("the stead daemon did not start: %s%s", why, logTail(filepath.Join(dir, "serve.log")))
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-time.After(100 * time.Millisecond):
 		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("the stead daemon did not come up within %s%s", daemonStartWithin, logTail(filepath.Join(dir, "serve.log")))
+		}
 	}
 }
 
+// daemonStartWithin is how long a command waits for the daemon it started
+// (it starts in well under a second; a slow disk recovering a large store
+// can take a few).
+const daemonStartWithin = 20 * time.Second
+
+// daemonReconnect is how long a client of the local daemon waits for it to
+// come back after the connection is lost: a daemon that restarts takes
+// the same address and token back, so a watch goes on across the restart.
+const daemonReconnect = 30 * time.Second
+
+// errNoDaemon is returned by dialDaemon when no daemon runs.
+var errNoDaemon = errors.New("no stead daemon runs")
+
+// dialDaemon connects to the running daemon.
 func dialDaemon(ctx context.Context, f *Factory) (*bus.Bus, error) {
-	data, err := os.ReadFile(daemonFile(f.Env))
+	info, err := readDaemonInfo(f.Env)
 	if err != nil {
 		return nil, err
 	}
-	var info daemonInfo
-	if err := json.Unmarshal(data, &info); err != nil {
-		return nil, fmt.Errorf("%s: %w", daemonFile(f.Env), err)
-	}
-	if info.PID > 0 && syscall.Kill(info.PID, 0) != nil {
-		return nil, fmt.Errorf("the daemon (pid %d) is gone", info.PID)
+	if !info.alive() {
+		return nil, fmt.Errorf("the daemon (pid %d) is gone: %w", info.PID, errNoDaemon)
 	}
 	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	return bus.New(cctx, bus.Options{URL: info.URL, Token: info.Token, Logger: f.Logger})
+	b, err := bus.New(cctx, bus.Options{URL: info.URL, Token: info.Token, Logger: f.Logger, Reconnect: daemonReconnect, Bind: true})
+	if err != nil {
+		return nil, fmt.Errorf("the stead daemon (pid %d) runs but does not answer on %s: %w", info.PID, info.URL, err)
+	}
+	return b, nil
+}
+
+// readDaemonInfo reads what the daemon published of itself; errNoDaemon
+// when it published nothing.
+func readDaemonInfo(env session.Env) (daemonInfo, error) {
+	var info daemonInfo
+	data, err := os.ReadFile(daemonFile(env))
+	if errors.Is(err, fs.ErrNotExist) {
+		return info, errNoDaemon
+	}
+	if err != nil {
+		return info, err
+	}
+	if err := json.Unmarshal(data, &info); err != nil {
+		return info, fmt.Errorf("%s: %w", daemonFile(env), err)
+	}
+	return info, nil
+}
+
+// alive reports whether the daemon's process runs.
+func (d daemonInfo) alive() bool {
+	return d.PID > 0 && d.PID != os.Getpid() && syscall.Kill(d.PID, 0) == nil
 }
 
 // startDaemon starts stead serve in the background, in a session of its
-// own so that it outlives this command and the terminal.
-func startDaemon(f *Factory) error {
-	self, err := os.Executable()
+// own so that it outlives this command and the terminal. exited says why,
+// if the daemon ends before this command stops waiting for it.
+func startDaemon(f *Factory) (exited <-chan string, err error) {
+	self, err := daemonProgram()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	dir := stateDir(f.Env)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
+		return nil, err
 	}
 	logf, err := os.OpenFile(filepath.Join(dir, "serve.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer logf.Close()
 	cmd := exec.Command(self, "serve")
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("starting the stead daemon: %w", err)
+		return nil, fmt.Errorf("starting the stead daemon: %w", err)
 	}
 	fmt.Fprintf(f.IO.ErrOut, "stead: started the daemon (pid %d); its log is %s\n", cmd.Process.Pid, logf.Name())
-	return cmd.Process.Release()
+	why := make(chan string, 1)
+	go func() {
+		// Reaped here while this command runs; once it exits, init
+		// adopts the daemon.
+		err := cmd.Wait()
+		if err == nil {
+			err = errors.New("it exited")
+		}
+		why <- err.Error()
+	}()
+	return why, nil
+}
+
+// daemonProgram is the program started as the daemon: this one (a test
+// replaces it).
+var daemonProgram = os.Executable
+
+// logTail is the end of a log, to explain a failure.
+func logTail(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil || len(data) == 0 {
+		return ""
+	}
+	lines := strings.Split(strings.TrimRight(string(data[max(0, len(data)-4096):]), "\n"), "\n")
+	lines = lines[max(0, len(lines)-6):]
+	return "; the end of " + path + ":\n  " + strings.Join(lines, "\n  ")
 }
 
 // writeDaemonInfo publishes the daemon's address, atomically.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -27,6 +28,7 @@ import (
 func newServeCmd(f *Factory) *cobra.Command {
 	var bf BusFlags
 	var listen string
+	var terminal byteSize
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the stead daemon: the embedded bus, and a worker for detached runs",
@@ -35,27 +37,39 @@ directory, clients on a loopback port with a generated token, written to
 <state>/bus.json for other stead commands), and takes detached runs
 (stead session resume --detach) from the work queue. With --nats-url it embeds
 nothing and is one of several workers sharing an external NATS deployment.
-Stopping it (Ctrl-C, SIGTERM) stops its runs' CLIs.`,
+Stopping it (Ctrl-C, SIGTERM) stops its runs' CLIs.
+
+A daemon that starts after one was killed takes its address and token back
+(so that running watches reconnect), and ends the runs whose supervisor is
+gone (a killed daemon, a killed stead session resume): each is marked
+failed, its CLI stopped, and its session stored from what the bus captured,
+so that stead session show, resume and fork work on it. It keeps looking
+for such runs every 30 s.`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return serve(cmd.Context(), f, bf, listen) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return serve(cmd.Context(), f, bf, listen, cmd.Flags().Changed("listen"), int64(terminal))
+		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:0", "the loopback address the embedded bus takes clients on")
+	cmd.Flags().Var(&terminal, "terminal-bytes", "the runs' terminal output kept, the oldest discarded first, e.g. 256M (default 1G, or a quarter of what the store's disk may hold when that is less)")
 	addBusFlags(cmd, &bf)
 	return cmd
 }
 
-func serve(ctx context.Context, f *Factory, bf BusFlags, listen string) error {
+func serve(ctx context.Context, f *Factory, bf BusFlags, listen string, listenGiven bool, terminalBytes int64) error {
 	var b *bus.Bus
 	var err error
 	if bf.URL != "" || f.Env.Get("STEAD_NATS_URL") != "" {
 		b, err = connectBus(ctx, f, bf, false)
 	} else {
-		if d, err := dialDaemon(ctx, f); err == nil {
-			d.Close()
-			return fmt.Errorf("a stead daemon already runs (%s)", daemonFile(f.Env))
+		if info, err := readDaemonInfo(f.Env); err == nil && info.alive() {
+			return fmt.Errorf("a stead daemon already runs (pid %d, %s)", info.PID, daemonFile(f.Env))
 		}
 		dir := stateDir(f.Env)
 		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return err
+		}
+		if err := checkFree(dir); err != nil {
 			return err
 		}
 		lock, err := os.OpenFile(filepath.Join(dir, "serve.lock"), os.O_RDWR|os.O_CREATE, 0o600)
@@ -66,7 +80,17 @@ func serve(ctx context.Context, f *Factory, bf BusFlags, listen string) error {
 		if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 			return fmt.Errorf("another stead daemon holds %s: %w", lock.Name(), err)
 		}
-		b, err = bus.New(ctx, bus.Options{StoreDir: filepath.Join(dir, "nats"), Listen: listen, Logger: f.Logger})
+		opts := bus.Options{StoreDir: filepath.Join(dir, "nats"), Listen: listen, Logger: f.Logger, TerminalBytes: terminalBytes}
+		if !listenGiven {
+			// The address and token of a daemon that died without
+			// cleaning up: its clients are reconnecting to it.
+			if old, err := readDaemonInfo(f.Env); err == nil {
+				if addr, ok := reusable(old.URL); ok {
+					opts.Listen, opts.Token = addr, old.Token
+				}
+			}
+		}
+		b, err = bus.New(ctx, opts)
 		if err != nil {
 			return err
 		}
@@ -85,8 +109,17 @@ func serve(ctx context.Context, f *Factory, bf BusFlags, listen string) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var runs sync.WaitGroup
+	var active sync.Map // the runs this worker supervises now
+	host, _ := os.Hostname()
+	rc := &recoverer{f: f, b: b, host: host, mine: func(id string) bool { _, ok := active.Load(id); return ok }}
+	// Runs a killed daemon left are ended before new work is taken.
+	if n, err := rc.scan(ctx); err != nil {
+		f.Logger.Warn("looking for runs whose supervisor is gone", "err", err)
+	} else if n > 0 {
+		fmt.Fprintf(f.IO.ErrOut, "stead: ended %d runs whose supervisor was gone (stead runs lists them)\n", n)
+	}
 	stopWork, err := b.Handle(bus.WorkSubject, bus.WorkQueue, func(data []byte) []byte {
-		reply := startWork(ctx, f, b, data, &runs)
+		reply := startWork(ctx, f, b, data, &runs, &active)
 		out, _ := json.Marshal(reply)
 		return out
 	})
@@ -100,15 +133,78 @@ func serve(ctx context.Context, f *Factory, bf BusFlags, listen string) error {
 		<-ctx.Done()
 		return nil
 	}, func(error) { cancel() })
+	g.Add(func() error {
+		t := time.NewTicker(recoverEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-t.C:
+				if _, err := rc.scan(ctx); err != nil && ctx.Err() == nil {
+					f.Logger.Warn("looking for runs whose supervisor is gone", "err", err)
+				}
+			}
+		}
+	}, func(error) { cancel() })
 	g.Run()
 	stopWork()
 	runs.Wait()
 	return nil
 }
 
+// byteSize is a flag of a size in bytes: 1048576, 512K, 256M, 2G.
+type byteSize int64
+
+func (b *byteSize) String() string {
+	if *b == 0 {
+		return ""
+	}
+	return strconv.FormatInt(int64(*b), 10)
+}
+
+func (b *byteSize) Type() string { return "size" }
+
+func (b *byteSize) Set(s string) error {
+	mult := int64(1)
+	switch {
+	case strings.HasSuffix(s, "K"):
+		mult, s = 1<<10, s[:len(s)-1]
+	case strings.HasSuffix(s, "M"):
+		mult, s = 1<<20, s[:len(s)-1]
+	case strings.HasSuffix(s, "G"):
+		mult, s = 1<<30, s[:len(s)-1]
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n <= 0 || n > (1<<62)/mult {
+		return fmt.Errorf("%q is not a size (a number of bytes, or with K, M or G)", s)
+	}
+	*b = byteSize(n * mult)
+	return nil
+}
+
+// reusable returns the loopback address of a client URL when it is free
+// to listen on again.
+func reusable(url string) (string, bool) {
+	addr, ok := strings.CutPrefix(url, "nats://")
+	if !ok {
+		return "", false
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
+		return "", false
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", false
+	}
+	l.Close()
+	return addr, true
+}
+
 // startWork starts a detached run in the worker and replies once its CLI
 // is running.
-func startWork(ctx context.Context, f *Factory, b *bus.Bus, data []byte, runs *sync.WaitGroup) workReply {
+func startWork(ctx context.Context, f *Factory, b *bus.Bus, data []byte, runs *sync.WaitGroup, active *sync.Map) workReply {
 	var req workRequest
 	if err := json.Unmarshal(data, &req); err != nil {
 		return workReply{Error: "bad work request: " + err.Error()}
@@ -124,8 +220,10 @@ func startWork(ctx context.Context, f *Factory, b *bus.Bus, data []byte, runs *s
 	started := make(chan session.Run, 1)
 	failed := make(chan error, 1)
 	runs.Add(1)
+	active.Store(spec.ID, true)
 	go func() {
 		defer runs.Done()
+		defer active.Delete(spec.ID)
 		rec, err := superviseRun(ctx, f, b, s, spec, nil, func(r session.Run) { started <- r })
 		if err != nil {
 			f.Logger.Warn("run ended", "run", spec.ID, "err", err)
@@ -352,12 +450,18 @@ bracketed paste then Enter, with the pause the CLI needs, once it is ready.
 				return err
 			}
 			defer b.Close()
+			r, err := liveRun(cmd.Context(), b, args[0])
+			if err != nil {
+				return err
+			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), 2*time.Minute)
 			defer cancel()
 			if raw {
-				return b.Send(ctx, args[0], []byte(args[1]))
+				err = b.Send(ctx, r.ID, []byte(args[1]))
+			} else {
+				err = b.Ask(ctx, r.ID, "prompt\n"+args[1])
 			}
-			return b.Ask(ctx, args[0], "prompt\n"+args[1])
+			return noSupervisor(ctx, b, r, err)
 		},
 	}
 	cmd.Flags().BoolVar(&raw, "raw", false, "send the bytes as they are")
@@ -379,7 +483,16 @@ func newStopCmd(f *Factory) *cobra.Command {
 			defer b.Close()
 			ctx, cancel := context.WithTimeout(cmd.Context(), time.Minute)
 			defer cancel()
-			if err := b.Ask(ctx, args[0], "stop"); err != nil {
+			r, err := b.Run(ctx, args[0])
+			if err != nil {
+				return err
+			}
+			if r.State.Done() {
+				fmt.Fprintf(f.IO.ErrOut, "stead: run %s had already ended\n", r.ID)
+				printRunEnd(f.IO.ErrOut, r)
+				return nil
+			}
+			if err := noSupervisor(ctx, b, r, b.Ask(ctx, r.ID, "stop")); err != nil {
 				return err
 			}
 			// The record is final once the capture drained.
@@ -443,6 +556,38 @@ func newAttachCmd(f *Factory) *cobra.Command {
 	}
 	addBusFlags(cmd, &bf)
 	return cmd
+}
+
+// liveRun returns the record of a run that has not ended.
+func liveRun(ctx context.Context, b *bus.Bus, id string) (session.Run, error) {
+	r, err := b.Run(ctx, id)
+	if err != nil {
+		return r, err
+	}
+	if r.State.Done() {
+		return r, fmt.Errorf("run %s has ended (%s%s): nothing takes input", id, r.State, reasonSuffix(r.Reason))
+	}
+	return r, nil
+}
+
+func reasonSuffix(reason string) string {
+	if reason == "" {
+		return ""
+	}
+	return ": " + reason
+}
+
+// noSupervisor explains a request no supervisor took: the run ended
+// meanwhile, or its supervisor is gone.
+func noSupervisor(ctx context.Context, b *bus.Bus, r session.Run, err error) error {
+	if !errors.Is(err, bus.ErrNotListening) {
+		return err
+	}
+	if now, rerr := b.Run(ctx, r.ID); rerr == nil && now.State.Done() {
+		return fmt.Errorf("run %s has ended (%s%s)", r.ID, now.State, reasonSuffix(now.Reason))
+	}
+	return fmt.Errorf("run %s is %s, but its supervisor (stead %s) does not answer: it may have been killed; the stead daemon ends such a run within %s, keeping what the bus captured: %w",
+		r.ID, r.State, r.Supervisor, recoverEvery, err)
 }
 
 // busTerminal is a run's terminal reached through the bus.

@@ -94,6 +94,12 @@ continues it elsewhere.`,
 func loadSession(ctx context.Context, f *Factory, b *bus.Bus, ref, cli string) (*session.Session, error) {
 	if id, ok := strings.CutPrefix(ref, "run:"); ok {
 		r, err := b.Session(ctx, id)
+		if errors.Is(err, bus.ErrNoRun) {
+			if rec, rerr := b.Run(ctx, id); rerr == nil && !rec.State.Done() {
+				return nil, fmt.Errorf("run %s has not ended (it is %s): its session is stored when it ends; stead watch %s shows it live: %w",
+					id, rec.State, id, session.ErrNotFound)
+			}
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -182,7 +188,7 @@ func detachRun(ctx context.Context, f *Factory, b *bus.Bus, s *session.Session, 
 	if err != nil {
 		return err
 	}
-	spec.Source = "source-" + spec.ID
+	spec.Source = historyObject(spec.ID)
 	if err := b.PutSession(ctx, spec.Source, strings.NewReader(string(data))); err != nil {
 		return err
 	}

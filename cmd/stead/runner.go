@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -99,6 +100,13 @@ func superviseRun(ctx context.Context, f *Factory, b *bus.Bus, s *session.Sessio
 		return session.Run{}, fmt.Errorf("placing the session in %s: %w", dst.Name, err)
 	}
 	logConversion(f, rep)
+	if spec.Source == "" {
+		// Kept so that a run whose supervisor dies can still be
+		// stored whole (recoverRuns).
+		if err := putHistory(ctx, b, spec.ID, s); err != nil {
+			log.Warn("storing the run's history", "err", err)
+		}
+	}
 	host, _ := os.Hostname()
 	rec := session.Run{ID: spec.ID, CLI: dst.Name, SessionID: rep.Target.ID, Dir: spec.Dir, Source: &rep.Source,
 		Path: rep.Placement.Path, Host: host, Supervisor: supervisorName(host),
@@ -110,7 +118,9 @@ func superviseRun(ctx context.Context, f *Factory, b *bus.Bus, s *session.Sessio
 	if err != nil {
 		return rec, err
 	}
-	env := append(environ(f.Env), tui.Env...)
+	// STEAD_RUN tells a later stead that the process is this run's CLI
+	// (recoverRuns stops it only then).
+	env := append(environ(f.Env), append(tui.Env, "STEAD_RUN="+spec.ID)...)
 	ps := supervisor.Spec{Path: bin, Args: append(prefix, tui.Argv(l)...), Dir: spec.Dir, Env: env, Rows: 50, Cols: 200}
 	if term != nil {
 		if rows, cols, ok := termSize(term.In); ok {
@@ -118,7 +128,9 @@ func superviseRun(ctx context.Context, f *Factory, b *bus.Bus, s *session.Sessio
 		}
 	}
 
-	pub := &runPublisher{b: b, run: spec.ID, log: log}
+	giveUp, stopTrying := context.WithCancel(context.Background())
+	defer stopTrying()
+	pub := &runPublisher{b: b, run: spec.ID, log: log, giveUp: giveUp}
 	c := capture.New(capture.Config{Run: spec.ID, CLI: dst.Name, TUI: tui, Env: f.Env, Log: log,
 		Screen: vt.New(int(ps.Rows), int(ps.Cols))}, pub)
 	pub.onStatus = func(st session.Status) {
@@ -127,7 +139,9 @@ func superviseRun(ctx context.Context, f *Factory, b *bus.Bus, s *session.Sessio
 		rec.Entries = c.Entries()
 		snapshot := rec
 		pub.mu.Unlock()
-		putRun(b, snapshot, log)
+		if !pub.failing.Load() { // the final record is stored however long it takes
+			putRun(b, snapshot, log)
+		}
 	}
 
 	// The history's length: what the CLI appends after it is new.
@@ -185,6 +199,9 @@ func superviseRun(ctx context.Context, f *Factory, b *bus.Bus, s *session.Sessio
 	var g oklog.Group
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// What the bus could not store yet is retried while the run goes
+	// on, and for publishDrain after it ended; then it is given up.
+	context.AfterFunc(runCtx, func() { time.AfterFunc(publishDrain, stopTrying) })
 	{ // The process: the run ends when it exits.
 		g.Add(func() error {
 			select {
@@ -205,7 +222,12 @@ func superviseRun(ctx context.Context, f *Factory, b *bus.Bus, s *session.Sessio
 		done := make(chan struct{})
 		g.Add(func() error {
 			defer close(done)
-			return c.Terminal(proc, tee)
+			err := c.Terminal(proc, tee)
+			// The terminal closes as the process exits, a moment
+			// before it is reaped: the run ends with the process
+			// (which would otherwise be stopped, as if on request).
+			<-runCtx.Done()
+			return err
 		}, func(error) {
 			// After the process exits the terminal reports EOF; wait
 			// for the drain, but not forever (a grandchild may hold it).
@@ -337,10 +359,16 @@ func superviseRun(ctx context.Context, f *Factory, b *bus.Bus, s *session.Sessio
 	case onRequest:
 		rec.Reason = "stopped on request"
 	}
+	if lost := pub.lost(); lost != "" {
+		state = session.RunFailed
+		rec.Reason = strings.TrimPrefix(rec.Reason+"; "+lost, "; ")
+	}
 	rec.State = state
 	c.Set(state, signal, rec.Reason, &code)
-	putRun(b, rec, log)
-	if err := storeSession(b, spec.ID, s, dst.Name, rep.Placement.Path); err != nil {
+	pub.retry("storing the run record", func(ctx context.Context) error { return b.PutRun(ctx, rec) })
+	if pub.failing.Load() {
+		log.Error("the run's session is not stored: the bus cannot store")
+	} else if _, err := storeSession(b, spec.ID, s, dst.Name, rep.Placement.Path); err != nil {
 		log.Warn("storing the session", "err", err)
 	}
 	fctx, fcancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -523,26 +551,85 @@ func screenTail(c *capture.Capture) string {
 	return "; its screen ends:\n" + strings.Join(keep, "\n")
 }
 
-// runPublisher puts a capture's output on the bus.
+// runPublisher puts a capture's output on the bus. What the bus cannot
+// store (its disk is full, its server restarts) is retried with backoff
+// until it can, the capture waiting meanwhile (the CLI's session file
+// holds what is not read yet); only once giveUp ends is it counted lost,
+// and the run says so.
 type runPublisher struct {
 	b        *bus.Bus
 	run      string
 	log      *slog.Logger
 	onStatus func(session.Status)
+	giveUp   context.Context
 
 	mu sync.Mutex // guards the run record onStatus updates
+
+	failing      atomic.Bool // the last publish failed
+	gaveUp       atomic.Bool // what could not be stored is given up
+	lostMu       sync.Mutex
+	lostEntries  []string // ids of entries given up
+	lostNative   int      // native records given up
+	droppedBytes atomic.Int64
 }
 
-func (p *runPublisher) ctx() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), 10*time.Second)
+// publishTimeout bounds one attempt to store a message.
+const publishTimeout = 10 * time.Second
+
+// publishDrain is how long a run that ended goes on retrying what the bus
+// could not store.
+var publishDrain = 2 * time.Minute
+
+// retry calls publish until it succeeds or giveUp ends.
+func (p *runPublisher) retry(what string, publish func(ctx context.Context) error) error {
+	delay := 100 * time.Millisecond
+	for {
+		ctx, cancel := context.WithTimeout(p.giveUp, publishTimeout)
+		err := publish(ctx)
+		cancel()
+		if err == nil {
+			if p.failing.Swap(false) {
+				p.log.Warn("the bus stores the run's messages again")
+			}
+			return nil
+		}
+		if !p.failing.Swap(true) {
+			p.log.Warn("the bus cannot store the run's messages; retrying until it can", "what", what, "err", err)
+		}
+		select {
+		case <-p.giveUp.Done():
+			if !p.gaveUp.Swap(true) {
+				p.log.Error("the bus cannot store the run's messages: giving up what is left", "what", what, "err", err)
+			}
+			return err
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, 5*time.Second)
+	}
 }
 
-func (p *runPublisher) Terminal(data []byte) error { return p.b.PublishTerminal(p.run, data) }
+// Terminal publishes terminal output without waiting. While the bus fails
+// it is dropped (the terminal stream keeps only the latest output anyway),
+// so that a CLI's screen is never slowed by it.
+func (p *runPublisher) Terminal(data []byte) error {
+	if p.failing.Load() {
+		p.droppedBytes.Add(int64(len(data)))
+		return nil
+	}
+	return p.b.PublishTerminal(p.run, data)
+}
 
 func (p *runPublisher) Native(line []byte, n int) error {
-	ctx, cancel := p.ctx()
-	defer cancel()
-	return p.b.Publish(ctx, p.run, bus.Native, line, fmt.Sprintf("%s:n%d", p.run, n))
+	err := p.retry("storing a native record", func(ctx context.Context) error {
+		return p.b.Publish(ctx, p.run, bus.Native, line, fmt.Sprintf("%s:n%d", p.run, n))
+	})
+	if err != nil {
+		// Counted, and said when the run ends.
+		p.lostMu.Lock()
+		p.lostNative++
+		p.lostMu.Unlock()
+	}
+	return nil
 }
 
 func (p *runPublisher) Entry(ev session.Event) error {
@@ -554,20 +641,51 @@ func (p *runPublisher) Entry(ev session.Event) error {
 	if len(ev.Entries) > 0 {
 		id = p.run + ":e:" + ev.Entries[0].ID
 	}
-	ctx, cancel := p.ctx()
-	defer cancel()
-	return p.b.Publish(ctx, p.run, bus.Entry, data, id)
+	err = p.retry("storing an entry", func(ctx context.Context) error {
+		return p.b.Publish(ctx, p.run, bus.Entry, data, id)
+	})
+	if err != nil {
+		p.lostMu.Lock()
+		for _, e := range ev.Entries {
+			p.lostEntries = append(p.lostEntries, e.ID)
+		}
+		for _, u := range ev.Updates {
+			p.lostEntries = append(p.lostEntries, "an update of "+u.EntryID)
+		}
+		p.lostMu.Unlock()
+	}
+	return nil // counted, and said when the run ends
 }
 
 func (p *runPublisher) Status(st session.Status) error {
 	data, _ := json.Marshal(st)
-	ctx, cancel := p.ctx()
-	defer cancel()
-	err := p.b.Publish(ctx, p.run, bus.Status, data, "")
+	p.retry("storing a state", func(ctx context.Context) error {
+		return p.b.Publish(ctx, p.run, bus.Status, data, "")
+	})
 	if p.onStatus != nil {
 		p.onStatus(st)
 	}
-	return err
+	return nil // the final state is in the run's record, stored however long it takes
+}
+
+// lost says what the bus never stored, for the run's reason; "" when
+// nothing was lost.
+func (p *runPublisher) lost() string {
+	p.lostMu.Lock()
+	defer p.lostMu.Unlock()
+	if len(p.lostEntries) == 0 && p.lostNative == 0 {
+		return ""
+	}
+	ids := p.lostEntries
+	if len(ids) > 20 {
+		ids = append(ids[:20:20], fmt.Sprintf("and %d more", len(ids)-20))
+	}
+	msg := fmt.Sprintf("the bus could not store %d entries and %d native records within %s of the run's end (is the disk holding it full?)",
+		len(p.lostEntries), p.lostNative, publishDrain)
+	if len(ids) > 0 {
+		msg += "; lost: " + strings.Join(ids, ", ")
+	}
+	return msg
 }
 
 func putRun(b *bus.Bus, r session.Run, log *slog.Logger) {
@@ -582,7 +700,8 @@ func putRun(b *bus.Bus, r session.Run, log *slog.Logger) {
 // it started from, then the entries the run added (read back from the
 // bus, so a run holds none in memory), each marked with the CLI that
 // produced it.
-func storeSession(b *bus.Bus, id string, history *session.Session, cli, path string) error {
+// It returns how many entries the run added.
+func storeSession(b *bus.Bus, id string, history *session.Session, cli, path string) (int, error) {
 	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	build := session.NewBuilder(cli, path)
@@ -595,7 +714,7 @@ func storeSession(b *bus.Bus, id string, history *session.Session, cli, path str
 		return nil
 	})
 	if err != nil {
-		return err
+		return 0, err
 	}
 	added := build.Session()
 	whole := *history
@@ -608,9 +727,24 @@ func storeSession(b *bus.Bus, id string, history *session.Session, cli, path str
 	whole.Records = nil
 	data, err := json.Marshal(&whole)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return b.PutSession(sctx, id, bytes.NewReader(data))
+	return len(added.Timeline), b.PutSession(sctx, id, bytes.NewReader(data))
+}
+
+// historyObject names the stored session a run starts from.
+func historyObject(run string) string { return "source-" + run }
+
+// putHistory stores the session a run starts from, without its native
+// records, encoded as it is sent.
+func putHistory(ctx context.Context, b *bus.Bus, run string, s *session.Session) error {
+	lean := *s
+	lean.Records = nil
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(session.Encode(pw, &lean, false)) }()
+	err := b.PutSession(ctx, historyObject(run), pr)
+	pr.CloseWithError(err)
+	return err
 }
 
 // cliBinary finds the program of a CLI: $STEAD_<CLI>_BIN (which may be

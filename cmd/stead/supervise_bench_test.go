@@ -23,7 +23,8 @@ import (
 // fakeCodex stands in for Codex in the supervision benchmark: it finds
 // the rollout it was asked to resume, turns bracketed paste on, appends
 // $RECORDS assistant messages to the rollout while printing a line for
-// each, then waits to be interrupted.
+// each ($DELAY seconds apart, when set), then waits to be interrupted (or
+// exits, with $EXIT set).
 const fakeCodex = `#!/bin/sh
 for a; do id=$a; done
 f=$(find "$CODEX_HOME/sessions" -name "*$id.jsonl" | head -n 1)
@@ -34,7 +35,9 @@ while [ $i -lt "$RECORDS" ]; do
   printf '{"timestamp":"2026-11-21T10:00:00.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"answer %d"}]}}\n' $i >>"$f"
   printf 'working on %d\r\n' $i
   i=$((i+1))
+  [ -z "$DELAY" ] || sleep "$DELAY"
 done
+[ -z "$EXIT" ] || exit 0
 exec cat >/dev/null
 `
 
