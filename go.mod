@@ -10,7 +10,6 @@ require (
 	modernc.org/sqlite v1.61.1
 )
 
-
 require (
 	github.com/antithesishq/antithesis-sdk-go v0.8.0-default-no-op // indirect
 	github.com/creack/pty v1.1.24

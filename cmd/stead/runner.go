@@ -19,6 +19,7 @@ import (
 	"time"
 
 	oklog "github.com/oklog/run"
+	"golang.org/x/sys/unix"
 
 	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/bus"
@@ -345,13 +346,13 @@ func superviseRun(ctx context.Context, f *Factory, b *bus.Bus, s *session.Sessio
 	state, signal := session.RunExited, "process"
 	switch {
 	case sig != 0 && !onRequest:
-		state, rec.Reason = session.RunFailed, fmt.Sprintf("%s was killed by %v", dst.Name, sig)
+		state, rec.Reason = session.RunFailed, fmt.Sprintf("%s was killed by %s", dst.Name, signalName(sig))
 	case onceErr != nil:
 		state, rec.Reason = session.RunFailed, onceErr.Error()
 	case sig == syscall.SIGKILL:
 		state, rec.Reason = session.RunFailed, fmt.Sprintf("%s did not quit when asked, nor on interrupt or terminate: killed", dst.Name)
 	case sig != 0:
-		rec.Reason = fmt.Sprintf("stopped on request (%v)", sig)
+		rec.Reason = fmt.Sprintf("stopped on request (%s)", signalName(sig))
 	case code != 0:
 		state, rec.Reason = session.RunFailed, fmt.Sprintf("%s exited with code %d%s", dst.Name, code, screenTail(c))
 	case spec.Once:
@@ -730,6 +731,14 @@ func storeSession(b *bus.Bus, id string, history *session.Session, cli, path str
 		return 0, err
 	}
 	return len(added.Timeline), b.PutSession(sctx, id, bytes.NewReader(data))
+}
+
+// signalName names a signal as a person looks it up: SIGKILL (killed).
+func signalName(sig syscall.Signal) string {
+	if name := unix.SignalName(sig); name != "" {
+		return name + " (" + sig.String() + ")"
+	}
+	return sig.String()
 }
 
 // historyObject names the stored session a run starts from.
