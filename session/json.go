@@ -16,14 +16,18 @@ func Marshal(s *Session) ([]byte, error) {
 }
 
 // Encode writes s to w as canonical JSON followed by a newline, indented
-// with two spaces when indent is true.
+// with two spaces when indent is true: the bytes encoding/json's Encoder
+// writes (HTML characters left as they are), written as they are encoded
+// (see EncodeStream), so that a session is never held encoded whole. A
+// session with an entry of an unknown type is refused before anything is
+// written.
 func Encode(w io.Writer, s *Session, indent bool) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	if indent {
-		enc.SetIndent("", "  ")
+	for i := range s.Timeline {
+		if e := &s.Timeline[i]; !e.Type.Valid() {
+			return fmt.Errorf("session: entry %q has invalid type %q", e.ID, e.Type)
+		}
 	}
-	return enc.Encode(s)
+	return EncodeStream(w, s, &sliceEntries{tl: s.Timeline}, nil, indent)
 }
 
 // Unmarshal decodes a universal session document.
