@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/stead-dev/stead/session"
 )
@@ -20,16 +22,14 @@ type mdOptions struct {
 // shows without --full.
 const mdMaxLines = 40
 
-// writeMarkdown renders a session as a readable transcript.
-func writeMarkdown(w io.Writer, s *session.Session, o mdOptions) {
-	title := s.Title
-	if title == "" {
-		for _, e := range s.Timeline {
-			if e.Type == session.User && e.Kind == "" && strings.TrimSpace(e.Content) != "" {
-				title = clip(strings.Join(strings.Fields(e.Content), " "), 80)
-				break
-			}
-		}
+// writeMarkdown renders a session as a readable transcript: s's header
+// (title gives the title when s has none: see promptTitle), then each
+// entry entries gives, written as it comes, so that a transcript holds
+// one entry at a time. Long texts go to w as they are, without copies: w
+// should pass them on in pieces (see chunkWriter).
+func writeMarkdown(w io.Writer, s *session.Session, title string, entries session.Entries, o mdOptions) error {
+	if s.Title != "" {
+		title = s.Title
 	}
 	if title == "" {
 		title = "Session " + s.ID
@@ -73,8 +73,14 @@ func writeMarkdown(w io.Writer, s *session.Session, o mdOptions) {
 	fmt.Fprintln(w)
 
 	origin := ""
-	for i := range s.Timeline {
-		e := &s.Timeline[i]
+	for {
+		e, err := entries.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
 		if e.Origin != origin {
 			if e.Origin != "" {
 				fmt.Fprintf(w, "---\n\n_History copied from session %s:_\n\n", e.Origin)
@@ -85,6 +91,47 @@ func writeMarkdown(w io.Writer, s *session.Session, o mdOptions) {
 		}
 		writeEntry(w, e, o)
 	}
+}
+
+// promptTitle is the title a transcript gives a session that has none,
+// when e is its first prompt: the prompt on one line, clipped.
+func promptTitle(e *session.Entry) (string, bool) {
+	if e.Type == session.User && e.Kind == "" && strings.TrimSpace(e.Content) != "" {
+		return clipFields(e.Content, 80), true
+	}
+	return "", false
+}
+
+// timelineTitle is promptTitle of the first prompt of a timeline.
+func timelineTitle(tl []session.Entry) string {
+	for i := range tl {
+		if t, ok := promptTitle(&tl[i]); ok {
+			return t
+		}
+	}
+	return ""
+}
+
+// clipFields is clip(strings.Join(strings.Fields(s), " "), n), reading
+// no more of s than it keeps: a long text is never copied whole.
+func clipFields(s string, n int) string {
+	var b strings.Builder
+	runes := 0
+	for f := range strings.FieldsSeq(s) {
+		if runes > 0 {
+			b.WriteByte(' ')
+			runes++
+		}
+		for i := 0; i < len(f) && runes <= n; runes++ {
+			_, size := utf8.DecodeRuneInString(f[i:])
+			b.WriteString(f[i : i+size])
+			i += size
+		}
+		if runes > n {
+			break
+		}
+	}
+	return clip(b.String(), n)
 }
 
 func cliOr(cli, def string) string {
@@ -126,7 +173,9 @@ func writeEntry(w io.Writer, e *session.Entry, o mdOptions) {
 		}
 		fmt.Fprintf(w, "## %s%s%s%s\n\n", label, side, when, model)
 		if e.Thinking != "" {
-			fmt.Fprintf(w, "<details><summary>Thinking</summary>\n\n%s\n\n</details>\n\n", strings.TrimSpace(e.Thinking))
+			io.WriteString(w, "<details><summary>Thinking</summary>\n\n")
+			io.WriteString(w, strings.TrimSpace(e.Thinking))
+			io.WriteString(w, "\n\n</details>\n\n")
 		} else if len(e.Reasoning) > 0 {
 			fmt.Fprintf(w, "_(reasoning kept encrypted)_\n\n")
 		}
@@ -143,9 +192,9 @@ func writeEntry(w io.Writer, e *session.Entry, o mdOptions) {
 		}
 		fmt.Fprintf(w, "**Tool call** `%s`%s%s\n\n", name, side, status)
 		if cmd := shellCommand(e.Input); cmd != "" {
-			fence(w, "sh", "$ "+cmd, o.Full)
+			fence(w, "sh", "$ ", cmd, o.Full)
 		} else {
-			fence(w, "json", indentJSON(e.Input), o.Full)
+			fence(w, "json", "", indentJSON(e.Input), o.Full)
 		}
 	case session.ToolResult:
 		status := string(e.Status)
@@ -161,7 +210,7 @@ func writeEntry(w io.Writer, e *session.Entry, o mdOptions) {
 			out += e.Error
 		}
 		if strings.TrimSpace(out) != "" {
-			fence(w, "", out, o.Full)
+			fence(w, "", "", out, o.Full)
 		}
 		writeAttachments(w, e.Attachments)
 	case session.System:
@@ -171,14 +220,16 @@ func writeEntry(w io.Writer, e *session.Entry, o mdOptions) {
 				return
 			}
 			fmt.Fprintf(w, "<details><summary>%s%s</summary>\n\n", e.Kind, when)
-			fence(w, "", e.Content, o.Full)
+			fence(w, "", "", e.Content, o.Full)
 			fmt.Fprintf(w, "</details>\n\n")
 		case session.KindCompaction:
 			fmt.Fprintf(w, "> **Compacted**%s: %s\n\n", when, oneLine(e.Content))
 		case session.KindSummary:
 			fmt.Fprintf(w, "> **Summary**%s\n>\n", when)
-			for _, l := range strings.Split(strings.TrimSpace(e.Content), "\n") {
-				fmt.Fprintf(w, "> %s\n", l)
+			for l := range strings.SplitSeq(strings.TrimSpace(e.Content), "\n") {
+				io.WriteString(w, "> ")
+				io.WriteString(w, l)
+				io.WriteString(w, "\n")
 			}
 			fmt.Fprintln(w)
 		case session.KindError:
@@ -193,7 +244,8 @@ func writeEntry(w io.Writer, e *session.Entry, o mdOptions) {
 
 func writeText(w io.Writer, s string) {
 	if s = strings.TrimSpace(s); s != "" {
-		fmt.Fprintf(w, "%s\n\n", s)
+		io.WriteString(w, s)
+		io.WriteString(w, "\n\n")
 	}
 }
 
@@ -215,7 +267,7 @@ func writeAttachments(w io.Writer, atts []session.Attachment) {
 	}
 }
 
-func oneLine(s string) string { return clip(strings.Join(strings.Fields(s), " "), 200) }
+func oneLine(s string) string { return clipFields(s, 200) }
 
 // shellCommand returns the command of a shell tool input, if it has one.
 func shellCommand(input json.RawMessage) string {
@@ -247,21 +299,33 @@ func indentJSON(raw json.RawMessage) string {
 	return b.String()
 }
 
-// fence writes text in a code fence longer than any backtick run inside
-// it, shortened to mdMaxLines lines unless full.
-func fence(w io.Writer, lang, text string, full bool) {
+// fence writes head+text in a code fence longer than any backtick run
+// inside it, shortened to mdMaxLines lines unless full. head (a prompt)
+// holds no newline or backtick. Nothing is copied: a long output is
+// written as it is.
+func fence(w io.Writer, lang, head, text string, full bool) {
 	text = strings.TrimRight(text, "\n")
-	lines := strings.Split(text, "\n")
 	more := 0
-	if !full && len(lines) > mdMaxLines {
-		more = len(lines) - mdMaxLines
-		lines = lines[:mdMaxLines]
+	if !full {
+		// The end of line mdMaxLines, and how many lines follow it.
+		end := 0
+		for n := 0; n < mdMaxLines; n++ {
+			i := strings.IndexByte(text[end:], '\n')
+			if i < 0 {
+				end = -1
+				break
+			}
+			end += i + 1
+		}
+		if end >= 0 {
+			more = strings.Count(text[end:], "\n") + 1
+			text = text[:end-1]
+		}
 	}
-	text = strings.Join(lines, "\n")
 	ticks := 3
 	run := 0
-	for _, c := range text {
-		if c == '`' {
+	for i := 0; i < len(text); i++ {
+		if text[i] == '`' {
 			run++
 			if run >= ticks {
 				ticks = run + 1
@@ -271,9 +335,29 @@ func fence(w io.Writer, lang, text string, full bool) {
 		}
 	}
 	f := strings.Repeat("`", ticks)
-	fmt.Fprintf(w, "%s%s\n%s\n%s\n", f, lang, text, f)
+	io.WriteString(w, f+lang+"\n"+head)
+	io.WriteString(w, text)
+	io.WriteString(w, "\n"+f+"\n")
 	if more > 0 {
 		fmt.Fprintf(w, "_… %d more lines (--full shows all)_\n", more)
 	}
 	fmt.Fprintln(w)
+}
+
+// chunkWriter passes what is written to it on in pieces of at most 64 KB,
+// so that a writer that transforms its input (safetext's) holds a piece,
+// never a whole long text.
+type chunkWriter struct{ w io.Writer }
+
+func (c chunkWriter) Write(p []byte) (int, error) {
+	n := 0
+	for len(p) > 0 {
+		k, err := c.w.Write(p[:min(len(p), 64<<10)])
+		n += k
+		if err != nil {
+			return n, err
+		}
+		p = p[k:]
+	}
+	return n, nil
 }

@@ -81,27 +81,49 @@ universal format (see 'stead schema'), each entry with its native record.`,
 
 func showRun(opts *ShowOptions) error {
 	f := opts.Factory
-	s, err := openShown(opts)
+	src, err := openShown(opts)
 	if err != nil {
 		return err
 	}
+	defer src.close()
+	s := src.s
 	for _, w := range s.Warnings {
 		fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", w)
 	}
-	if opts.Format == "json" {
-		if opts.NoNative {
-			s = s.WithoutNative()
-		}
-		return session.Encode(f.IO.RawOut(), s, true)
+	var entries session.Entries = &timelineEntries{tl: s.Timeline}
+	if src.entries != nil {
+		entries = src.entries
 	}
-	w := bufio.NewWriter(f.IO.Out)
-	writeMarkdown(w, s, mdOptions{All: opts.All, Full: opts.Full, Home: f.Env.Home})
-	return w.Flush()
+	if opts.Format == "json" {
+		var records session.Records = src.records
+		if opts.NoNative {
+			entries, records = noNative{entries}, noRecords{}
+		}
+		return session.EncodeStream(f.IO.RawOut(), s, entries, records, true)
+	}
+	title := ""
+	if s.Title == "" {
+		if src.entries == nil {
+			title = timelineTitle(s.Timeline)
+		} else if title, err = src.entries.title(); err != nil {
+			return err
+		}
+	}
+	w := bufio.NewWriterSize(chunkWriter{f.IO.Out}, 64<<10)
+	err = writeMarkdown(w, s, title, entries, mdOptions{All: opts.All, Full: opts.Full, Home: f.Env.Home})
+	if ferr := w.Flush(); err == nil {
+		err = ferr
+	}
+	return err
 }
 
-// openShown reads the session show names.
-func openShown(opts *ShowOptions) (*session.Session, error) {
+// openShown reads the session show names: whole, or, for a large session
+// file of a CLI whose files hold their whole conversation, in two passes
+// as export reads it (see openTwoPass), so that it is shown one entry at a
+// time. Its native records are kept only for --json.
+func openShown(opts *ShowOptions) (exportSource, error) {
 	f := opts.Factory
+	nothing := func() {}
 	if strings.HasPrefix(opts.Ref, "run:") {
 		ctx := opts.ctx
 		if ctx == nil {
@@ -109,18 +131,60 @@ func openShown(opts *ShowOptions) (*session.Session, error) {
 		}
 		b, err := connectBus(ctx, f, opts.Bus, true)
 		if err != nil {
-			return nil, err
+			return exportSource{}, err
 		}
 		defer b.Close()
-		return loadSession(ctx, f, b, opts.Ref, "")
+		s, err := loadSession(ctx, f, b, opts.Ref, "")
+		return exportSource{s: s, close: nothing}, err
 	}
 	a, ref, err := resolveRef(f.Env, opts.Ref, opts.CLI)
 	if err != nil {
-		return nil, err
+		return exportSource{}, err
 	}
 	f.Logger.Debug("reading session", "cli", a.Name, "path", ref.Path, "id", ref.ID)
-	return a.Open(f.Env, ref)
+	if fi, err := os.Stat(ref.Path); err == nil && fi.Mode().IsRegular() && fi.Size() > twoPassAbove &&
+		a.OpenOutline != nil && a.NewDecoder != nil {
+		src, ok, err := openTwoPass(f, a, ref, fi.Size(), opts.Format == "json" && !opts.NoNative)
+		if ok || err != nil {
+			return src, err
+		}
+	}
+	s, err := a.Open(f.Env, ref)
+	return exportSource{s: s, close: nothing}, err
 }
+
+// timelineEntries gives the entries of a timeline held in memory.
+type timelineEntries struct {
+	tl []session.Entry
+	i  int
+}
+
+func (t *timelineEntries) Next() (*session.Entry, error) {
+	if t.i >= len(t.tl) {
+		return nil, io.EOF
+	}
+	t.i++
+	return &t.tl[t.i-1], nil
+}
+
+// noNative gives the entries of another stream without their native
+// records (--no-native), leaving them unchanged.
+type noNative struct{ session.Entries }
+
+func (n noNative) Next() (*session.Entry, error) {
+	e, err := n.Entries.Next()
+	if err != nil || e.Native == nil {
+		return e, err
+	}
+	c := *e
+	c.Native = nil
+	return &c, nil
+}
+
+// noRecords gives no records.
+type noRecords struct{}
+
+func (noRecords) Next() (*session.Record, error) { return nil, io.EOF }
 
 // resolveRef finds the adapter and session a reference names.
 func resolveRef(env session.Env, ref, cli string) (adapters.Adapter, session.Ref, error) {

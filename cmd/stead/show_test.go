@@ -4,6 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
 	"os"
 	"strings"
 	"testing"
@@ -266,5 +270,140 @@ func TestShowMarkdownAndPaths(t *testing.T) {
 	os.WriteFile(junk, []byte("{\"hello\":1}\n"), 0o644)
 	if _, errOut, code := run(t, env, "session", "show", junk); code != ExitUsage || !strings.Contains(errOut, "--cli") {
 		t.Errorf("junk file: exit %d %s", code, errOut)
+	}
+}
+
+// TestShowStreamed shows every session of every CLI's test store, read
+// whole and in two passes (as a file over twoPassAbove is: its outline,
+// then its entries shown as they are read again), in every output: the
+// same bytes either way, and the JSON is what encoding/json writes for the
+// session read whole.
+func TestShowStreamed(t *testing.T) {
+	env := allHomes(t)
+	var got listed
+	json.Unmarshal([]byte(mustRun(t, env, "session", "list", "--json", "--subagents")), &got)
+	if len(got.Sessions) < 20 {
+		t.Fatalf("only %d sessions", len(got.Sessions))
+	}
+	show := func(twoPass bool, args ...string) string {
+		t.Helper()
+		defer func(n int64) { twoPassAbove = n }(twoPassAbove)
+		twoPassAbove = 1 << 62
+		if twoPass {
+			twoPassAbove = 0
+		}
+		return mustRun(t, env, append([]string{"session", "show"}, args...)...)
+	}
+	streamed := 0
+	for _, ls := range got.Sessions {
+		ref := ls.CLI + ":" + ls.ID
+		t.Run(ref, func(t *testing.T) {
+			f := &Factory{Env: env, Logger: slog.New(slog.DiscardHandler)}
+			defer func(n int64) { twoPassAbove = n }(twoPassAbove)
+			twoPassAbove = 0
+			src, err := openShown(&ShowOptions{Factory: f, Ref: ref, Format: "json"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if src.entries != nil {
+				streamed++
+			}
+			src.close()
+			a, r, err := resolveRef(env, ref, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := a.Open(env, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want bytes.Buffer
+			enc := json.NewEncoder(&want)
+			enc.SetEscapeHTML(false)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(s); err != nil {
+				t.Fatal(err)
+			}
+			for _, args := range [][]string{{"--json"}, {"--json", "--no-native"}, {}, {"--all"}, {"--full"}, {"--all", "--full"}} {
+				args = append([]string{ref}, args...)
+				whole, two := show(false, args...), show(true, args...)
+				if whole != two {
+					t.Errorf("show %s: read in two passes differs at byte %d:\nwhole: %.300q\ntwo:   %.300q", strings.Join(args, " "),
+						firstDiff(whole, two), whole[max(0, firstDiff(whole, two)-100):], two[max(0, firstDiff(whole, two)-100):])
+				}
+				if len(args) == 2 && args[1] == "--json" && whole != want.String() {
+					t.Errorf("show --json differs from encoding/json at byte %d", firstDiff(whole, want.String()))
+				}
+			}
+		})
+	}
+	if streamed < 10 {
+		t.Errorf("%d sessions read in two passes, want every Claude Code and Codex session but forks", streamed)
+	}
+}
+
+func firstDiff(a, b string) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
+
+// TestMarkdownPieces: the transcript's pieces that no longer copy long
+// texts write what they wrote when they did.
+func TestMarkdownPieces(t *testing.T) {
+	oldClip := func(s string, n int) string { return clip(strings.Join(strings.Fields(s), " "), n) }
+	oldFence := func(w io.Writer, lang, text string, full bool) {
+		text = strings.TrimRight(text, "\n")
+		lines := strings.Split(text, "\n")
+		more := 0
+		if !full && len(lines) > mdMaxLines {
+			more = len(lines) - mdMaxLines
+			lines = lines[:mdMaxLines]
+		}
+		text = strings.Join(lines, "\n")
+		ticks, run := 3, 0
+		for _, c := range text {
+			if c == '`' {
+				run++
+				if run >= ticks {
+					ticks = run + 1
+				}
+			} else {
+				run = 0
+			}
+		}
+		f := strings.Repeat("`", ticks)
+		fmt.Fprintf(w, "%s%s\n%s\n%s\n", f, lang, text, f)
+		if more > 0 {
+			fmt.Fprintf(w, "_… %d more lines (--full shows all)_\n", more)
+		}
+		fmt.Fprintln(w)
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	pieces := []string{"a", "é", "日本", " ", "\t", "\n", "\n\n", "`", "``", "````", "\xff", "\xc3", "\u00a0", "\u2028", "$ ", "word"}
+	for range 3000 {
+		var b strings.Builder
+		for range r.IntN(400) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		s := b.String()
+		for _, n := range []int{1, 2, 5, 80, 200} {
+			if got, want := clipFields(s, n), oldClip(s, n); got != want {
+				t.Fatalf("clipFields(%q, %d) = %q, want %q", s, n, got, want)
+			}
+		}
+		for _, full := range []bool{false, true} {
+			for _, head := range []string{"", "$ "} {
+				var got, want bytes.Buffer
+				fence(&got, "sh", head, s, full)
+				oldFence(&want, "sh", head+s, full)
+				if got.String() != want.String() {
+					t.Fatalf("fence(%q, %q, full %v):\n%q\nwant\n%q", head, s, full, got.String(), want.String())
+				}
+			}
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -17,9 +18,9 @@ import (
 	"github.com/stead-dev/stead/session"
 )
 
-// exportSource is a session to export: whole, or, for a large file, its
-// outline, its entries read again as they are written out and its native
-// records spooled to disk.
+// exportSource is a session to export or show: whole, or, for a large
+// file, its outline, its entries read again as they are written out and
+// its native records spooled to disk.
 type exportSource struct {
 	s       *session.Session
 	entries *outlineEntries
@@ -30,9 +31,9 @@ type exportSource struct {
 // exportClock gives the time an export is made (a test fixes it).
 var exportClock = time.Now
 
-// twoPassAbove is the size from which a session file is exported in two
-// passes (see outlineEntries), so that memory does not grow with the
-// session. Below it a session is read whole, in one pass.
+// twoPassAbove is the size from which a session file is exported or
+// shown in two passes (see outlineEntries), so that memory does not grow
+// with the session. Below it a session is read whole, in one pass.
 var twoPassAbove int64 = 8 << 20
 
 func openExport(ctx context.Context, f *Factory, opts *ExportOptions, it exportItem) (exportSource, error) {
@@ -78,6 +79,10 @@ func openTwoPass(f *Factory, a adapters.Adapter, ref session.Ref, size int64, ke
 	if err == nil && oneFile {
 		err = spool.rewind()
 	}
+	// The first read leaves garbage of up to a few times its largest
+	// record, and a heap target set while that record was held: collected
+	// now, it does not add to what the second read holds.
+	runtime.GC()
 	if err != nil || !oneFile {
 		spool.close()
 		return exportSource{}, false, err
@@ -93,7 +98,8 @@ func openTwoPass(f *Factory, a adapters.Adapter, ref session.Ref, size int64, ke
 		recs = spool
 	}
 	return exportSource{s: s, records: recs, close: func() { file.Close(); spool.close() },
-		entries: &outlineEntries{outline: o.Outline, events: a.NewDecoder(io.LimitReader(file, size)), name: ref.Path}}, true, nil
+		entries: &outlineEntries{outline: o.Outline, events: a.NewDecoder(io.LimitReader(file, size)), name: ref.Path,
+			newDecoder: a.NewDecoder, size: size}}, true, nil
 }
 
 // outlineEntries gives the entries of a session, read for its outline
@@ -101,12 +107,41 @@ func openTwoPass(f *Factory, a adapters.Adapter, ref session.Ref, size int64, ke
 // by the outline, as a Builder would have kept it. Memory holds the
 // outline, a few dozen bytes an entry, and one record.
 type outlineEntries struct {
-	outline *session.Outline
-	events  inject.Stream
-	name    string
-	raw     []session.Entry // the entries of the last record read
-	i       int
-	out     session.Entry
+	outline    *session.Outline
+	events     inject.Stream
+	name       string
+	newDecoder func(io.Reader) adapters.Decoder
+	size       int64           // the bytes of the file read
+	raw        []session.Entry // the entries of the last record read
+	i          int
+	out        session.Entry
+}
+
+// title is the title a transcript gives the session when it has none
+// (promptTitle of its first prompt), found by a read of the file from its
+// start, one record at a time, up to that prompt: usually its first
+// records, all of them for a session without one.
+func (s *outlineEntries) title() (string, error) {
+	file, err := os.Open(s.name)
+	if err != nil {
+		return "", err
+	}
+	defer file.Close()
+	events := s.newDecoder(io.LimitReader(file, s.size))
+	for {
+		ev, err := events.Decode()
+		if errors.Is(err, io.EOF) {
+			return "", nil
+		}
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", s.name, err)
+		}
+		for i := range ev.Entries {
+			if t, ok := promptTitle(&ev.Entries[i]); ok {
+				return t, nil
+			}
+		}
+	}
 }
 
 func (s *outlineEntries) Next() (*session.Entry, error) {
