@@ -124,12 +124,54 @@ func (r *Reader) Next() (*session.Session, error) {
 	return nil, r.err
 }
 
-// lineJSON is a line of the export, its parts left raw.
+// lineJSON is a line of the export, its parts left raw, its messages
+// where they are in the line.
 type lineJSON struct {
+	Type     string          `json:"type"`
+	Session  json.RawMessage `json:"session"`
+	Messages inPlace         `json:"messages"`
+	Graph    json.RawMessage `json:"graph"`
+}
+
+// copiedLine is lineJSON as encoding/json reads it whole: a line whose
+// messages are not an array is decoded again so, for its error.
+type copiedLine struct {
 	Type     string            `json:"type"`
 	Session  json.RawMessage   `json:"session"`
 	Messages []json.RawMessage `json:"messages"`
 	Graph    json.RawMessage   `json:"graph"`
+}
+
+// inPlace is a JSON array of raw values left in the line they were read
+// from, not copied as json.RawMessage values are: a session line holds
+// nearly all its bytes in its messages, read one at a time. A value kept
+// after the line is read must be copied.
+type inPlace struct {
+	vals     []json.RawMessage
+	notArray bool // neither an array nor null
+}
+
+// UnmarshalJSON splits the array b, a part of the line being decoded
+// (encoding/json hands an Unmarshaler its part of the input, checked).
+func (p *inPlace) UnmarshalJSON(b []byte) error {
+	i := skipSpace(b, 0)
+	p.vals, p.notArray = p.vals[:0], false
+	switch {
+	case string(b[i:]) == "null":
+		p.vals = nil
+		return nil
+	case i >= len(b) || b[i] != '[':
+		p.notArray = true
+		return nil
+	}
+	for i = skipSpace(b, i+1); i < len(b) && b[i] != ']'; {
+		end := skipValue(b, i)
+		p.vals = append(p.vals, json.RawMessage(b[i:end:end]))
+		if i = skipSpace(b, end); i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
+		}
+	}
+	return nil
 }
 
 var lineKeys = map[string]bool{"type": true, "session": true, "messages": true, "graph": true}
@@ -147,8 +189,13 @@ func (r *Reader) decode(b []byte, line int) (*session.Session, error) {
 		return nil, errors.New("not a JSON object")
 	}
 	var l lineJSON
-	if err := json.Unmarshal(b, &l); err != nil {
-		return nil, jsonErr(err)
+	if err := json.Unmarshal(b, &l); err != nil || l.Messages.notArray {
+		// Read as encoding/json reads the line whole, for its words.
+		var whole copiedLine
+		if err := json.Unmarshal(b, &whole); err != nil {
+			return nil, jsonErr(err)
+		}
+		return nil, errors.New("messages: not an array")
 	}
 	switch l.Type {
 	case "session":
@@ -177,13 +224,13 @@ func (r *Reader) decode(b []byte, line int) (*session.Session, error) {
 	}
 	keep := len(unknown) > 0 || !r.same(l.Session, func(bool) ([]byte, error) { return encodeSession(r.encode, s) })
 
-	spans := make([]span, 0, len(l.Messages))
+	spans := make([]span, 0, len(l.Messages.vals))
 	var alias map[string]string
-	for k, raw := range l.Messages {
+	for k, raw := range l.Messages.vals {
 		var m messageJSON
 		if err := json.Unmarshal(raw, &m); err != nil {
 			r.warn(line, fmt.Errorf("message %d: %v (kept as a record)", k+1, jsonErr(err)))
-			s.Records = append(s.Records, session.Record{Line: line, Record: raw})
+			s.Records = append(s.Records, session.Record{Line: line, Record: bytes.Clone(raw)})
 			continue
 		}
 		start := len(s.Timeline)
@@ -238,14 +285,15 @@ func (r *Reader) decode(b []byte, line int) (*session.Session, error) {
 	for k, sp := range spans {
 		es := s.Timeline[sp.start:sp.end]
 		ctx.ids.add(es)
-		if r.same(sp.raw, func(all bool) ([]byte, error) { return ctx.encodeMessage(r.encode, es, sp.index, k == 0, all) }) {
+		if r.matches(sp.raw, ctx.message(es, sp.index, k == 0, false)) ||
+			r.same(sp.raw, func(all bool) ([]byte, error) { return ctx.encodeMessage(r.encode, es, sp.index, k == 0, all) }) {
 			continue
 		}
 		if es[0].Native != nil {
 			r.warn(line, fmt.Errorf("message %d: fields not kept (its entry already has a native record)", sp.index))
 			continue
 		}
-		es[0].Native = &session.Native{Line: line, Path: r.name, Record: sp.raw}
+		es[0].Native = &session.Native{Line: line, Path: r.name, Record: bytes.Clone(sp.raw)}
 		for i := 1; i < len(es); i++ {
 			if es[i].Native == nil {
 				es[i].Native = &session.Native{Line: line, Part: i, Path: r.name}
@@ -307,6 +355,34 @@ func (r *Reader) same(raw json.RawMessage, enc func(all bool) ([]byte, error)) b
 		return false
 	}
 	return covers(out, in)
+}
+
+// matches reports whether v encodes to raw byte for byte, as same's
+// first test, comparing the encoding as it is written instead of holding
+// it: a message's encoding is as large as the message.
+func (r *Reader) matches(raw json.RawMessage, v any) bool {
+	c := &sameWriter{want: raw, same: true}
+	enc := json.NewEncoder(c)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v) == nil && c.same && c.n == len(raw)+1
+}
+
+// sameWriter compares what is written to it with want and a newline.
+type sameWriter struct {
+	want []byte
+	n    int
+	same bool
+}
+
+func (c *sameWriter) Write(p []byte) (int, error) {
+	if c.same {
+		rest := c.want[min(c.n, len(c.want)):]
+		k := min(len(p), len(rest))
+		c.same = c.n <= len(c.want) && bytes.Equal(p[:k], rest[:k]) &&
+			(k == len(p) || k == len(p)-1 && c.n+k == len(c.want) && p[k] == '\n')
+	}
+	c.n += len(p)
+	return len(p), nil
 }
 
 func decodeAny(b []byte) (any, error) {
