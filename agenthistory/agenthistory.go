@@ -229,6 +229,9 @@ type LineError struct {
 	Name string // the name the Reader was given
 	Line int    // 1-based
 	Err  error
+	// Skipped is set on the warning of a session line the Reader could
+	// not read: that session is not in what it returned.
+	Skipped bool
 }
 
 func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %v", e.Name, e.Line, e.Err) }

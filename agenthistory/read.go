@@ -110,7 +110,7 @@ func (r *Reader) Next() (*session.Session, error) {
 		r.lines++
 		s, werr := r.decode(b, r.line)
 		if werr != nil {
-			r.warn(r.line, werr)
+			r.warnings = append(r.warnings, &LineError{Name: r.name, Line: r.line, Err: werr, Skipped: true})
 			continue
 		}
 		return s, nil

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -179,6 +180,18 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 		}
 		return nil
 	})
+	// A session line that could not be read is a session lost: reported,
+	// and an error when it leaves nothing imported.
+	var skipped []error
+	for _, w := range warns {
+		if le := (*agenthistory.LineError)(nil); errors.As(w, &le) && le.Skipped {
+			skipped = append(skipped, w)
+		}
+	}
+	if err == nil && len(out) == 0 && len(skipped) > 0 {
+		err = fmt.Errorf("no session imported: %w", skipped[0])
+		warns = slices.DeleteFunc(warns, func(w error) bool { return w == skipped[0] })
+	}
 	for _, w := range warns {
 		fmt.Fprintf(f.IO.ErrOut, "warning: %v\n", w)
 	}
@@ -188,7 +201,11 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 	if opts.JSON {
 		return printJSON(f.IO.RawOut(), map[string]any{"format": format, "sessions": out})
 	}
-	fmt.Fprintf(f.IO.ErrOut, "stead: imported %d sessions from %s (%s); show one with: stead session show run:<run>\n", len(out), opts.File, format)
+	lost := ""
+	if len(skipped) > 0 {
+		lost = fmt.Sprintf("; %d session lines could not be read (see above)", len(skipped))
+	}
+	fmt.Fprintf(f.IO.ErrOut, "stead: imported %d sessions from %s (%s)%s; show one with: stead session show run:<run>\n", len(out), opts.File, format, lost)
 	return nil
 }
 

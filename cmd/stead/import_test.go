@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/session"
+)
+
+// busEnv serves a real bus for the test and returns an environment whose
+// commands use it.
+func busEnv(t *testing.T, env session.Env) session.Env {
+	t.Helper()
+	b, err := bus.New(context.Background(), bus.Options{StoreDir: t.TempDir(), Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	vars := map[string]string{"STEAD_NATS_URL": b.ClientURL(), "STEAD_NATS_TOKEN": b.ClientToken()}
+	for k, v := range env.Vars {
+		vars[k] = v
+	}
+	env.Vars = vars
+	return env
+}
+
+// TestImportCutLine: an NDJSON file whose only session line is cut short
+// imports nothing, and says so with an error naming the file and line;
+// one that also holds a good session imports it, and names the bad line.
+func TestImportCutLine(t *testing.T) {
+	env := busEnv(t, homes(t))
+	all := filepath.Join(t.TempDir(), "all.ndjson")
+	mustRun(t, env, "session", "export", "--format", "ndjson", "-o", all)
+	data, err := os.ReadFile(all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	header, good, cut := lines[0], lines[1], lines[2][:len(lines[2])/2]
+	dir := t.TempDir()
+
+	only := filepath.Join(dir, "only-cut.ndjson")
+	os.WriteFile(only, []byte(header+cut), 0o600)
+	out, errOut, code := run(t, env, "session", "import", only)
+	if code == ExitOK || !strings.Contains(errOut, only+":2:") {
+		t.Errorf("import of a file whose only session is cut: exit %d, want an error naming %s:2\n%s%s", code, only, out, errOut)
+	}
+
+	some := filepath.Join(dir, "one-cut.ndjson")
+	os.WriteFile(some, []byte(header+good+cut+"\n"), 0o600)
+	out, errOut, code = run(t, env, "session", "import", some, "--json")
+	var imp struct{ Sessions []struct{ Run string } }
+	if err := json.Unmarshal([]byte(out), &imp); err != nil || code != ExitOK || len(imp.Sessions) != 1 {
+		t.Errorf("import of a good and a cut session: exit %d, %v, want the good one imported\n%s%s", code, err, out, errOut)
+	}
+	if !strings.Contains(errOut, some+":3:") {
+		t.Errorf("the cut line is not reported as %s:3:\n%s", some, errOut)
+	}
+}
