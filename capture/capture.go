@@ -100,7 +100,33 @@ type Capture struct {
 	// answered is when the session file last got an answer (assistant
 	// text not followed by a tool call) in the current turn.
 	answered time.Time
+	// recordsEnded says the session file ended the last turn and holds
+	// no prompt since: the screen then cannot make the run busy (a
+	// working line still drawn, or drawn again, is stale).
+	recordsEnded bool
+	// busyBy is the signal that made the run busy or waiting, and
+	// busySince when.
+	busyBy    string
+	busySince time.Time
+	// answeredTurn says the session file got assistant text since the
+	// last prompt; lastTurn says how the last turn ended.
+	answeredTurn bool
+	lastTurn     TurnEnd
 }
+
+// TurnEnd says how a turn ended.
+type TurnEnd struct {
+	// Answered is true when the model gave text in the turn.
+	Answered bool
+	// Error is the turn's error, if the session recorded one.
+	Error string
+}
+
+// staleScreenBusy is how long a busy that only the screen said lasts with
+// no terminal output and no session record: every CLI whose screen is
+// read animates its working line while it works (Codex counts seconds,
+// OpenCode and Kimi spin), so a still screen showing it is stale.
+var staleScreenBusy = 15 * time.Second
 
 // StatusEvery is how often a CLI's status file is read.
 const StatusEvery = 25 * time.Millisecond
@@ -196,6 +222,21 @@ func (c *Capture) Turns() int {
 	return c.turns
 }
 
+// Answered reports whether the session file got text from the model since
+// the last prompt: a late record of a turn already over counts.
+func (c *Capture) Answered() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.answeredTurn
+}
+
+// LastTurn says how the last turn that ended ended.
+func (c *Capture) LastTurn() TurnEnd {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lastTurn
+}
+
 // Set changes the state and publishes the change. A run that is over
 // stays over.
 func (c *Capture) Set(state session.RunState, signal, detail string, code *int) {
@@ -207,14 +248,33 @@ func (c *Capture) Set(state session.RunState, signal, detail string, code *int) 
 		c.mu.Unlock()
 		return
 	}
+	turnOver := state == session.RunReady && (c.state == session.RunBusy || c.state == session.RunWaiting)
+	if turnOver {
+		c.lastTurn = TurnEnd{Answered: c.answeredTurn, Error: c.lastErr}
+	}
 	if state == session.RunReady && detail == "" && c.lastErr != "" {
 		detail = "the turn ended in an error: " + c.lastErr
 	}
+	if turnOver && detail == "" && !c.lastTurn.Answered {
+		detail = "the turn ended without an answer from the model"
+	}
 	if state == session.RunReady {
 		c.lastErr = ""
-		if c.state == session.RunBusy || c.state == session.RunWaiting {
+		if turnOver {
 			c.turns++
 		}
+	}
+	switch {
+	case signal == "session record" && state == session.RunReady:
+		c.recordsEnded = true
+	case signal == "session record" && state == session.RunBusy:
+		c.recordsEnded = false
+	}
+	if state == session.RunBusy || state == session.RunWaiting {
+		if c.state != state {
+			c.busySince = time.Now()
+		}
+		c.busyBy = signal
 	}
 	c.state = state
 	close(c.changed)
@@ -306,6 +366,12 @@ func (c *Capture) structural(st session.RunState, signal, detail string) {
 	}
 	switch {
 	case starting:
+		c.mu.Unlock()
+		return
+	case signal == "screen" && st == session.RunBusy && c.recordsEnded:
+		// The session file ended the turn and holds no new prompt: a
+		// working line on screen is stale (a new turn starts with its
+		// prompt's record).
 		c.mu.Unlock()
 		return
 	case fromRecords && live && st == session.RunReady:
@@ -417,6 +483,7 @@ func (c *Capture) Readiness(ctx context.Context) error {
 		if st != session.RunStarting {
 			c.settleReady()
 			c.readScreen()
+			c.expireScreenBusy()
 			select {
 			case <-tick.C:
 				continue
@@ -437,6 +504,18 @@ func (c *Capture) Readiness(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		}
+	}
+}
+
+// expireScreenBusy ends a busy that only the screen said once the screen
+// has been still for staleScreenBusy with nothing from the session file.
+func (c *Capture) expireScreenBusy() {
+	c.mu.Lock()
+	stale := c.state == session.RunBusy && c.busyBy == "screen" && time.Since(c.lastOut) >= staleScreenBusy &&
+		time.Since(c.busySince) >= staleScreenBusy && c.lastRecord.Before(c.busySince)
+	c.mu.Unlock()
+	if stale {
+		c.Set(session.RunReady, "screen", fmt.Sprintf("the screen said busy, then showed nothing new for %s and the session file nothing at all", staleScreenBusy), nil)
 	}
 }
 
@@ -541,6 +620,10 @@ func (c *Capture) Known(entries []session.Entry) {
 // event publishes an event's new entries and updates, and reads turn
 // boundaries from them.
 func (c *Capture) event(ev session.Event) {
+	if ev.Warning != nil {
+		// A malformed record, or one a CLI that died left cut short.
+		c.log.Warn("a record of the session file was skipped", "run", c.cfg.Run, "line", ev.Warning.Line, "problem", ev.Warning.Message)
+	}
 	c.mu.Lock()
 	fresh := ev.Entries[:0:0]
 	for _, e := range ev.Entries {
@@ -560,8 +643,10 @@ func (c *Capture) event(ev session.Event) {
 		case e.Type == session.User && e.Kind == "":
 			c.prompts++
 			c.lastPrompt = e.Content
+			c.answeredTurn = false
 		case e.Type == session.Assistant && e.Content != "":
 			c.answered = c.lastRecord
+			c.answeredTurn = true
 		case e.Type == session.ToolCall:
 			c.answered = time.Time{}
 		}

@@ -299,13 +299,27 @@ func TestScreenFallback(t *testing.T) {
 	if st := c.State(); st != session.RunReady {
 		t.Errorf("a footer that did not change made the run %s", st)
 	}
-	// The footer clears, then shows the spinner again: a new turn.
+	// The footer clears, then shows the spinner again, with no new
+	// prompt in the session file: still stale (seen with Codex under
+	// load, which then stayed busy for good).
 	io.WriteString(w, "\x1b[10;1H\x1b[2K")
 	time.Sleep(100 * time.Millisecond)
 	io.WriteString(w, "\x1b[10;1Hesc interrupt")
-	if _, err := c.Wait(ctx, session.RunBusy); err != nil {
-		t.Fatal(err)
+	time.Sleep(200 * time.Millisecond)
+	if st := c.State(); st != session.RunReady {
+		t.Errorf("a spinner drawn again after the session file ended the turn made the run %s", st)
 	}
+	// A new turn: its prompt reaches the session file; the screen says
+	// busy again from then on.
+	c.Set(session.RunBusy, "session record", "", nil)
+	c.Set(session.RunReady, "session record", "", nil)
+	io.WriteString(w, "\x1b[10;1H\x1b[2K")
+	time.Sleep(100 * time.Millisecond)
+	c.Set(session.RunBusy, "session record", "", nil)
+	io.WriteString(w, "\x1b[10;1Hesc interrupt")
+	time.Sleep(100 * time.Millisecond)
+	io.WriteString(w, "\x1b[10;1H\x1b[2K")
+	time.Sleep(100 * time.Millisecond)
 	if !strings.Contains(c.Screen(), "repaintt box") {
 		t.Errorf("screen:\n%s", c.Screen())
 	}
@@ -315,7 +329,7 @@ func TestScreenFallback(t *testing.T) {
 		seq = append(seq, string(s.State)+"/"+s.Signal)
 	}
 	p.mu.Unlock()
-	if got := strings.Join(seq, " "); got != "ready/terminal quiet busy/screen waiting/screen busy/screen ready/session record busy/screen" {
+	if got := strings.Join(seq, " "); got != "ready/terminal quiet busy/screen waiting/screen busy/screen ready/session record busy/session record ready/session record busy/session record" {
 		t.Errorf("states %q", got)
 	}
 }
@@ -410,5 +424,108 @@ func TestBusySpellBetweenPolls(t *testing.T) {
 			t.Fatalf("states %q, want ready busy ready", got)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestStaleScreenBusyExpires: a busy only the screen said, with the
+// screen still and nothing from the session file, ends.
+func TestStaleScreenBusyExpires(t *testing.T) {
+	defer capture.SetStaleScreenBusy(300 * time.Millisecond)()
+	p := newPub()
+	tui := session.TUI{Screen: func(lines []string) (session.RunState, string, bool) {
+		for _, l := range lines {
+			if strings.Contains(l, "esc to interrupt") {
+				return session.RunBusy, "", true
+			}
+		}
+		return "", "", false
+	}}
+	c := capture.New(capture.Config{Run: "r", CLI: "x", TUI: tui, Screen: vt.New(10, 60)}, p)
+	r, w := io.Pipe()
+	defer w.Close()
+	go c.Terminal(r, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	go c.Readiness(ctx)
+	io.WriteString(w, "> prompt box")
+	if _, err := c.Wait(ctx, session.RunReady); err != nil {
+		t.Fatal(err)
+	}
+	// A working line that keeps changing stays busy.
+	begin := time.Now()
+	for i := 0; time.Since(begin) < 700*time.Millisecond; i++ {
+		io.WriteString(w, "\x1b[10;1HWorking ("+strconv.Itoa(i)+"s • esc to interrupt)")
+		time.Sleep(50 * time.Millisecond)
+		if i > 2 && c.State() != session.RunBusy {
+			t.Fatalf("a working line that moves: the run is %s", c.State())
+		}
+	}
+	// Then it stops moving.
+	if _, err := c.Wait(ctx, session.RunReady); err != nil {
+		t.Fatal(err)
+	}
+	p.mu.Lock()
+	last := p.statuses[len(p.statuses)-1]
+	p.mu.Unlock()
+	if last.Signal != "screen" || !strings.Contains(last.Detail, "nothing new") {
+		t.Errorf("the stale busy ended with %+v", last)
+	}
+}
+
+// TestTurnWithoutAnswer: a turn the session file ends without any text
+// from the model says so, in its ready status and LastTurn; one with an
+// answer does not.
+func TestTurnWithoutAnswer(t *testing.T) {
+	a, _ := adapters.Lookup("codex")
+	path := filepath.Join(t.TempDir(), "rollout.jsonl")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p := newPub()
+	c := capture.New(capture.Config{Run: "r", CLI: "codex"}, p)
+	c.Set(session.RunReady, "terminal quiet", "", nil)
+	fol := capture.Follow(path, 0)
+	defer fol.Stop()
+	go c.File(fol, 0, func(r io.Reader) capture.Decoder { return a.NewDecoder(r) })
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	turn := func(n int, answer string) session.Status {
+		t.Helper()
+		ts := "2026-11-21T19:12:1" + strconv.Itoa(n) + ".000Z"
+		lines := `{"timestamp":"` + ts + `","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"prompt ` + strconv.Itoa(n) + `"}]}}` + "\n"
+		if answer != "" {
+			lines += `{"timestamp":"` + ts + `","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"` + answer + `"}]}}` + "\n"
+		}
+		lines += `{"timestamp":"` + ts + `","type":"event_msg","payload":{"type":"task_complete","turn_id":"t` + strconv.Itoa(n) + `","last_agent_message":null}}` + "\n"
+		turns := c.Turns()
+		if _, err := f.WriteString(lines); err != nil {
+			t.Fatal(err)
+		}
+		for c.Turns() == turns {
+			if ctx.Err() != nil {
+				t.Fatalf("turn %d did not end (the run is %s)", n, c.State())
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		// The status goes out just after the state changes.
+		for ctx.Err() == nil {
+			p.mu.Lock()
+			last := p.statuses[len(p.statuses)-1]
+			p.mu.Unlock()
+			if last.State == session.RunReady {
+				return last
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		t.Fatalf("turn %d: no ready status", n)
+		return session.Status{}
+	}
+	if st := turn(1, ""); !strings.Contains(st.Detail, "without an answer") || c.LastTurn().Answered {
+		t.Errorf("a turn without an answer ended with %q (%+v)", st.Detail, c.LastTurn())
+	}
+	if st := turn(2, "Done."); st.Detail != "" || !c.LastTurn().Answered {
+		t.Errorf("a turn with an answer ended with %q (%+v)", st.Detail, c.LastTurn())
 	}
 }

@@ -171,7 +171,7 @@ func startDaemon(f *Factory) (exited <-chan string, err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	logf, err := os.OpenFile(filepath.Join(dir, "serve.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	logf, err := atomicfile.OpenAppend(filepath.Join(dir, "serve.log"), 0o600)
 	if err != nil {
 		return nil, err
 	}

@@ -459,9 +459,20 @@ bracketed paste then Enter, with the pause the CLI needs, once it is ready.
 			if raw {
 				err = b.Send(ctx, r.ID, []byte(args[1]))
 			} else {
+				if r.State != session.RunReady {
+					fmt.Fprintf(f.IO.ErrOut, "stead: run %s is %s: the prompt is typed once it is ready (waiting at most %s)\n", r.ID, r.State, promptWait)
+				}
 				err = b.Ask(ctx, r.ID, "prompt\n"+args[1])
 			}
-			return noSupervisor(ctx, b, r, err)
+			if err = noSupervisor(ctx, b, r, err); err != nil {
+				return err
+			}
+			if raw {
+				fmt.Fprintf(f.IO.ErrOut, "stead: sent %d bytes to run %s\n", len(args[1]), r.ID)
+			} else {
+				fmt.Fprintf(f.IO.ErrOut, "stead: run %s took the prompt (stead watch %s shows the turn)\n", r.ID, r.ID)
+			}
+			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&raw, "raw", false, "send the bytes as they are")

@@ -316,6 +316,8 @@ func superviseRun(ctx context.Context, f *Factory, b *bus.Bus, s *session.Sessio
 				if err == nil {
 					if err = waitTurn(runCtx, c, turns); err != nil {
 						err = fmt.Errorf("%w (the run was %s)%s", err, c.State(), screenTail(c))
+					} else if t := c.LastTurn(); !t.Answered && t.Error == "" && !answerComes(runCtx, c) {
+						err = fmt.Errorf("the turn ended without an answer from the model%s", screenTail(c))
 					}
 				}
 				if err != nil && runCtx.Err() == nil {
@@ -431,6 +433,21 @@ func waitTurn(ctx context.Context, c *capture.Capture, turns int) error {
 	return nil
 }
 
+// lateAnswer is how long a turn that ended without text from the model
+// waits for it: a CLI may write its last record just after its screen or
+// status said the turn was over.
+const lateAnswer = 2 * time.Second
+
+// answerComes waits up to lateAnswer for text from the model.
+func answerComes(ctx context.Context, c *capture.Capture) bool {
+	for deadline := time.Now().Add(lateAnswer); time.Now().Before(deadline) && ctx.Err() == nil; time.Sleep(20 * time.Millisecond) {
+		if c.Answered() {
+			return true
+		}
+	}
+	return c.Answered()
+}
+
 // sized resizes the CLI's terminal and the capture's screen together.
 type sized struct {
 	*supervisor.Proc
@@ -445,12 +462,15 @@ func (s sized) Resize(rows, cols uint16) error {
 // deliver waits until the CLI takes input, types the prompt the way it
 // accepts one, and checks that it was taken: the CLI went busy or
 // recorded the prompt; if not, it presses Enter once more.
+// promptWait is how long a prompt waits for its CLI to be ready for it.
+const promptWait = 90 * time.Second
+
 func deliver(ctx context.Context, c *capture.Capture, w io.Writer, tui session.TUI, prompt string) error {
-	wctx, cancel := context.WithTimeout(ctx, 90*time.Second)
+	wctx, cancel := context.WithTimeout(ctx, promptWait)
 	defer cancel()
 	for {
 		if _, err := c.Wait(wctx, session.RunReady); err != nil {
-			return fmt.Errorf("the CLI never became ready for the prompt: %w%s", err, screenTail(c))
+			return fmt.Errorf("the CLI did not become ready for the prompt within %s (it is %s): %w%s", promptWait, c.State(), err, screenTail(c))
 		}
 		// A dialog that came up after the terminal went quiet takes
 		// the keys: wait until it is gone.

@@ -91,7 +91,7 @@ func stubRun(cmd *cobra.Command, opts *StubOptions) error {
 		Logger:    f.Logger,
 	}
 	if opts.Log != "" {
-		lf, err := os.OpenFile(opts.Log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		lf, err := atomicfile.OpenAppend(opts.Log, 0o600)
 		if err != nil {
 			return err
 		}
