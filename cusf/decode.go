@@ -41,7 +41,24 @@ func (e *LineError) Unwrap() error { return e.Err }
 // re-encoding the session gives the file back (see Encoder). Lines that
 // are not JSON are dropped.
 func Decode(r io.Reader, name string) (*session.Session, []error, error) {
-	d := &decoder{name: name, b: session.NewBuilder("", name), cli: session.Universal, groups: map[string]*group{}}
+	d := newDecoder(name, session.NewBuilder("", name))
+	if err := d.read(r); err != nil {
+		return nil, d.warns, err
+	}
+	s, err := d.finish()
+	if err != nil {
+		return nil, d.warns, err
+	}
+	nameResults(s.Timeline)
+	return s, d.warns, nil
+}
+
+func newDecoder(name string, b *session.Builder) *decoder {
+	return &decoder{name: name, b: b, cli: session.Universal, groups: map[string]*group{}}
+}
+
+// read decodes r a line at a time.
+func (d *decoder) read(r io.Reader) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	n := 0
 	for {
@@ -54,27 +71,37 @@ func Decode(r io.Reader, name string) (*session.Session, []error, error) {
 			break
 		}
 		if err != nil {
-			return nil, d.warns, fmt.Errorf("%s: %w", name, err)
+			return fmt.Errorf("%s: %w", d.name, err)
 		}
 	}
 	d.flush()
+	return nil
+}
+
+// finish returns the session read, with its source and end time.
+func (d *decoder) finish() (*session.Session, error) {
 	if !d.sawMeta && !d.sawStart && d.entries == 0 {
-		return nil, d.warns, fmt.Errorf("%s: no CUSF line", name)
+		return nil, fmt.Errorf("%s: no CUSF line", d.name)
 	}
 	s := d.b.Session()
-	nameResults(s.Timeline)
 	s.Source.CLI = d.cli
 	s.Source.Format = Format
 	if d.ended.After(s.Metadata.LastModified) {
 		s.Metadata.LastModified = d.ended
 	}
-	return s, d.warns, nil
+	return s, nil
 }
 
 type decoder struct {
-	name    string
-	b       *session.Builder
-	warns   []error
+	name string
+	b    *session.Builder
+	// emit, when set, is handed each event instead of b (a second read:
+	// see Outline).
+	emit  func(session.Event)
+	warns []error
+	// lform, when set, gets each entry id of the form results are named in
+	// ("L" and a digit), in order (a first read: see Outline).
+	lform   func(id string)
 	cli     string
 	sawMeta bool
 
@@ -114,11 +141,22 @@ type held struct {
 func (d *decoder) warn(n int, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	d.warns = append(d.warns, &LineError{Name: d.name, Line: n, Err: errors.New(msg)})
-	d.b.Warn(session.Warning{Path: d.name, Line: n, Message: msg})
+	if d.b != nil {
+		d.b.Warn(session.Warning{Path: d.name, Line: n, Message: msg})
+	}
+}
+
+// event hands ev on, to the Builder or to emit.
+func (d *decoder) event(ev session.Event) {
+	if d.emit != nil {
+		d.emit(ev)
+		return
+	}
+	d.b.Add(ev)
 }
 
 func (d *decoder) keep(n int, raw []byte) {
-	d.b.Add(session.Event{Line: n, Record: &session.Record{Line: n, Record: json.RawMessage(raw)}})
+	d.event(session.Event{Line: n, Record: &session.Record{Line: n, Record: json.RawMessage(raw)}})
 }
 
 func (d *decoder) line(n int, raw []byte) {
@@ -223,7 +261,10 @@ func usage(u *usageJSON) *session.Usage {
 
 func (d *decoder) add(n int, e session.Entry) {
 	d.entries++
-	d.b.Add(session.Event{Line: n, Entries: []session.Entry{e}})
+	if d.lform != nil && isLForm(e.ID) {
+		d.lform(e.ID)
+	}
+	d.event(session.Event{Line: n, Entries: []session.Entry{e}})
 }
 
 func (d *decoder) record(n int, raw []byte, r *record) {
@@ -348,7 +389,7 @@ func (d *decoder) start(n int, raw []byte, r *record) {
 	if in.Provider == "" {
 		in.Provider = providers[d.cli]
 	}
-	d.b.Add(session.Event{Line: n, Info: in, Record: &session.Record{Line: n, Record: json.RawMessage(raw)}})
+	d.event(session.Event{Line: n, Info: in, Record: &session.Record{Line: n, Record: json.RawMessage(raw)}})
 }
 
 // resultMark starts the temporary id of a tool result entry (CUSF gives

@@ -84,6 +84,12 @@
 // fields were there at all. That is what makes export, import and
 // re-export give the same lines (§5.3).
 //
+// Decode holds the session it reads. For a file too large to hold,
+// DecodeOutline reads it for an Outline (about 50 bytes an entry, as
+// session.Outline) and hands its records on, and Outline.Entries reads it
+// again, giving each entry as Decode gives it, one line at a time: memory
+// holds a few times the largest line.
+//
 // # Validation and grade
 //
 // Validate reads the file a line at a time. Each line is checked against
