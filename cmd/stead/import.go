@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"slices"
 	"time"
 
@@ -141,7 +142,9 @@ forked, exported and resumed in any CLI like a native one:
     stead session resume run:<run> --to codex
 
 A line that cannot be read is reported with its file and line, and the rest is
-imported.`,
+imported; a file none of whose sessions can be read fails. A session is stored
+as it is read: memory holds a few times its largest line, not the file, except
+for a universal JSON document, which is read whole.`,
 		Args: oneArg("import needs the file to import"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.File = args[0]
@@ -165,18 +168,19 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 	defer b.Close()
 	host, _ := os.Hostname()
 	out := []importedJSON{}
-	format, warns, err := readInterchange(opts.File, func(s *session.Session) error {
+	format, warns, err := importSessions(opts.File, func(src importSource) error {
 		id := newRunID()
-		if err := storeImported(ctx, b, id, s); err != nil {
+		s := src.s
+		if err := storeImported(ctx, b, id, src); err != nil {
 			return err
 		}
 		now := time.Now().UTC()
 		putRun(b, session.Run{ID: id, CLI: s.Source.CLI, SessionID: s.ID, Host: host, Supervisor: supervisorName(host),
-			State: session.RunExited, Reason: "imported from " + opts.File, Entries: len(s.Timeline),
+			State: session.RunExited, Reason: "imported from " + opts.File, Entries: src.n,
 			Started: s.Metadata.Created, Ended: now}, f.Logger)
-		out = append(out, importedJSON{Run: id, CLI: s.Source.CLI, ID: s.ID, Entries: len(s.Timeline)})
+		out = append(out, importedJSON{Run: id, CLI: s.Source.CLI, ID: s.ID, Entries: src.n})
 		if !opts.JSON {
-			fmt.Fprintf(f.IO.Out, "run:%s  %s:%s  %d entries\n", id, s.Source.CLI, s.ID, len(s.Timeline))
+			fmt.Fprintf(f.IO.Out, "run:%s  %s:%s  %d entries\n", id, s.Source.CLI, s.ID, src.n)
 		}
 		return nil
 	})
@@ -209,9 +213,70 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 	return nil
 }
 
-func storeImported(ctx context.Context, b *bus.Bus, id string, s *session.Session) error {
+// importSource is a session to import: whole, or, from a large CUSF
+// file, its outline, its entries read again as they are stored and its
+// native records spooled to disk.
+type importSource struct {
+	s       *session.Session
+	entries session.Entries // nil: s.Timeline
+	records session.Records // nil: s.Records
+	n       int             // entries
+}
+
+// importSessions reads the sessions of an exported file for import, one
+// at a time, calling fn for each: a CUSF file over twoPassAbove in two
+// passes (cusf.DecodeOutline), so that its session is stored one entry at
+// a time; an NDJSON file a line (one session) at a time; a universal
+// document whole.
+func importSessions(path string, fn func(importSource) error) (string, []error, error) {
+	br, format, closeFile, err := openInterchange(path)
+	if err != nil {
+		return "", nil, err
+	}
+	defer closeFile()
+	if fi, err := os.Stat(path); err == nil && format == formatCUSF && fi.Size() > twoPassAbove {
+		warns, err := importTwoPass(br, path, fn)
+		return format, warns, err
+	}
+	warns, err := readSessions(br, format, path, func(s *session.Session) error {
+		return fn(importSource{s: s, n: len(s.Timeline)})
+	})
+	return format, warns, err
+}
+
+// importTwoPass reads the CUSF file br holds for its outline, spooling
+// its records, and opens it again for its entries.
+func importTwoPass(br *bufio.Reader, path string, fn func(importSource) error) ([]error, error) {
+	spool, err := newRecordSpool()
+	if err != nil {
+		return nil, err
+	}
+	defer spool.close()
+	s, o, warns, err := cusf.DecodeOutline(br, path, spool.add)
+	if err == nil {
+		err = spool.rewind()
+	}
+	if err != nil {
+		return warns, err
+	}
+	runtime.GC() // see openTwoPass
+	again, _, closeFile, err := openInterchange(path)
+	if err != nil {
+		return warns, err
+	}
+	defer closeFile()
+	return warns, fn(importSource{s: s, entries: o.Entries(again, path), records: spool, n: o.Len()})
+}
+
+// storeImported stores src on the bus as the session of run id, written
+// as it is read.
+func storeImported(ctx context.Context, b *bus.Bus, id string, src importSource) error {
+	entries := src.entries
+	if entries == nil {
+		entries = &timelineEntries{tl: src.s.Timeline}
+	}
 	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(session.Encode(pw, s, false)) }()
+	go func() { pw.CloseWithError(session.EncodeStream(pw, src.s, entries, src.records, false)) }()
 	err := b.PutSession(ctx, id, pr)
 	pr.CloseWithError(err)
 	return err
@@ -238,8 +303,9 @@ JSON Schema line by line, against its structural rules (the _meta line first,
 session_start before messages, every tool_result after its tool_use, matching
 session ids, timestamps in order) and, with --grade, by the reconstruction
 test (import, export again, compare) and graded A to F as the standard says.
-An agent-history NDJSON file is read whole, each line checked. Every failure
-names its line and rule. The exit code is 0 only for a valid file.`,
+An agent-history NDJSON file is read a line (one session) at a time, each
+line checked. Every failure names its line and rule. The exit code is 0 only
+for a valid file.`,
 		Args: oneArg("validate needs the file to check"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.File = args[0]

@@ -62,3 +62,36 @@ func TestImportCutLine(t *testing.T) {
 		t.Errorf("the cut line is not reported as %s:3:\n%s", some, errOut)
 	}
 }
+
+// TestImportTwoPass imports the CUSF export of every test session read
+// whole and read in two passes (as a file over twoPassAbove is: its
+// outline, then its entries stored as they are read again): the runs
+// store the same sessions.
+func TestImportTwoPass(t *testing.T) {
+	env := busEnv(t, homes(t))
+	dir := t.TempDir()
+	mustRun(t, env, "session", "export", "--format", "cusf", "-o", dir)
+	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if len(files) < 10 {
+		t.Fatalf("%d CUSF files exported", len(files))
+	}
+	imported := func(file string, twoPass bool) string {
+		t.Helper()
+		defer func(n int64) { twoPassAbove = n }(twoPassAbove)
+		twoPassAbove = 1 << 62
+		if twoPass {
+			twoPassAbove = 0
+		}
+		var imp struct{ Sessions []struct{ Run string } }
+		if err := json.Unmarshal([]byte(mustRun(t, env, "session", "import", file, "--json")), &imp); err != nil || len(imp.Sessions) != 1 {
+			t.Fatalf("import %s: %v, %d sessions", file, err, len(imp.Sessions))
+		}
+		return mustRun(t, env, "session", "show", "run:"+imp.Sessions[0].Run, "--json")
+	}
+	for _, f := range files {
+		whole, two := imported(f, false), imported(f, true)
+		if whole != two || !strings.Contains(whole, `"format": "cusf"`) {
+			t.Errorf("%s: stored differently when read in two passes:\nwhole: %.300s\ntwo:   %.300s", filepath.Base(f), whole, two)
+		}
+	}
+}
