@@ -13,6 +13,7 @@ import (
 
 	"github.com/stead-dev/stead/bus"
 	"github.com/stead-dev/stead/internal/samples"
+	"github.com/stead-dev/stead/session"
 )
 
 // BenchmarkBigRecord runs each command that reads one session, as a stead
@@ -27,11 +28,28 @@ import (
 //
 //	STEAD_BENCH_LINE_MB=200 go test -run '^$' -bench BigRecord -benchtime 1x ./cmd/stead/
 func BenchmarkBigRecord(b *testing.B) {
-	size := int64(200)
-	if v, err := strconv.ParseInt(os.Getenv("STEAD_BENCH_LINE_MB"), 10, 64); err == nil && v > 0 {
-		size = v
+	benchCommands(b, samples.BigLine(b, benchMB(b, "STEAD_BENCH_LINE_MB", 200)))
+}
+
+// BenchmarkBigSession runs the same commands on a Claude Code session of
+// $STEAD_BENCH_SESSION_MB megabytes (default 256) of records of everyday
+// sizes (the testdata repeated): what they hold beyond the largest record.
+//
+//	STEAD_BENCH_SESSION_MB=256 go test -run '^$' -bench BigSession -benchtime 1x ./cmd/stead/
+func BenchmarkBigSession(b *testing.B) {
+	benchCommands(b, samples.Repeated(b, session.Claude, benchMB(b, "STEAD_BENCH_SESSION_MB", 256)))
+}
+
+func benchMB(b *testing.B, env string, def int64) int64 {
+	if v, err := strconv.ParseInt(os.Getenv(env), 10, 64); err == nil && v > 0 {
+		def = v
 	}
-	size <<= 20
+	return def << 20
+}
+
+// benchCommands runs each command that reads a session on the session
+// file native, as a stead process, and reports its peak RSS.
+func benchCommands(b *testing.B, native string) {
 	dir := b.TempDir()
 	bin := filepath.Join(dir, "stead")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
@@ -44,7 +62,6 @@ func BenchmarkBigRecord(b *testing.B) {
 	defer bb.Close()
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + filepath.Join(dir, "home"), "XDG_STATE_HOME=" + filepath.Join(dir, "state"),
 		"STEAD_NATS_URL=" + bb.ClientURL(), "STEAD_NATS_TOKEN=" + bb.ClientToken()}
-	native := samples.BigLine(b, size)
 	// The interchange files, exported by stead when a benchmark needs them.
 	exported := func(format string) func() string {
 		return sync.OnceValue(func() string {
