@@ -11,7 +11,9 @@
 // the lists come first in the file, and a Writer streams); Header.Add
 // counts a session in. Each Write encodes one session's line, a message at
 // a time, and keeps nothing of it, so memory follows the largest message
-// (and, a little, the longest session), not the export. WriteStream
+// (and, a little, the longest session), not the export; a message's long
+// texts and raw values (tool outputs, native records over 64 KB) are
+// written as they are encoded, so it is never held encoded. WriteStream
 // writes a line the same way from a session without its timeline and an
 // Entries giving the timeline one entry at a time, so a session larger
 // than memory can be exported: it holds the current message, and, for the
@@ -81,6 +83,11 @@
 // of its entries (Native.Path is the export's name, Native.Line its
 // line). This is how an export written by another tool keeps, say, its
 // stop reasons and request ids.
+//
+// A line is read whole (it is one session), its messages where they are in
+// it, each decoded in turn and compared with its encoding as that is
+// written: memory holds the line and the session it makes, about three
+// times the line.
 //
 // # What a round trip loses
 //

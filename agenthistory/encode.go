@@ -138,20 +138,10 @@ func writeSession(out io.Writer, enc func(any) ([]byte, error), s *session.Sessi
 		io.WriteString(out, sep+`"records":[`)
 		sep = ","
 		for r, i := &one, 0; ; i++ {
-			var rj recordJSON
-			rj.Line = r.Line
-			rj.Record, rj.Text = raw(r.Record, false)
-			b, err := enc(&rj)
-			if err != nil {
-				rj.Record, rj.Text = raw(r.Record, true)
-				if b, err = enc(&rj); err != nil {
-					return fmt.Errorf("record of line %d: %w", r.Line, err)
-				}
-			}
 			if i > 0 {
 				io.WriteString(out, ",")
 			}
-			if _, err := out.Write(b); err != nil {
+			if err := writeRecord(out, enc, r); err != nil {
 				return err
 			}
 			if r, err = recs.Next(); err == io.EOF {
@@ -173,6 +163,35 @@ func writeSession(out io.Writer, enc func(any) ([]byte, error), s *session.Sessi
 		}
 	}
 	_, err = io.WriteString(out, "}}")
+	return err
+}
+
+// writeRecord writes a native record of the session object, encoded with
+// enc; a long one is written as it is encoded (see bigValues).
+func writeRecord(out io.Writer, enc func(any) ([]byte, error), r *session.Record) error {
+	rj := recordJSON{Line: r.Line}
+	rj.Record, rj.Text = raw(r.Record, false)
+	var big bigValues
+	if big.raw(&rj.Record) {
+		big.str(&rj.Text)
+		if len(big.vals) > 0 {
+			if small, err := enc(&rj); err == nil {
+				if done, err := big.splice(out, small); done || err != nil {
+					return err
+				}
+			}
+		}
+	}
+	rj = recordJSON{Line: r.Line}
+	rj.Record, rj.Text = raw(r.Record, false)
+	b, err := enc(&rj)
+	if err != nil {
+		rj.Record, rj.Text = raw(r.Record, true)
+		if b, err = enc(&rj); err != nil {
+			return fmt.Errorf("record of line %d: %w", r.Line, err)
+		}
+	}
+	_, err = out.Write(b)
 	return err
 }
 

@@ -127,10 +127,19 @@ func (r *Reader) Next() (*session.Session, error) {
 // lineJSON is a line of the export, its parts left raw, its messages
 // where they are in the line.
 type lineJSON struct {
-	Type     string          `json:"type"`
-	Session  json.RawMessage `json:"session"`
-	Messages inPlace         `json:"messages"`
-	Graph    json.RawMessage `json:"graph"`
+	Type     string     `json:"type"`
+	Session  rawInPlace `json:"session"`
+	Messages inPlace    `json:"messages"`
+	Graph    rawInPlace `json:"graph"`
+}
+
+// rawInPlace is a raw JSON value left in the line it was read from (see
+// inPlace).
+type rawInPlace []byte
+
+func (p *rawInPlace) UnmarshalJSON(b []byte) error {
+	*p = b
+	return nil
 }
 
 // copiedLine is lineJSON as encoding/json reads it whole: a line whose
@@ -222,7 +231,7 @@ func (r *Reader) decode(b []byte, line int) (*session.Session, error) {
 			unknown = append(unknown, k)
 		}
 	}
-	keep := len(unknown) > 0 || !r.same(l.Session, func(bool) ([]byte, error) { return encodeSession(r.encode, s) })
+	keep := len(unknown) > 0 || !r.sameSession(l.Session, s)
 
 	spans := make([]span, 0, len(l.Messages.vals))
 	var alias map[string]string
@@ -263,9 +272,9 @@ func (r *Reader) decode(b []byte, line int) (*session.Session, error) {
 		keep = !r.same(g, func(bool) ([]byte, error) { return r.encodeGraph(s.Timeline) })
 	}
 	if keep {
-		rec := map[string]json.RawMessage{"type": json.RawMessage(`"session"`), "session": l.Session}
+		rec := map[string]json.RawMessage{"type": json.RawMessage(`"session"`), "session": json.RawMessage(l.Session)}
 		if len(l.Graph) > 0 {
-			rec["graph"] = l.Graph
+			rec["graph"] = json.RawMessage(l.Graph)
 		}
 		if len(unknown) > 0 {
 			var all map[string]json.RawMessage
@@ -285,7 +294,7 @@ func (r *Reader) decode(b []byte, line int) (*session.Session, error) {
 	for k, sp := range spans {
 		es := s.Timeline[sp.start:sp.end]
 		ctx.ids.add(es)
-		if r.matches(sp.raw, ctx.message(es, sp.index, k == 0, false)) ||
+		if r.matches(sp.raw, ctx, es, sp.index, k == 0) ||
 			r.same(sp.raw, func(all bool) ([]byte, error) { return ctx.encodeMessage(r.encode, es, sp.index, k == 0, all) }) {
 			continue
 		}
@@ -338,7 +347,7 @@ func jsonErr(err error) error {
 // wrote raw, or else enc(true) holds every non-empty field of raw in place
 // with an equal value (timestamps compared as times, numbers as numbers).
 // enc(true) may add fields that enc(false) leaves to the context.
-func (r *Reader) same(raw json.RawMessage, enc func(all bool) ([]byte, error)) bool {
+func (r *Reader) same(raw []byte, enc func(all bool) ([]byte, error)) bool {
 	b, err := enc(false)
 	if err == nil && bytes.Equal(b, raw) {
 		return true
@@ -357,17 +366,27 @@ func (r *Reader) same(raw json.RawMessage, enc func(all bool) ([]byte, error)) b
 	return covers(out, in)
 }
 
-// matches reports whether v encodes to raw byte for byte, as same's
-// first test, comparing the encoding as it is written instead of holding
-// it: a message's encoding is as large as the message.
-func (r *Reader) matches(raw json.RawMessage, v any) bool {
+// matches reports whether the message of es, as a Writer writes it, is
+// raw byte for byte: same's first test, comparing the encoding as it is
+// written (see writeMessage) instead of holding it, as a message's
+// encoding is as large as the message.
+func (r *Reader) matches(raw []byte, ctx *msgCtx, es []session.Entry, index int, first bool) bool {
 	c := &sameWriter{want: raw, same: true}
-	enc := json.NewEncoder(c)
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v) == nil && c.same && c.n == len(raw)+1
+	return ctx.writeMessage(c, r.encode, es, index, first, false) == nil && c.same && c.n == len(raw)
 }
 
-// sameWriter compares what is written to it with want and a newline.
+// sameSession reports whether raw is the session object of s as a Writer
+// writes it: same, its first test made as the object is written.
+func (r *Reader) sameSession(raw []byte, s *session.Session) bool {
+	c := &sameWriter{want: raw, same: true}
+	err := writeSession(c, r.encode, s, nil, func() error { return nil })
+	if err == nil && c.same && c.n == len(raw) {
+		return true
+	}
+	return r.same(raw, func(bool) ([]byte, error) { return encodeSession(r.encode, s) })
+}
+
+// sameWriter compares what is written to it with want.
 type sameWriter struct {
 	want []byte
 	n    int
@@ -376,10 +395,7 @@ type sameWriter struct {
 
 func (c *sameWriter) Write(p []byte) (int, error) {
 	if c.same {
-		rest := c.want[min(c.n, len(c.want)):]
-		k := min(len(p), len(rest))
-		c.same = c.n <= len(c.want) && bytes.Equal(p[:k], rest[:k]) &&
-			(k == len(p) || k == len(p)-1 && c.n+k == len(c.want) && p[k] == '\n')
+		c.same = c.n+len(p) <= len(c.want) && bytes.Equal(p, c.want[c.n:c.n+len(p)])
 	}
 	c.n += len(p)
 	return len(p), nil

@@ -145,12 +145,8 @@ func (w *Writer) writeLine(meta *session.Session, recs Records, msgs messages) e
 			w.bw.WriteByte(',')
 		}
 		ids.add(es)
-		b, err := ctx.encodeMessage(w.encode, es, m+1, m == 0, false)
-		if err != nil {
+		if err := ctx.writeMessage(w.bw, w.encode, es, m+1, m == 0, false); err != nil {
 			return w.fail(fmt.Errorf("agenthistory: session %q message %d: %w", meta.ID, m+1, err))
-		}
-		if _, err := w.bw.Write(b); err != nil {
-			return w.fail(fmt.Errorf("agenthistory: %w", err))
 		}
 	}
 	w.bw.WriteByte(']')
