@@ -86,8 +86,8 @@
 //
 // A line is read whole (it is one session), its messages where they are in
 // it, each decoded in turn and compared with its encoding as that is
-// written: memory holds the line and the session it makes, about three
-// times the line.
+// written: memory holds the line, read in, and the session it makes, a
+// few times the line (a 300 MB line peaks at 1 GB resident).
 //
 // # What a round trip loses
 //
