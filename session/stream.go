@@ -345,6 +345,9 @@ func (j *jsonStream) session(s *Session, entries Entries, records Records) error
 		if err := j.entry(e); err != nil {
 			return err
 		}
+		if _, err := j.w.Write(nil); err != nil {
+			return err // the writer failed: stop reading
+		}
 	}
 	j.close(']')
 	if err := j.value("metadata", s.Metadata); err != nil {
@@ -405,6 +408,9 @@ func (j *jsonStream) records(records Records) error {
 			return fmt.Errorf("session: the record of line %d: %w", r.Line, err)
 		}
 		j.close('}')
+		if _, err := j.w.Write(nil); err != nil {
+			return err
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package session_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -248,3 +249,39 @@ func ExampleEncodeStream() {
 type exampleOut struct{}
 
 func (exampleOut) Write(p []byte) (int, error) { fmt.Print(string(p)); return len(p), nil }
+
+// failAfter fails every write after its first n bytes.
+type failAfter struct{ n int }
+
+func (f *failAfter) Write(p []byte) (int, error) {
+	if f.n < len(p) {
+		return 0, io.ErrClosedPipe
+	}
+	f.n -= len(p)
+	return len(p), nil
+}
+
+// countingEntries counts the entries read from it.
+type countingEntries struct {
+	entryStream
+	read int
+}
+
+func (c *countingEntries) Next() (*session.Entry, error) {
+	c.read++
+	return c.entryStream.Next()
+}
+
+// TestEncodeStreamWriteError: a writer that fails stops the encoding,
+// with its error, before the rest of the entries is read.
+func TestEncodeStreamWriteError(t *testing.T) {
+	tl := make([]session.Entry, 1000)
+	for i := range tl {
+		tl[i] = session.Entry{ID: fmt.Sprint(i), Type: session.User, Content: strings.Repeat("x", 1000)}
+	}
+	entries := &countingEntries{entryStream: entryStream{tl: tl}}
+	err := session.EncodeStream(&failAfter{n: 100 << 10}, &session.Session{ID: "s"}, entries, nil, false)
+	if !errors.Is(err, io.ErrClosedPipe) || entries.read > 200 {
+		t.Errorf("EncodeStream into a failing writer: %v after reading %d entries", err, entries.read)
+	}
+}
