@@ -205,14 +205,18 @@ func Parse(dir fs.FS, name string) (*Scenario, error) {
 	if len(y.Steps) == 0 {
 		p.failf(1, "the scenario has no steps")
 	}
-	for i := range y.Steps {
-		line := 1
+	// The line a step starts on, or 1 when stepLines could not tell
+	// (steps brought in by a merge key: "<<: {steps: ...}").
+	lineOf := func(i int) int {
 		if i < len(lines) {
-			line = lines[i]
+			return lines[i]
 		}
-		st := p.step(&y.Steps[i], line, i)
+		return 1
+	}
+	for i := range y.Steps {
+		st := p.step(&y.Steps[i], lineOf(i), i)
 		if st.Kind == AB && i+1 < len(y.Steps) && y.Steps[i+1].From != "start" {
-			p.failf(lines[i+1], "an A/B step ends in several sessions: the step after it needs from: start")
+			p.failf(lineOf(i+1), "an A/B step ends in several sessions: the step after it needs from: start")
 		}
 		sc.Steps = append(sc.Steps, st)
 	}
@@ -280,8 +284,12 @@ func stepLines(data []byte) []int {
 	m := root.Content[0]
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		if m.Content[i].Value == "steps" {
+			steps := m.Content[i+1]
+			if steps.Kind == yaml.AliasNode && steps.Alias != nil {
+				steps = steps.Alias // steps: *anchor
+			}
 			var out []int
-			for _, s := range m.Content[i+1].Content {
+			for _, s := range steps.Content {
 				out = append(out, s.Line)
 			}
 			return out
