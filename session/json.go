@@ -127,20 +127,29 @@ func FormatTime(t time.Time) string {
 
 // ParseTime parses the timestamps found in native stores: RFC 3339 with or
 // without fractional seconds, with a zone or (taken as UTC) without one. The
-// empty string is the zero time.
+// empty string is the zero time. A time whose year in UTC is not 0 to 9999
+// ("9999-12-31T23:30:00-01:00") is refused: FormatTime could not write it
+// as a time ParseTime reads.
 func ParseTime(s string) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
 	}
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t.UTC(), nil
+		return inRange(t.UTC(), s)
 	}
 	for _, layout := range []string{"2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999"} {
 		if t, err := time.Parse(layout, s); err == nil {
-			return t.UTC(), nil
+			return inRange(t.UTC(), s)
 		}
 	}
 	return time.Time{}, fmt.Errorf("bad timestamp %q", truncate(s, 40))
+}
+
+func inRange(t time.Time, s string) (time.Time, error) {
+	if y := t.Year(); y < 0 || y > 9999 {
+		return time.Time{}, fmt.Errorf("bad timestamp %q: in UTC its year is %d", truncate(s, 40), y)
+	}
+	return t, nil
 }
 
 // UnixMilli converts a count of milliseconds since the epoch, the form some
