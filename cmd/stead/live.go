@@ -205,13 +205,9 @@ func reusable(url string) (string, bool) {
 // startWork starts a detached run in the worker and replies once its CLI
 // is running.
 func startWork(ctx context.Context, f *Factory, b *bus.Bus, data []byte, runs *sync.WaitGroup, active *sync.Map) workReply {
-	var req workRequest
-	if err := json.Unmarshal(data, &req); err != nil {
-		return workReply{Error: "bad work request: " + err.Error()}
-	}
-	spec := req.Spec
-	if !bus.ValidRun(spec.ID) {
-		return workReply{Error: fmt.Sprintf("bad run id %q", spec.ID)}
+	spec, err := parseWorkRequest(data)
+	if err != nil {
+		return workReply{Error: err.Error()}
 	}
 	s, err := loadSession(ctx, f, b, "run:"+spec.Source, "")
 	if err != nil {

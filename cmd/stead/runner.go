@@ -272,21 +272,19 @@ func superviseRun(ctx context.Context, f *Factory, b *bus.Bus, s *session.Sessio
 			return rec, err
 		}
 		stopControl, err := b.Serve(spec.ID, bus.Control, func(data []byte) error {
-			req := string(data)
-			switch {
-			case req == "stop":
+			req, err := parseControl(data)
+			if err != nil {
+				return err
+			}
+			switch req.Kind {
+			case controlStop:
 				stop()
 				return nil
-			case strings.HasPrefix(req, "prompt\n"):
-				return deliver(runCtx, c, proc, tui, strings.TrimPrefix(req, "prompt\n"))
-			case strings.HasPrefix(req, "resize "):
-				var rows, cols uint16
-				if _, err := fmt.Sscanf(req, "resize %d %d", &rows, &cols); err != nil {
-					return err
-				}
-				return sized{proc, c}.Resize(rows, cols)
+			case controlPrompt:
+				return deliver(runCtx, c, proc, tui, req.Prompt)
+			default: // controlResize
+				return sized{proc, c}.Resize(req.Rows, req.Cols)
 			}
-			return fmt.Errorf("unknown request %q", req)
 		})
 		if err != nil {
 			stopInput()

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/stead-dev/stead/bus"
+)
+
+// workRequestOf is the request detachRun sends for spec.
+func workRequestOf(t testing.TB, spec RunSpec) []byte {
+	t.Helper()
+	spec.Source = historyObject(spec.ID)
+	b, err := json.Marshal(workRequest{Spec: spec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestParseWorkRequest(t *testing.T) {
+	good := RunSpec{ID: newRunID(), To: "claude", Dir: "/home/dev/proj", Prompt: "carry on", Model: "claude-opus-4-1", Auto: true}
+	spec, err := parseWorkRequest(workRequestOf(t, good))
+	good.Source = historyObject(good.ID)
+	if err != nil || !reflect.DeepEqual(spec, good) {
+		t.Fatalf("parseWorkRequest of detachRun's request = %+v, %v; want %+v", spec, err, good)
+	}
+	for _, tc := range []struct {
+		name, data, want string
+	}{
+		{"not JSON", `{"spec":`, "bad work request: "},
+		{"no id", `{"spec":{"to":"claude","dir":"/p","source":"source-"}}`, `bad run id ""`},
+		{"id not a subject token", `{"spec":{"id":"a.>","to":"claude","dir":"/p","source":"source-a.>"}}`, `bad run id "a.>"`},
+		{"unknown CLI", `{"spec":{"id":"r1","to":"emacs","dir":"/p","source":"source-r1"}}`, `to: unknown CLI "emacs"`},
+		{"relative dir", `{"spec":{"id":"r1","to":"codex","dir":"proj","source":"source-r1"}}`, `dir "proj" is not an absolute path`},
+		{"no dir", `{"spec":{"id":"r1","to":"codex","source":"source-r1"}}`, `dir "" is not an absolute path`},
+		{"another run's session", `{"spec":{"id":"r1","to":"codex","dir":"/p","source":"source-r2"}}`, `source "source-r2" is not run r1's session`},
+		{"model as a flag", `{"spec":{"id":"r1","to":"codex","dir":"/p","source":"source-r1","model":"--yolo"}}`, `model "--yolo"`},
+		{"model with a newline", `{"spec":{"id":"r1","to":"codex","dir":"/p","source":"source-r1","model":"m\n"}}`, `model "m\n"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := parseWorkRequest([]byte(tc.data))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// FuzzParseWorkRequest checks that a work request the daemon accepts
+// names a run that can be a bus subject, a CLI stead runs, an absolute
+// directory and the run's own stored session; that it is what the
+// handler took before the fields were checked; and that detachRun's
+// encoding of it reads back the same.
+func FuzzParseWorkRequest(f *testing.F) {
+	for _, spec := range []RunSpec{
+		{ID: "20261125-101500-0a1b2c3d4e5f", To: "claude", Dir: "/home/dev/proj", Prompt: "carry on", Model: "opus", Auto: true},
+		{ID: "r_1", To: "codex", Dir: "/", Once: true, Trust: true},
+		{ID: "r-2", To: "gemini", Dir: "/tmp/a b", Prompt: "line\nnext \x1b[A é"},
+	} {
+		f.Add(workRequestOf(f, spec))
+	}
+	f.Add([]byte(`{"spec":{"id":"r1","to":"kimi","dir":"/p","source":"source-r1","model":"-m"},"extra":[1,{}]}`))
+	f.Add([]byte(`{"spec":null}`))
+	f.Add([]byte(`{"SPEC":{"ID":"r1","To":"opencode","Dir":"/x/../y","Source":"source-r1"}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		spec, err := parseWorkRequest(data)
+
+		// What the handler accepted before it checked the fields.
+		var old workRequest
+		oldErr := json.Unmarshal(data, &old)
+		oldOK := oldErr == nil && bus.ValidRun(old.Spec.ID)
+
+		if err != nil {
+			if msg := err.Error(); !strings.HasPrefix(msg, "bad work request") && !strings.HasPrefix(msg, "bad run id") {
+				t.Fatalf("error %q does not say the request is bad", msg)
+			}
+			if oldErr != nil && !strings.Contains(err.Error(), oldErr.Error()) {
+				t.Fatalf("error %q does not carry the JSON error %q", err, oldErr)
+			}
+			return
+		}
+		if !oldOK || !reflect.DeepEqual(spec, old.Spec) {
+			t.Fatalf("accepted %+v, which the handler read as %+v (ok %v)", spec, old.Spec, oldOK)
+		}
+		if !bus.ValidRun(spec.ID) || spec.Source != historyObject(spec.ID) {
+			t.Fatalf("accepted run id %q with source %q", spec.ID, spec.Source)
+		}
+		if runnable(spec.To) != nil {
+			t.Fatalf("accepted CLI %q", spec.To)
+		}
+		if !filepath.IsAbs(spec.Dir) || strings.ContainsRune(spec.Dir, 0) {
+			t.Fatalf("accepted dir %q", spec.Dir)
+		}
+		if strings.HasPrefix(spec.Model, "-") {
+			t.Fatalf("accepted model %q", spec.Model)
+		}
+		again, err := parseWorkRequest(workRequestOf(t, spec))
+		if err != nil || !reflect.DeepEqual(again, spec) {
+			t.Fatalf("detachRun's request for %+v reads back as %+v, %v", spec, again, err)
+		}
+	})
+}
+
+// controlWire is a control request as stead's clients send it.
+func controlWire(c controlRequest) string {
+	switch c.Kind {
+	case controlStop:
+		return "stop"
+	case controlPrompt:
+		return "prompt\n" + c.Prompt
+	}
+	return fmt.Sprintf("resize %d %d", c.Rows, c.Cols)
+}
+
+func TestParseControl(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want controlRequest
+		err  string
+	}{
+		{in: "stop", want: controlRequest{Kind: controlStop}},
+		{in: "prompt\nfix the tests\nplease", want: controlRequest{Kind: controlPrompt, Prompt: "fix the tests\nplease"}},
+		{in: "prompt\n", want: controlRequest{Kind: controlPrompt}},
+		{in: "resize 50 200", want: controlRequest{Kind: controlResize, Rows: 50, Cols: 200}},
+		{in: "resize 0 0", want: controlRequest{Kind: controlResize}},
+		{in: "resize  40\t120\n", want: controlRequest{Kind: controlResize, Rows: 40, Cols: 120}},
+		{in: "resize 65535 65535", err: "at most 1000 rows and 2000 columns"},
+		{in: "resize 1001 80", err: "at most"},
+		{in: "resize 65536 1", err: "bad resize request"},
+		{in: "resize -1 1", err: "bad resize request"},
+		{in: "resize 24 80 junk", err: "bad resize request"},
+		{in: "resize 24", err: "bad resize request"},
+		{in: "stop ", err: `unknown request "stop "`},
+		{in: "prompt", err: "unknown request"},
+		{in: strings.Repeat("x", 1<<20), err: `unknown request "xxxxxxxx`},
+	} {
+		got, err := parseControl([]byte(tc.in))
+		switch {
+		case tc.err == "" && (err != nil || got != tc.want):
+			t.Errorf("parseControl(%.40q) = %+v, %v; want %+v", tc.in, got, err, tc.want)
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("parseControl(%.40q): error %v, want one containing %q", tc.in, err, tc.err)
+		case err != nil && len(err.Error()) > 200:
+			t.Errorf("parseControl(%.40q): an error of %d bytes", tc.in, len(err.Error()))
+		}
+	}
+}
+
+// FuzzParseControl checks that a control request is refused with a short
+// error or read as a request whose client encoding reads back the same,
+// and that a resize never asks for a screen larger than maxRows×maxCols.
+func FuzzParseControl(f *testing.F) {
+	for _, s := range []string{"stop", "prompt\nhello\nworld", "prompt\n", "resize 50 200", "resize 0 0", "resize 1000 2000", "resize 99999 1", "resize +1 2", "resize 1 2 3"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		req, err := parseControl(data)
+		if err != nil {
+			if len(err.Error()) > 200 {
+				t.Fatalf("an error of %d bytes", len(err.Error()))
+			}
+			return
+		}
+		if req.Kind == controlResize && (req.Rows > maxRows || req.Cols > maxCols) {
+			t.Fatalf("resize to %dx%d accepted", req.Rows, req.Cols)
+		}
+		again, err := parseControl([]byte(controlWire(req)))
+		if err != nil || again != req {
+			t.Fatalf("%q reads as %+v, whose encoding %q reads as %+v, %v", data, req, controlWire(req), again, err)
+		}
+	})
+}
