@@ -2,6 +2,7 @@ package agenthistory_test
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -11,7 +12,8 @@ import (
 )
 
 // FuzzReader reads arbitrary exports, seeded from the golden file. The
-// reader must never panic; whatever it reads must export; and that export
+// reader must never panic; each warning names a line of the file; whatever
+// it reads must export; and that export
 // must read back to the same export (export → import → export is a fixed
 // point, whatever the first file held).
 func FuzzReader(f *testing.F) {
@@ -39,11 +41,25 @@ func FuzzReader(f *testing.F) {
 			}
 			ss = append(ss, s)
 		}
-		r.Warnings()
+		checkWarnings(t, r.Warnings(), data)
 		once := export(t, ss)
 		back, _ := importAll(t, once, "once.ndjson")
 		if twice := export(t, back); !bytes.Equal(once, twice) {
 			t.Errorf("export → import → export differs:\n%s", firstDiff(once, twice))
 		}
 	})
+}
+
+// checkWarnings checks that each warning is a *LineError naming a line of
+// data (of what it decompresses to, when it is gzipped).
+func checkWarnings(t *testing.T, warns []error, data []byte) {
+	t.Helper()
+	lines := bytes.Count(data, []byte("\n")) + 1
+	gzipped := len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b
+	for _, w := range warns {
+		var le *agenthistory.LineError
+		if !errors.As(w, &le) || le.Line < 1 || !gzipped && le.Line > lines {
+			t.Fatalf("a warning that names no line of the %d: %v", lines, w)
+		}
+	}
 }
