@@ -32,6 +32,7 @@ var rules = map[string][]string{
 	// Quoting for a shell and neutralising text for a terminal: a leaf
 	// that every package printing untrusted text may use.
 	"internal/safetext": {},
+	"internal/redact":   {},
 	"vt":                {},
 	// The interchange formats of seeds 000 (CUSF) and 003 (agent-history
 	// NDJSON): universal sessions in and out, nothing else.

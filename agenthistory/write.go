@@ -293,12 +293,21 @@ func (w *Writer) Close() error {
 }
 
 // Create starts an export to the file at path, written atomically: to a
-// temporary file in the same directory, renamed to path by the returned
-// Closer, which also closes the Writer. When the Writer failed, or the
-// file cannot be finished, the Closer removes the temporary file instead
-// and returns the error, leaving any file at path as it was. A path ending in ".gz" is gzip-compressed. The
-// file is private (0600): sessions hold code, prompts and secrets.
+// temporary file in the same directory, linked to path by the returned
+// Closer, which also closes the Writer. It never replaces a file: when
+// one is at path by then, the Closer fails with an error matching
+// os.ErrExist. When the Writer failed, or the file cannot be finished,
+// the Closer removes the temporary file and returns the error, leaving
+// any file at path as it was. A path ending in ".gz" is gzip-compressed.
+// The file is private (0600): sessions hold code, prompts and secrets.
 func Create(path string, h Header) (*Writer, io.Closer, error) {
+	return CreateFiltered(path, h, nil)
+}
+
+// CreateFiltered is Create with the NDJSON text passed through filter (when
+// not nil) on its way to the file, before any compression: filter returns
+// the writer to write to, whose Close flushes what it holds.
+func CreateFiltered(path string, h Header, filter func(io.Writer) io.WriteCloser) (*Writer, io.Closer, error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -313,6 +322,10 @@ func Create(path string, h Header) (*Writer, io.Closer, error) {
 		c.gz = gzip.NewWriter(f)
 		out = c.gz
 	}
+	if filter != nil {
+		c.filter = filter(out)
+		out = c.filter
+	}
 	w, err := NewWriter(out, h)
 	if err != nil {
 		f.Close()
@@ -326,6 +339,7 @@ func Create(path string, h Header) (*Writer, io.Closer, error) {
 type fileCloser struct {
 	w      *Writer
 	f      *os.File
+	filter io.WriteCloser
 	gz     *gzip.Writer
 	path   string
 	closed bool
@@ -338,6 +352,11 @@ func (c *fileCloser) Close() error {
 	}
 	c.closed = true
 	err := c.w.Close()
+	if c.filter != nil {
+		if e := c.filter.Close(); err == nil {
+			err = e
+		}
+	}
 	if c.gz != nil {
 		if e := c.gz.Close(); err == nil {
 			err = e
@@ -350,10 +369,12 @@ func (c *fileCloser) Close() error {
 		err = e
 	}
 	if err == nil {
-		err = os.Rename(c.f.Name(), c.path)
+		// A hard link fails where a file is already, unlike a rename:
+		// an export never replaces one.
+		err = os.Link(c.f.Name(), c.path)
 	}
+	os.Remove(c.f.Name())
 	if err != nil {
-		os.Remove(c.f.Name())
 		if !strings.HasPrefix(err.Error(), "agenthistory:") {
 			err = fmt.Errorf("agenthistory: %w", err)
 		}

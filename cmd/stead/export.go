@@ -17,6 +17,7 @@ import (
 	"github.com/stead-dev/stead/agenthistory"
 	"github.com/stead-dev/stead/cusf"
 	"github.com/stead-dev/stead/internal/atomicfile"
+	"github.com/stead-dev/stead/internal/redact"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -29,6 +30,7 @@ type ExportOptions struct {
 	Format  string
 	Output  string
 	JSON    bool
+	Redact  bool
 	Bus     BusFlags
 }
 
@@ -70,6 +72,7 @@ atomically and never replace an existing file.`,
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "the file or (existing) directory to write to (default: stdout)")
 	cmd.Flags().StringVar(&opts.CLI, "from", "", "the CLI that wrote a file given by path, or that an id is looked up in")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print what was written as JSON (needs -o)")
+	cmd.Flags().BoolVar(&opts.Redact, "redact", false, "replace secrets of common shapes (API keys, tokens, private keys, password=...) with [REDACTED:<kind>]")
 	addBusFlags(cmd, &opts.Bus)
 	return cmd
 }
@@ -157,13 +160,17 @@ func exportRun(cmd *cobra.Command, opts *ExportOptions) error {
 			if opts.Format == formatCUSF {
 				name = filepath.Join(dir, cusf.FileName(src.s, "export", now))
 			}
-			n, err := writeNewFile(name, func(w io.Writer) error { return encodeOne(w, opts.Format, src, now) })
+			n, err := writeNewFile(name, func(w io.Writer) error {
+				return redacted(w, opts.Redact, func(w io.Writer) error { return encodeOne(w, opts.Format, src, now) })
+			})
 			rep.Files, rep.Bytes = append(rep.Files, name), rep.Bytes+n
 			return err
 		})
 	default:
 		write := func(w io.Writer) error {
-			return each(func(src exportSource) error { return encodeOne(w, opts.Format, src, now) })
+			return redacted(w, opts.Redact, func(w io.Writer) error {
+				return each(func(src exportSource) error { return encodeOne(w, opts.Format, src, now) })
+			})
 		}
 		if opts.Output != "" {
 			n, werr := writeNewFile(opts.Output, write)
@@ -277,7 +284,14 @@ func exportNDJSON(f *Factory, opts *ExportOptions, items []exportItem, dir strin
 		path = filepath.Join(dir, "export_"+now.Format("20060102_150405")+".ndjson")
 	}
 	if path != "" {
-		w, c, err := agenthistory.Create(path, h)
+		if _, err := os.Lstat(path); err == nil {
+			return fmt.Errorf("%s exists: stead does not replace files", path)
+		}
+		var filter func(io.Writer) io.WriteCloser
+		if opts.Redact {
+			filter = func(w io.Writer) io.WriteCloser { return redact.NewWriter(w) }
+		}
+		w, c, err := agenthistory.CreateFiltered(path, h, filter)
 		if err != nil {
 			return err
 		}
@@ -295,14 +309,17 @@ func exportNDJSON(f *Factory, opts *ExportOptions, items []exportItem, dir strin
 		return nil
 	}
 	bw := bufio.NewWriterSize(f.IO.RawOut(), 256<<10)
-	w, err := agenthistory.NewWriter(bw, h)
-	if err != nil {
+	err := redacted(bw, opts.Redact, func(out io.Writer) error {
+		w, err := agenthistory.NewWriter(out, h)
+		if err != nil {
+			return err
+		}
+		err = write(w)
+		if cerr := w.Close(); err == nil {
+			err = cerr
+		}
 		return err
-	}
-	err = write(w)
-	if cerr := w.Close(); err == nil {
-		err = cerr
-	}
+	})
 	if ferr := bw.Flush(); err == nil {
 		err = ferr
 	}
@@ -324,6 +341,20 @@ func safeName(s string) string {
 		}
 		return '_'
 	}, strings.TrimLeft(s, "."))
+}
+
+// redacted calls write with w, or with a writer that redacts what goes
+// to w (internal/redact) when on is set.
+func redacted(w io.Writer, on bool, write func(io.Writer) error) error {
+	if !on {
+		return write(w)
+	}
+	rw := redact.NewWriter(w)
+	err := write(rw)
+	if cerr := rw.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // writeNewFile writes a new file atomically, refusing to replace one, and

@@ -247,3 +247,16 @@ func TestExportFilesPrivate(t *testing.T) {
 		t.Fatalf("the exports wrote %d files", n)
 	}
 }
+
+// TestExportNeverReplaces: no format writes over a file that is there.
+func TestExportNeverReplaces(t *testing.T) {
+	env := homes(t)
+	for _, format := range []string{"ndjson", "cusf", "usf"} {
+		path := filepath.Join(t.TempDir(), "there")
+		os.WriteFile(path, []byte("mine"), 0o600)
+		_, errOut, code := run(t, env, "session", "export", claudeSession, "--format", format, "-o", path)
+		if data, _ := os.ReadFile(path); code == ExitOK || string(data) != "mine" || !strings.Contains(errOut, "exists") {
+			t.Errorf("%s over an existing file: exit %d, %q; the file holds %q", format, code, errOut, data)
+		}
+	}
+}

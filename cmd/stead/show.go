@@ -25,6 +25,7 @@ type ShowOptions struct {
 	NoNative bool
 	All      bool
 	Full     bool
+	Redact   bool
 	Bus      BusFlags
 	ctx      context.Context
 }
@@ -75,6 +76,7 @@ universal format (see 'stead schema'), each entry with its native record.`,
 	cmd.Flags().BoolVar(&opts.NoNative, "no-native", false, "with --json, leave out the native records")
 	cmd.Flags().BoolVar(&opts.All, "all", false, "with md, also show injected context and instructions")
 	cmd.Flags().BoolVar(&opts.Full, "full", false, "with md, do not shorten long tool input and output")
+	cmd.Flags().BoolVar(&opts.Redact, "redact", false, "replace secrets of common shapes (API keys, tokens, private keys, password=...) with [REDACTED:<kind>]")
 	addBusFlags(cmd, &opts.Bus)
 	return cmd
 }
@@ -99,7 +101,9 @@ func showRun(opts *ShowOptions) error {
 		if opts.NoNative {
 			entries, records = noNative{entries}, noRecords{}
 		}
-		return session.EncodeStream(f.IO.RawOut(), s, entries, records, true)
+		return redacted(f.IO.RawOut(), opts.Redact, func(w io.Writer) error {
+			return session.EncodeStream(w, s, entries, records, true)
+		})
 	}
 	title := ""
 	if s.Title == "" {
@@ -109,12 +113,14 @@ func showRun(opts *ShowOptions) error {
 			return err
 		}
 	}
-	w := bufio.NewWriterSize(chunkWriter{f.IO.Out}, 64<<10)
-	err = writeMarkdown(w, s, title, entries, mdOptions{All: opts.All, Full: opts.Full, Home: f.Env.Home})
-	if ferr := w.Flush(); err == nil {
-		err = ferr
-	}
-	return err
+	return redacted(f.IO.Out, opts.Redact, func(out io.Writer) error {
+		w := bufio.NewWriterSize(chunkWriter{out}, 64<<10)
+		err := writeMarkdown(w, s, title, entries, mdOptions{All: opts.All, Full: opts.Full, Home: f.Env.Home})
+		if ferr := w.Flush(); err == nil {
+			err = ferr
+		}
+		return err
+	})
 }
 
 // openShown reads the session show names: whole, or, for a large session
