@@ -55,16 +55,35 @@ func FuzzServe(f *testing.F) {
 			}
 		}
 	}
+	// A stub keeps every request it was sent: a new one every 1000
+	// inputs bounds the memory, where one per input took a fifth of the
+	// time.
+	var log bytes.Buffer
+	var s *modelstub.Stub
+	served := 0
+	f.Cleanup(func() {
+		if s != nil {
+			s.Close()
+		}
+	})
 	f.Fuzz(func(t *testing.T, which uint8, body []byte) {
 		path := fuzzPaths[int(which)%len(fuzzPaths)]
-		// A stub per input: a stub keeps every request it was sent.
-		var log bytes.Buffer
-		s, err := modelstub.Start(modelstub.Options{Script: fuzzScript(), Dir: workDir, Log: &log,
-			ToolNames: adapters.NativeTools, ToolCall: adapters.NativeCall})
-		if err != nil {
+		if served%1000 == 0 {
+			if s != nil {
+				s.Close()
+			}
+			var err error
+			s, err = modelstub.Start(modelstub.Options{Script: fuzzScript(), Dir: workDir, Log: &log,
+				ToolNames: adapters.NativeTools, ToolCall: adapters.NativeCall})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		served++
+		if err := s.Play(fuzzScript()); err != nil {
 			t.Fatal(err)
 		}
-		defer s.Close()
+		log.Reset()
 		w := httptest.NewRecorder()
 		s.ServeHTTP(w, httptest.NewRequest(http.MethodPost, path, bytes.NewReader(body)))
 		res := w.Result()
