@@ -256,6 +256,10 @@ func encodeOne(w io.Writer, format string, src exportSource, now time.Time) erro
 		}
 		return enc.Encode(src.s)
 	}
+	if src.entries != nil {
+		var records session.Records = src.records
+		return session.EncodeStream(w, src.s, src.entries, records, false)
+	}
 	return session.Encode(w, src.s, false)
 }
 

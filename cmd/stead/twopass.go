@@ -48,11 +48,11 @@ func openExport(ctx context.Context, f *Factory, opts *ExportOptions, it exportI
 		return exportSource{s: s, close: nothing}, err
 	}
 	a, _ := adapters.Lookup(it.cli)
-	// A universal document holds its session whole: only CUSF and NDJSON
-	// are written as the entries are read.
+	// Every format is written as the entries are read (a universal
+	// document with its native records; CUSF holds none).
 	if fi, err := os.Stat(it.sref.Path); err == nil && fi.Mode().IsRegular() && fi.Size() > twoPassAbove &&
-		opts.Format != formatUSF && a.OpenOutline != nil && a.NewDecoder != nil {
-		src, ok, err := openTwoPass(f, a, it.sref, fi.Size(), opts.Format == formatNDJSON)
+		a.OpenOutline != nil && a.NewDecoder != nil {
+		src, ok, err := openTwoPass(f, a, it.sref, fi.Size(), opts.Format != formatCUSF)
 		if ok || err != nil {
 			return src, err
 		}

@@ -235,6 +235,17 @@ func (r *Reader) Decode(v any) (Record, error) {
 	if !utf8.Valid(r.line) {
 		rec.Problem = AddProblem(rec.Problem, InvalidUTF8)
 	}
+	if len(r.line) > shrinkAbove {
+		// A huge line is handed over, not copied: the Reader reads on
+		// in a new buffer holding what follows it.
+		rec.Raw = r.line[:len(r.line):len(r.line)]
+		nb := make([]byte, max(64<<10, 2*(r.end-r.start)))
+		n := copy(nb, r.buf[r.start:r.end])
+		r.off += int64(r.start)
+		r.buf, r.start, r.end = nb, 0, n
+		r.line = rec.Raw
+		return rec, nil
+	}
 	rec.Raw = bytes.Clone(r.line)
 	return rec, nil
 }
