@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -125,7 +126,7 @@ changes to the project) or discard them (stead ab clean <ab>).`,
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the comparison as JSON")
 	cmd.Flags().StringVar(&opts.HTML, "html", "", "also write the comparison as a web page to this file")
 	addBusFlags(cmd, &opts.Bus)
-	cmd.AddCommand(newABPickCmd(f), newABCleanCmd(f))
+	cmd.AddCommand(newABListCmd(f), newABShowCmd(f), newABPickCmd(f), newABCleanCmd(f))
 	return cmd
 }
 
@@ -374,6 +375,86 @@ func toolList(tools map[string]int) string {
 		parts = append(parts, fmt.Sprintf("%s:%d", t, tools[t]))
 	}
 	return strings.Join(parts, ",")
+}
+
+func newABListCmd(f *Factory) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the A/B runs kept (not cleaned), newest first",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			dirs, err := os.ReadDir(filepath.Join(stateDir(f.Env), "ab"))
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			abs := []*abRun{}
+			for _, d := range dirs {
+				if !d.IsDir() || !bus.ValidRun(d.Name()) {
+					continue
+				}
+				ab, err := loadAB(f.Env, d.Name())
+				if err != nil {
+					fmt.Fprintf(f.IO.ErrOut, "warning: %v\n", err)
+					continue
+				}
+				abs = append(abs, ab)
+			}
+			slices.SortFunc(abs, func(a, b *abRun) int { return b.Started.Compare(a.Started) })
+			if asJSON {
+				return printJSON(f.IO.RawOut(), abs)
+			}
+			if len(abs) == 0 {
+				fmt.Fprintln(f.IO.ErrOut, "no A/B runs kept: start one with stead ab")
+				return nil
+			}
+			tw := tabwriter.NewWriter(f.IO.Out, 2, 8, 2, ' ', 0)
+			fmt.Fprintln(tw, "AB\tSTARTED\tVARIANTS\tPROMPT")
+			for _, ab := range abs {
+				var names []string
+				for _, v := range ab.Variants {
+					names = append(names, v.Name+":"+v.State)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", ab.ID, ab.Started.Local().Format("2006-01-02 15:04"),
+					strings.Join(names, ","), clipLine(ab.Prompt, 60))
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func newABShowCmd(f *Factory) *cobra.Command {
+	var asJSON bool
+	var html string
+	cmd := &cobra.Command{
+		Use:   "show <ab>",
+		Short: "Show an A/B run's comparison again: the table, JSON or the web page",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ab, err := loadAB(f.Env, args[0])
+			if err != nil {
+				return err
+			}
+			if html != "" {
+				if err := writeABHTML(html, ab); err != nil {
+					return err
+				}
+				fmt.Fprintf(f.IO.ErrOut, "stead: the comparison page: %s\n", html)
+			}
+			if asJSON {
+				enc := json.NewEncoder(f.IO.RawOut())
+				enc.SetIndent("", "  ")
+				return enc.Encode(ab)
+			}
+			writeABTable(f.IO.Out, ab)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the comparison as JSON")
+	cmd.Flags().StringVar(&html, "html", "", "also write the comparison as a web page to this file")
+	return cmd
 }
 
 func newABPickCmd(f *Factory) *cobra.Command {

@@ -117,3 +117,33 @@ func TestHostileRunNeutralised(t *testing.T) {
 		t.Errorf("watch --json lost the text:\n%s", out)
 	}
 }
+
+// TestHostileABNeutralised: an A/B comparison (its prompt, answers, errors)
+// is shown safely by ab show and ab list; ab show --json keeps it.
+func TestHostileABNeutralised(t *testing.T) {
+	env := session.Env{Home: t.TempDir(), Vars: map[string]string{"XDG_STATE_HOME": t.TempDir()}}
+	ab := &abRun{ID: "ab-20261120-hostile", Prompt: "do " + hostile, Project: "/tmp/p", Started: time.Now(),
+		Variants: []abVariant{
+			{Name: "codex", CLI: "codex", State: "exited", Answer: "answer " + hostile, Tools: map[string]int{}},
+			{Name: "claude", CLI: "claude", State: "failed", Error: "failed " + hostile, Tools: map[string]int{}},
+		}}
+	if err := saveAB(env, ab); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"ab", "show", ab.ID}, {"ab", "list"}} {
+		out, errOut, code := run(t, env, args...)
+		if code != ExitOK {
+			t.Fatalf("stead %s: exit %d: %s", strings.Join(args, " "), code, errOut)
+		}
+		if bad, ok := controls(out + errOut); ok {
+			t.Errorf("stead %s printed a control character: %q", strings.Join(args, " "), bad)
+		}
+		if !strings.Contains(out, `\x1b]0;owned\x07`) {
+			t.Errorf("stead %s: the text is not shown:\n%s", strings.Join(args, " "), out)
+		}
+	}
+	var back abRun
+	if err := json.Unmarshal([]byte(mustRun(t, env, "ab", "show", ab.ID, "--json")), &back); err != nil || back.Variants[0].Answer != strings.ToValidUTF8(ab.Variants[0].Answer, "\ufffd") {
+		t.Errorf("ab show --json: %v, %q", err, back.Variants[0].Answer)
+	}
+}
