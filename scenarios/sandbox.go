@@ -133,24 +133,67 @@ func Prepare(sc *Scenario, opts SandboxOptions) (*Sandbox, error) {
 	return sb, nil
 }
 
-// ErrMissingCLI says a CLI a scenario runs is not installed.
-var ErrMissingCLI = errors.New("a CLI the scenario runs is not installed")
+// ErrMissingCLI says a CLI stead is asked to run is not installed.
+var ErrMissingCLI = errors.New("a CLI stead runs is not installed")
 
-// findCLI finds the command that runs cli: STEAD_<CLI>_BIN, the pinned
-// install, or the CLI on PATH, in that order.
-func findCLI(user session.Env, cli string) ([]string, string, error) {
+// MissingCLIError says which CLI is missing and how to install it. It
+// matches ErrMissingCLI.
+type MissingCLIError struct {
+	CLI string
+	// Spec is the pinned npm package ("" for a CLI stead pins none of),
+	// Cache where scripts/install-clis.sh installs it, Var the variable
+	// that names its program.
+	Spec, Cache, Var string
+}
+
+func (e *MissingCLIError) Error() string {
+	if e.Spec == "" {
+		return fmt.Sprintf("%s is not on PATH; set %s to its program", e.CLI, e.Var)
+	}
+	return fmt.Sprintf("%s is not installed: install the pinned %s with scripts/install-clis.sh %s (into %s), put %s on PATH, or set %s to its program",
+		e.CLI, e.Spec, e.CLI, e.Cache, e.CLI, e.Var)
+}
+
+// Is makes a MissingCLIError match ErrMissingCLI.
+func (e *MissingCLIError) Is(target error) bool { return target == ErrMissingCLI }
+
+// FindCLI finds the command that runs cli: STEAD_<CLI>_BIN (which may be
+// "runtime script"), the pinned install (scripts/install-clis.sh, with the
+// runtime it needs), or cli on PATH, in that order; from says which. When
+// none is there, the error, a *MissingCLIError, says how to install it and
+// which variable names it.
+func FindCLI(env session.Env, cli string) (argv []string, from string, err error) {
 	key := "STEAD_" + strings.ToUpper(cli) + "_BIN"
-	if v := user.Get(key); v != "" {
+	if v := env.Get(key); v != "" {
 		return strings.Fields(v), key, nil
 	}
-	if argv, ok := Installed(user, cli); ok {
-		return argv, "pinned " + Pins()[cli].Spec, nil
+	pin, pinned := Pins()[cli]
+	if argv, ok := Installed(env, cli); ok {
+		return argv, "pinned " + pin.Spec + " in " + CacheDir(env), nil
 	}
-	if p, err := lookPath(user, cli); err == nil {
-		return []string{p}, "PATH (not the pinned " + Pins()[cli].Spec + ")", nil
+	if p, err := lookPath(env, cli); err == nil {
+		if !pinned {
+			return []string{p}, "PATH", nil
+		}
+		if pin.Runtime != "" {
+			// A script that needs a newer runtime than the system's
+			// (Kimi Code on Node 22) runs on the pinned one when it is
+			// installed.
+			if rt, ok := installedPin(CacheDir(env), Pins()[pin.Runtime]); ok {
+				if real, err := filepath.EvalSymlinks(p); err == nil {
+					p = real
+				}
+				return []string{rt, p}, "PATH (not the pinned " + pin.Spec + "), run by the pinned " + Pins()[pin.Runtime].Spec, nil
+			}
+		}
+		return []string{p}, "PATH (not the pinned " + pin.Spec + ")", nil
 	}
-	return nil, "", fmt.Errorf("%s: install the pinned %s with scripts/install-clis.sh %s, put %s on PATH, or set %s",
-		cli, Pins()[cli].Spec, cli, cli, key)
+	return nil, "", &MissingCLIError{CLI: cli, Spec: pin.Spec, Cache: CacheDir(env), Var: key}
+}
+
+// findCLI is FindCLI for a sandbox.
+func findCLI(user session.Env, cli string) ([]string, string, error) {
+	return FindCLI(user, cli)
 }
 
 func lookPath(env session.Env, name string) (string, error) {

@@ -103,6 +103,9 @@ changes to the project) or discard them (stead ab clean <ab>).`,
 				if err := runnable(c); err != nil {
 					return fmt.Errorf("--to: %w", err)
 				}
+				if err := installed(f.Env, c); err != nil {
+					return err
+				}
 				opts.To = append(opts.To, c)
 			}
 			if len(opts.To) == 0 {

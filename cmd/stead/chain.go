@@ -95,6 +95,9 @@ there to answer, so a step that needs an approval fails at --timeout.`,
 				if err := runnable(cli); err != nil {
 					return fmt.Errorf("step %d: %w", i+1, err)
 				}
+				if err := installed(f.Env, cli); err != nil {
+					return fmt.Errorf("step %d: %w", i+1, err)
+				}
 				opts.Steps = append(opts.Steps, chainStep{CLI: cli, Prompt: prompt})
 			}
 			return nil

@@ -69,6 +69,9 @@ continues it elsewhere.`,
 			if err := runnable(opts.To); err != nil {
 				return fmt.Errorf("--to: %w", err)
 			}
+			if err := installed(f.Env, opts.To); err != nil {
+				return err
+			}
 			if opts.From != "" {
 				if _, ok := adapters.Lookup(opts.From); !ok {
 					return flagErrorf("--from: unknown CLI %q (known: %s)", opts.From, strings.Join(adapters.Names(), ", "))

@@ -16,6 +16,7 @@ import (
 
 	"github.com/stead-dev/stead/internal/safetext"
 	"github.com/stead-dev/stead/pricing"
+	"github.com/stead-dev/stead/scenarios"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -28,6 +29,7 @@ const (
 	ExitError       ExitCode = 1 // anything else that went wrong
 	ExitUsage       ExitCode = 2 // bad command line
 	ExitNotFound    ExitCode = 3 // no session matched a reference
+	ExitMissingCLI  ExitCode = 4 // a CLI stead was asked to run is not installed
 	ExitInterrupted ExitCode = 130
 )
 
@@ -208,6 +210,8 @@ func exitCodeFor(err error) ExitCode {
 		return ExitUsage
 	case errors.Is(err, context.Canceled):
 		return ExitInterrupted
+	case errors.Is(err, scenarios.ErrMissingCLI):
+		return ExitMissingCLI
 	case errors.Is(err, session.ErrNotFound), errors.Is(err, session.ErrAmbiguous):
 		return ExitNotFound
 	}

@@ -11,7 +11,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,6 +24,7 @@ import (
 	"github.com/stead-dev/stead/bus"
 	"github.com/stead-dev/stead/capture"
 	"github.com/stead-dev/stead/inject"
+	"github.com/stead-dev/stead/scenarios"
 	"github.com/stead-dev/stead/session"
 	"github.com/stead-dev/stead/supervisor"
 	"github.com/stead-dev/stead/vt"
@@ -774,18 +774,21 @@ func putHistory(ctx context.Context, b *bus.Bus, run string, s *session.Session)
 	return err
 }
 
-// cliBinary finds the program of a CLI: $STEAD_<CLI>_BIN (which may be
-// "runtime script", as for Kimi Code on Node) or the CLI's name on PATH.
+// installed checks, before a command starts anything, that the program
+// of a CLI it runs can be found, as the run will look for it.
+func installed(env session.Env, cli string) error {
+	_, _, err := scenarios.FindCLI(env, cli)
+	return err
+}
+
+// cliBinary finds the program of a CLI as a scenario does (see
+// scenarios.FindCLI): $STEAD_<CLI>_BIN, the pinned install, then PATH.
 func cliBinary(env session.Env, cli string) (string, []string, error) {
-	if v := env.Get("STEAD_" + strings.ToUpper(cli) + "_BIN"); v != "" {
-		f := strings.Fields(v)
-		return f[0], f[1:], nil
-	}
-	p, err := exec.LookPath(cli)
+	argv, _, err := scenarios.FindCLI(env, cli)
 	if err != nil {
-		return "", nil, fmt.Errorf("%s is not installed (not on PATH; or set STEAD_%s_BIN): %w", cli, strings.ToUpper(cli), session.ErrNotFound)
+		return "", nil, err
 	}
-	return p, nil, nil
+	return argv[0], argv[1:], nil
 }
 
 // environ is env as a process environment.

@@ -165,6 +165,9 @@ CLI's headless mode and prints the answer; continue that session with
 			if err := runnable(opts.To); err != nil {
 				return fmt.Errorf("--to: %w", err)
 			}
+			if err := installed(f.Env, opts.To); err != nil {
+				return err
+			}
 			dir, err := projectDir(opts.Cwd)
 			if err != nil {
 				return err
