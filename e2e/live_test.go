@@ -60,6 +60,8 @@ type live struct {
 	dst    *clitest.Env
 	daemon *exec.Cmd
 	root   string
+	// daemonEnv, when set, is the daemon's environment instead of env.
+	daemonEnv []string
 }
 
 const (
@@ -105,6 +107,9 @@ func newLive(t *testing.T, src, dst string, turns ...modelstub.Turn) (*live, str
 func (l *live) startDaemon(root string) {
 	l.daemon = exec.Command(l.bin, "serve", "-v")
 	l.daemon.Env = l.env
+	if l.daemonEnv != nil {
+		l.daemon.Env = l.daemonEnv
+	}
 	logf, err := os.Create(filepath.Join(root, "serve.log"))
 	if err != nil {
 		l.t.Fatal(err)

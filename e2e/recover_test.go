@@ -126,3 +126,51 @@ func hasText(es []session.Entry, marker string) bool {
 	}
 	return false
 }
+
+// TestLiveDetachedCallerEnv: a detached run uses the environment of the
+// command that asked for it, not the daemon's: here the daemon was started
+// from a shell that cannot find Codex at all.
+func TestLiveDetachedCallerEnv(t *testing.T) {
+	l, ref := newLive(t, "claude", "codex", modelstub.Turn{Text: liveReply})
+	l.daemon.Process.Signal(syscall.SIGTERM)
+	l.daemon.Wait()
+	var env []string
+	for _, kv := range l.env {
+		switch k, _, _ := strings.Cut(kv, "="); {
+		case strings.HasPrefix(k, "STEAD_") && strings.HasSuffix(k, "_BIN"), k == "STEAD_CLI_CACHE", k == "CODEX_HOME":
+		case k == "PATH":
+			env = append(env, "PATH=/usr/bin:/bin")
+		default:
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "STEAD_CLI_CACHE="+t.TempDir())
+	l.daemonEnv = env
+	l.startDaemon(l.root)
+	rec, w := l.startRun(t, ref, "codex")
+	w.until(t, "the reply, then ready", 3*time.Minute, replied)
+	l.stead("stop", rec.ID)
+	w.until(t, "the end of the run", time.Minute, ended)
+
+	// stead serve status and stop.
+	var st struct {
+		Running   bool `json:"running"`
+		PID       int  `json:"pid"`
+		SameBuild bool `json:"sameBuild"`
+		Runs      int  `json:"runs"`
+		Active    int  `json:"active"`
+	}
+	if err := json.Unmarshal([]byte(l.stead("serve", "status", "--json")), &st); err != nil {
+		t.Fatal(err)
+	}
+	if !st.Running || st.PID != l.daemon.Process.Pid || !st.SameBuild || st.Runs != 1 || st.Active != 0 {
+		t.Errorf("serve status: %+v (daemon pid %d)", st, l.daemon.Process.Pid)
+	}
+	l.stead("serve", "stop")
+	if err := l.daemon.Wait(); err != nil {
+		t.Errorf("the daemon, stopped: %v", err)
+	}
+	if out, err := l.steadErr("serve", "status"); err == nil || !strings.Contains(err.Error(), "not running") {
+		t.Errorf("serve status after stop: %q, %v", out, err)
+	}
+}

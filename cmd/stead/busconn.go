@@ -2,14 +2,18 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -45,7 +49,33 @@ type daemonInfo struct {
 	URL   string `json:"url"`
 	Token string `json:"token"`
 	PID   int    `json:"pid"`
+	// Started is when the daemon started; Version and Build say which
+	// stead it is (Build: a hash of its program), Program where it runs
+	// from.
+	Started time.Time `json:"started,omitzero"`
+	Version string    `json:"version,omitempty"`
+	Build   string    `json:"build,omitempty"`
+	Program string    `json:"program,omitempty"`
 }
+
+// selfBuild is a hash of this program's bytes: two stead programs built
+// from the same source (go run builds one each time) have the same.
+var selfBuild = sync.OnceValue(func() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil)[:6])
+})
 
 func daemonFile(env session.Env) string { return filepath.Join(stateDir(env), "bus.json") }
 
@@ -69,6 +99,9 @@ func connectBus(ctx context.Context, f *Factory, bf BusFlags, start bool) (*bus.
 		return nil, err
 	}
 	b, err := dialDaemon(ctx, f)
+	if err == nil {
+		b, err = sameBuild(ctx, f, b, start)
+	}
 	if err == nil {
 		return b, nil
 	}
@@ -104,6 +137,64 @@ func connectBus(ctx context.Context, f *Factory, bf BusFlags, start bool) (*bus.
 			return nil, fmt.Errorf("the stead daemon did not come up within %s%s", daemonStartWithin, logTail(filepath.Join(dir, "serve.log")))
 		}
 	}
+}
+
+// sameBuild checks that the daemon b reaches runs this build of stead. One
+// of another build (an older stead) is replaced when it supervises no run
+// (errNoDaemon then: the caller starts this one), and kept, with a
+// warning, when it does.
+func sameBuild(ctx context.Context, f *Factory, b *bus.Bus, replace bool) (*bus.Bus, error) {
+	info, err := readDaemonInfo(f.Env)
+	mine := selfBuild()
+	if err != nil || mine == "" || info.Build == mine {
+		return b, nil
+	}
+	active := 0
+	if runs, err := b.Runs(ctx); err == nil {
+		for _, r := range runs {
+			if _, pid, ok := parseSupervisor(r.Supervisor); ok && pid == info.PID && !r.State.Done() {
+				active++
+			}
+		}
+	}
+	what := fmt.Sprintf("the stead daemon (pid %d, started %s from %s) is another build of stead (%s, this one is %s)",
+		info.PID, info.Started.Local().Format("2006-01-02 15:04"), orUnknown(info.Program), orUnknown(info.Build), mine)
+	if active > 0 || !replace {
+		fmt.Fprintf(f.IO.ErrOut, "stead: warning: %s; it goes on supervising its %d runs: stop it with stead serve stop to use this one\n", what, active)
+		return b, nil
+	}
+	b.Close()
+	fmt.Fprintf(f.IO.ErrOut, "stead: %s, and runs nothing: replacing it\n", what)
+	if err := stopDaemon(info, time.Minute); err != nil {
+		return nil, err
+	}
+	return nil, errNoDaemon
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+// stopDaemon asks the daemon to stop (SIGTERM: it stops its runs' CLIs
+// and stores their sessions) and waits until it is gone, killing it after
+// within.
+func stopDaemon(info daemonInfo, within time.Duration) error {
+	if !info.alive() {
+		return nil
+	}
+	if err := syscall.Kill(info.PID, syscall.SIGTERM); err != nil {
+		return fmt.Errorf("stopping the stead daemon (pid %d): %w", info.PID, err)
+	}
+	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if !info.alive() {
+			return nil
+		}
+	}
+	syscall.Kill(info.PID, syscall.SIGKILL)
+	return fmt.Errorf("the stead daemon (pid %d) did not stop within %s of SIGTERM: killed", info.PID, within)
 }
 
 // daemonStartWithin is how long a command waits for the daemon it started
@@ -156,7 +247,7 @@ func readDaemonInfo(env session.Env) (daemonInfo, error) {
 
 // alive reports whether the daemon's process runs.
 func (d daemonInfo) alive() bool {
-	return d.PID > 0 && d.PID != os.Getpid() && syscall.Kill(d.PID, 0) == nil
+	return d.PID > 0 && d.PID != os.Getpid() && processRuns(d.PID)
 }
 
 // startDaemon starts stead serve in the background, in a session of its

@@ -51,6 +51,7 @@ for such runs every 30 s.`,
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:0", "the loopback address the embedded bus takes clients on")
+	cmd.AddCommand(newServeStatusCmd(f), newServeStopCmd(f))
 	cmd.Flags().Var(&terminal, "terminal-bytes", "the runs' terminal output kept, the oldest discarded first, e.g. 256M (default 1G, or a quarter of what the store's disk may hold when that is less)")
 	addBusFlags(cmd, &bf)
 	return cmd
@@ -94,7 +95,9 @@ func serve(ctx context.Context, f *Factory, bf BusFlags, listen string, listenGi
 		if err != nil {
 			return err
 		}
-		if err := writeDaemonInfo(f.Env, daemonInfo{URL: b.ClientURL(), Token: b.ClientToken(), PID: os.Getpid()}); err != nil {
+		exe, _ := os.Executable()
+		if err := writeDaemonInfo(f.Env, daemonInfo{URL: b.ClientURL(), Token: b.ClientToken(), PID: os.Getpid(),
+			Started: time.Now().UTC(), Version: version, Build: selfBuild(), Program: exe}); err != nil {
 			b.Close()
 			return err
 		}
@@ -153,6 +156,113 @@ func serve(ctx context.Context, f *Factory, bf BusFlags, listen string, listenGi
 	return nil
 }
 
+// daemonStatus is what stead serve status reports.
+type daemonStatus struct {
+	Running bool      `json:"running"`
+	PID     int       `json:"pid,omitempty"`
+	URL     string    `json:"url,omitempty"`
+	Started time.Time `json:"started,omitzero"`
+	Uptime  string    `json:"uptime,omitempty"`
+	Version string    `json:"version,omitempty"`
+	Build   string    `json:"build,omitempty"`
+	// SameBuild is false when the daemon is another build of stead than
+	// the command asking.
+	SameBuild bool   `json:"sameBuild"`
+	Program   string `json:"program,omitempty"`
+	Store     string `json:"store"`
+	Log       string `json:"log"`
+	// Runs counts the runs on the bus; Active those not ended.
+	Runs   int `json:"runs"`
+	Active int `json:"active"`
+}
+
+// ErrNoDaemon is returned by serve status and stop when no daemon runs.
+var ErrNoDaemon = errors.New("no stead daemon runs")
+
+func newServeStatusCmd(f *Factory) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Say whether the local stead daemon runs: its pid, address, uptime, build and runs",
+		Long: `Say whether the local stead daemon runs, and if so its pid, bus address, uptime,
+version and build (and whether it is this build of stead), its store and log, and how many
+runs it holds. Exit code 1 when none runs.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			dir := stateDir(f.Env)
+			st := daemonStatus{Store: filepath.Join(dir, "nats"), Log: filepath.Join(dir, "serve.log")}
+			info, err := readDaemonInfo(f.Env)
+			if err == nil && info.alive() {
+				st.Running, st.PID, st.URL, st.Started = true, info.PID, info.URL, info.Started
+				st.Version, st.Build, st.Program = info.Version, info.Build, info.Program
+				st.SameBuild = info.Build != "" && info.Build == selfBuild()
+				if !info.Started.IsZero() {
+					st.Uptime = time.Since(info.Started).Round(time.Second).String()
+				}
+				if b, err := dialDaemon(cmd.Context(), f); err == nil {
+					if runs, err := b.Runs(cmd.Context()); err == nil {
+						st.Runs = len(runs)
+						for _, r := range runs {
+							if !r.State.Done() {
+								st.Active++
+							}
+						}
+					}
+					b.Close()
+				}
+			}
+			if asJSON {
+				if err := printJSON(f.IO.RawOut(), st); err != nil {
+					return err
+				}
+			} else if st.Running {
+				w := f.IO.Out
+				fmt.Fprintf(w, "stead daemon: running, pid %d, up %s (since %s)\n", st.PID, orUnknown(st.Uptime), st.Started.Local().Format("2006-01-02 15:04:05"))
+				build := "this build"
+				if !st.SameBuild {
+					build = "another build than this stead (" + selfBuild() + "): stead serve stop, and the next command starts this one"
+				}
+				fmt.Fprintf(w, "  stead %s, build %s: %s\n", orUnknown(st.Version), orUnknown(st.Build), build)
+				fmt.Fprintf(w, "  bus:   %s (token in %s)\n", st.URL, daemonFile(f.Env))
+				fmt.Fprintf(w, "  runs:  %d active, %d in all (stead runs lists them)\n", st.Active, st.Runs)
+				fmt.Fprintf(w, "  store: %s\n  log:   %s\n", st.Store, st.Log)
+			} else {
+				fmt.Fprintf(f.IO.Out, "stead daemon: not running (the first command that needs the bus starts it; its log would be %s)\n", st.Log)
+			}
+			if !st.Running {
+				return &silentError{err: ErrNoDaemon}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func newServeStopCmd(f *Factory) *cobra.Command {
+	var wait time.Duration
+	cmd := &cobra.Command{
+		Use:   "stop",
+		Short: "Stop the local stead daemon: its runs' CLIs are stopped and their sessions stored",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			info, err := readDaemonInfo(f.Env)
+			if err != nil || !info.alive() {
+				fmt.Fprintln(f.IO.ErrOut, "stead: no stead daemon runs")
+				return nil
+			}
+			begin := time.Now()
+			if err := stopDaemon(info, wait); err != nil {
+				return err
+			}
+			fmt.Fprintf(f.IO.ErrOut, "stead: stopped the daemon (pid %d) in %s\n", info.PID, time.Since(begin).Round(10*time.Millisecond))
+			return nil
+		},
+	}
+	cmd.Flags().DurationVar(&wait, "wait", time.Minute, "how long to wait for it to stop its runs before killing it")
+	return cmd
+}
+
 // byteSize is a flag of a size in bytes: 1048576, 512K, 256M, 2G.
 type byteSize int64
 
@@ -205,12 +315,20 @@ func reusable(url string) (string, bool) {
 // startWork starts a detached run in the worker and replies once its CLI
 // is running.
 func startWork(ctx context.Context, f *Factory, b *bus.Bus, data []byte, runs *sync.WaitGroup, active *sync.Map) workReply {
-	spec, err := parseWorkRequest(data)
+	spec, env, err := parseWork(data)
 	if err != nil {
 		return workReply{Error: err.Error()}
 	}
+	if env != nil {
+		// The run is the asking command's: its environment, not the
+		// daemon's (which may be another shell's, or older).
+		rf := *f
+		rf.Env = *env
+		f = &rf
+	}
 	s, err := loadSession(ctx, f, b, "run:"+spec.Source, "")
 	if err != nil {
+		failedRun(b, spec, err, f.Logger)
 		return workReply{Error: err.Error()}
 	}
 	started := make(chan session.Run, 1)

@@ -145,7 +145,7 @@ func parseSupervisor(s string) (host string, pid int, ok bool) {
 // name holds "stead"): a pid that a new process took is not the
 // supervisor. Where /proc cannot tell, a running process counts.
 func steadRuns(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
+	if !processRuns(pid) {
 		return false
 	}
 	cmdline, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
@@ -154,6 +154,22 @@ func steadRuns(pid int) bool {
 	}
 	prog, _, _ := bytes.Cut(cmdline, []byte{0})
 	return strings.Contains(filepath.Base(string(prog)), "stead")
+}
+
+// processRuns reports whether process pid runs: it exists and is not a
+// zombie (a process that ended, not yet reaped by its parent, still takes
+// signals).
+func processRuns(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return true
+	}
+	// pid (comm) state ...: comm may hold spaces and parentheses.
+	i := bytes.LastIndexByte(stat, ')')
+	return i < 0 || i+2 >= len(stat) || stat[i+2] != 'Z'
 }
 
 // runsFor reports whether process pid runs with STEAD_RUN=run in its

@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/session"
 )
 
 // The requests a daemon takes from the bus, read by pure functions so
@@ -21,11 +22,27 @@ import (
 // source is the run's stored session and the model cannot be taken for a
 // flag of the CLI.
 func parseWorkRequest(data []byte) (RunSpec, error) {
+	spec, _, err := parseWork(data)
+	return spec, err
+}
+
+// parseWork is parseWorkRequest, also returning the environment the
+// request carries (nil from a client that sends none: the worker's own is
+// used then). A home that is not an absolute path is refused.
+func parseWork(data []byte) (RunSpec, *session.Env, error) {
 	var req workRequest
 	if err := json.Unmarshal(data, &req); err != nil {
-		return RunSpec{}, fmt.Errorf("bad work request: %w", err)
+		return RunSpec{}, nil, fmt.Errorf("bad work request: %w", err)
 	}
-	spec := req.Spec
+	if req.Env != nil && (!filepath.IsAbs(req.Env.Home) || strings.ContainsRune(req.Env.Home, 0)) {
+		return RunSpec{}, nil, fmt.Errorf("bad work request: home %.200q is not an absolute path", req.Env.Home)
+	}
+	spec, err := checkSpec(req.Spec)
+	return spec, req.Env, err
+}
+
+// checkSpec checks a work request's spec.
+func checkSpec(spec RunSpec) (RunSpec, error) {
 	if !bus.ValidRun(spec.ID) {
 		return RunSpec{}, fmt.Errorf("bad run id %.80q", spec.ID)
 	}

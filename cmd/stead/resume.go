@@ -178,6 +178,10 @@ func printRunEnd(w io.Writer, r session.Run) {
 // workRequest is what a worker gets to start a detached run.
 type workRequest struct {
 	Spec RunSpec `json:"spec"`
+	// Env is the environment of the command that asked for the run:
+	// the run's CLI gets it (its PATH, homes, keys, STEAD_*), not the
+	// worker's.
+	Env *session.Env `json:"env,omitempty"`
 }
 
 type workReply struct {
@@ -195,7 +199,7 @@ func detachRun(ctx context.Context, f *Factory, b *bus.Bus, s *session.Session, 
 	if err := b.PutSession(ctx, spec.Source, strings.NewReader(string(data))); err != nil {
 		return err
 	}
-	req, _ := json.Marshal(workRequest{Spec: spec})
+	req, _ := json.Marshal(workRequest{Spec: spec, Env: &f.Env})
 	rctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	out, err := b.Request(rctx, bus.WorkSubject, req)

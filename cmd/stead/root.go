@@ -157,6 +157,13 @@ type FlagError struct{ err error }
 func (e *FlagError) Error() string { return e.err.Error() }
 func (e *FlagError) Unwrap() error { return e.err }
 
+// silentError fails a command whose output already said what went wrong:
+// stead exits with the error's code without printing it again.
+type silentError struct{ err error }
+
+func (e *silentError) Error() string { return e.err.Error() }
+func (e *silentError) Unwrap() error { return e.err }
+
 func flagErrorf(format string, a ...any) error {
 	return &FlagError{err: fmt.Errorf(format, a...)}
 }
@@ -189,6 +196,10 @@ func MainContext(ctx context.Context, args []string, ios *IOStreams, env session
 		return ExitOK
 	}
 	code := exitCodeFor(err)
+	var silent *silentError
+	if errors.As(err, &silent) {
+		return code
+	}
 	if code == ExitInterrupted {
 		fmt.Fprintln(ios.ErrOut, "stead: interrupted")
 	} else {

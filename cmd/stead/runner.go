@@ -78,6 +78,21 @@ func runnable(cli string) error {
 // supervisorName names this process as the supervisor of a run.
 func supervisorName(host string) string { return fmt.Sprintf("%s/%d", host, os.Getpid()) }
 
+// failedRun records a run that failed before its CLI started, so that
+// stead runs shows it with its error (a record superviseRun stored is
+// kept).
+func failedRun(b *bus.Bus, spec RunSpec, cause error, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if r, err := b.Run(ctx, spec.ID); err == nil && r.State.Done() {
+		return
+	}
+	host, _ := os.Hostname()
+	now := time.Now().UTC()
+	putRun(b, session.Run{ID: spec.ID, CLI: spec.To, Dir: spec.Dir, Host: host, Supervisor: supervisorName(host),
+		State: session.RunFailed, Started: now, Ended: now, Reason: "it did not start: " + cause.Error()}, log)
+}
+
 // ErrRunFailed is returned when the CLI of a run failed.
 var ErrRunFailed = errors.New("the run failed")
 
@@ -85,6 +100,15 @@ var ErrRunFailed = errors.New("the run failed")
 // it under a terminal, captures it onto the bus until it exits, and
 // stores the whole session. With term the user's terminal is attached.
 func superviseRun(ctx context.Context, f *Factory, b *bus.Bus, s *session.Session, spec RunSpec, term *terminalIO, started func(session.Run)) (session.Run, error) {
+	rec, err := supervise(ctx, f, b, s, spec, term, started)
+	if err != nil && !rec.State.Done() {
+		// It failed before it ran: stead runs says why.
+		failedRun(b, spec, err, f.Logger)
+	}
+	return rec, err
+}
+
+func supervise(ctx context.Context, f *Factory, b *bus.Bus, s *session.Session, spec RunSpec, term *terminalIO, started func(session.Run)) (session.Run, error) {
 	log := f.Logger.With("run", spec.ID)
 	if err := runnable(spec.To); err != nil {
 		return session.Run{}, err
