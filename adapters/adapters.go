@@ -58,6 +58,13 @@ type Adapter struct {
 	// Setup says how to run the CLI for a Launch: environment and config
 	// files that avoid dialogs and keep traffic on the machine.
 	Setup func(l session.Launch) session.Setup
+	// Model is the model the CLI uses in env for a session in the project
+	// dir when none is given on its command line (its configuration files
+	// and environment, as the CLI reads them), and where it was read; else
+	// its default ("default"; "" where the CLI settles that itself). A
+	// session written for the CLI continues with it (Place settles
+	// Target.Model the same way), never with the source's.
+	Model func(env session.Env, dir string) (model, from string)
 	// Argv returns the arguments of a headless run (print or exec mode).
 	Argv func(l session.Launch) []string
 	// TUI says how to drive the CLI's interactive UI under a supervisor.

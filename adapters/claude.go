@@ -26,6 +26,7 @@ var claudeAdapter = Adapter{
 	Tools:         claude.Tools,
 	Calls:         claude.Calls,
 	Setup:         claude.Setup,
+	Model:         claude.ConfiguredModel,
 	Argv:          claude.Argv,
 	TUI:           &claude.TUI,
 	SessionID:     claude.SessionID,

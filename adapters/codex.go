@@ -24,6 +24,7 @@ var codexAdapter = Adapter{
 	Tools:         codex.Tools,
 	Calls:         codex.Calls,
 	Setup:         codex.Setup,
+	Model:         func(env session.Env, _ string) (string, string) { return codex.ConfiguredModel(env) },
 	Argv:          codex.Argv,
 	TUI:           &codex.TUI,
 	SessionID:     codex.SessionID,

@@ -21,6 +21,7 @@ var geminiAdapter = Adapter{
 	Tools:         gemini.Tools,
 	Calls:         gemini.Calls,
 	Setup:         gemini.Setup,
+	Model:         gemini.ConfiguredModel,
 	Argv:          gemini.Argv,
 	TUI:           &gemini.TUI,
 	SessionID:     gemini.SessionID,

@@ -21,6 +21,7 @@ var kimiAdapter = Adapter{
 	Tools:         kimi.Tools,
 	Calls:         kimi.Calls,
 	Setup:         kimi.Setup,
+	Model:         func(env session.Env, _ string) (string, string) { return kimi.ConfiguredModel(env) },
 	Argv:          kimi.Argv,
 	TUI:           &kimi.TUI,
 	SessionID:     kimi.SessionID,

@@ -30,6 +30,7 @@ var opencodeAdapter = Adapter{
 	Tools:         opencode.Tools,
 	Calls:         opencode.Calls,
 	Setup:         opencode.Setup,
+	Model:         opencode.ConfiguredModel,
 	Argv:          opencode.Argv,
 	TUI:           &opencode.TUI,
 	SessionID:     opencode.SessionID,

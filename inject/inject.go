@@ -98,6 +98,13 @@ type Options struct {
 	// At records, for a fork, the entry the session was cut at (the
 	// caller cuts it).
 	At string
+	// Model is the model the target CLI is to resume the session with
+	// (--model); empty means the one the target CLI is configured with
+	// (its configuration files and environment, from Env), else the
+	// CLI's own default. The source's model is never used: it is another
+	// provider's when the CLIs differ. The writer's Place settles it; the
+	// report's Target.Model and Target.ModelFrom say which it is.
+	Model string
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 }
@@ -122,6 +129,9 @@ type Report struct {
 	Warnings []session.Warning `json:"warnings"`
 }
 
+// ModelFlag is Target.ModelFrom for a model the caller asked for.
+const ModelFlag = "--model"
+
 // ErrEmpty is returned for a session with nothing a CLI could resume.
 var ErrEmpty = errors.New("nothing to convert: the session has no user or assistant messages")
 
@@ -132,15 +142,19 @@ func target(s *session.Session, w Writer, opts Options) session.Target {
 		now = opts.Now
 	}
 	t := session.Target{
-		CLI:      w.CLI,
-		ID:       opts.ID,
-		Dir:      opts.Dir,
-		Created:  s.Metadata.Created,
-		Model:    s.Model.Model,
-		Provider: s.Model.Provider,
-		Title:    s.Title,
-		Origin:   session.Origin{CLI: s.Source.CLI, ID: s.ID, Tool: opts.Tool, At: opts.At},
-		Format:   opts.Format,
+		CLI:            w.CLI,
+		ID:             opts.ID,
+		Dir:            opts.Dir,
+		Created:        s.Metadata.Created,
+		Model:          opts.Model,
+		SourceModel:    s.Model.Model,
+		SourceProvider: s.Model.Provider,
+		Title:          s.Title,
+		Origin:         session.Origin{CLI: s.Source.CLI, ID: s.ID, Tool: opts.Tool, At: opts.At},
+		Format:         opts.Format,
+	}
+	if t.Model != "" {
+		t.ModelFrom = ModelFlag
 	}
 	if t.Dir == "" {
 		t.Dir = s.Project.Path
@@ -270,10 +284,33 @@ func encode(s *session.Session, events Stream, r Reader, w Writer, t session.Tar
 	return nil
 }
 
+// ModelLine says, for a person, which model the target CLI will continue
+// the session with, where that choice comes from, and the source's model
+// when it differs.
+func (r *Report) ModelLine() string {
+	t := r.Target
+	var b strings.Builder
+	switch {
+	case t.Model == "":
+		fmt.Fprintf(&b, "%s will use its default model", t.CLI)
+	case t.ModelFrom == "" || t.ModelFrom == "default":
+		fmt.Fprintf(&b, "%s will use %s, its default", t.CLI, t.Model)
+	case t.ModelFrom == ModelFlag:
+		fmt.Fprintf(&b, "%s will use %s, as asked (--model)", t.CLI, t.Model)
+	default:
+		fmt.Fprintf(&b, "%s will use %s, its configured model (%s)", t.CLI, t.Model, t.ModelFrom)
+	}
+	if t.SourceModel != "" && t.SourceModel != t.Model {
+		fmt.Fprintf(&b, "; the source used %s", t.SourceModel)
+	}
+	return b.String()
+}
+
 // Summary describes a report in a few lines for people.
 func (r *Report) Summary() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s:%s -> %s:%s (%d entries, %d tool calls, fidelity %s)\n", r.Source.CLI, r.Source.ID, r.Target.CLI, r.Target.ID, r.Entries, r.ToolCalls, r.Fidelity)
+	b.WriteString(r.ModelLine() + "\n")
 	if len(r.Warnings) > 0 {
 		fmt.Fprintf(&b, "%d warnings reading the source:\n", len(r.Warnings))
 		for _, w := range r.Warnings {

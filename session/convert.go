@@ -15,10 +15,22 @@ type Target struct {
 	Dir string `json:"dir"`
 	// Created is when the session started.
 	Created time.Time `json:"created"`
-	// Model and Provider name the model of the source session, when
-	// known; writers put them where the target records a model.
+	// Model and Provider name the model the target CLI will resume the
+	// session with: the one asked for (--model), else the one the target
+	// CLI is configured with, else empty for the CLI's own default (Place
+	// settles them). Never the source's: a model of another provider fails
+	// the target's first turn. Writers put them wherever the CLI reads back
+	// the model it will use.
 	Model    string `json:"model,omitempty"`
 	Provider string `json:"provider,omitempty"`
+	// ModelFrom says where Model came from: "--model", the configuration
+	// file or environment variable it was read from, or "default".
+	ModelFrom string `json:"modelFrom,omitempty"`
+	// SourceModel and SourceProvider name the source session's model,
+	// for records that are history (the model that wrote a message),
+	// where an entry names none.
+	SourceModel    string `json:"sourceModel,omitempty"`
+	SourceProvider string `json:"sourceProvider,omitempty"`
 	// Title is the session's title, if it has one.
 	Title string `json:"title,omitempty"`
 	// Origin records where the session came from (provenance): the

@@ -3,7 +3,9 @@ package claude
 import (
 	"encoding/json"
 	"path/filepath"
+	"strings"
 
+	"github.com/stead-dev/stead/adapters/internal/storefile"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -40,11 +42,16 @@ func Setup(l session.Launch) session.Setup {
 		"customApiKeyResponses":  map[string]any{"approved": []string{stubKey[len(stubKey)-20:]}, "rejected": []string{}},
 		"projects":               projects,
 	})
+	settings := map[string]any{"skipDangerousModePermissionPrompt": true}
+	if l.Model != "" {
+		settings["model"] = l.Model // as a user's settings name it
+	}
+	sb, _ := json.Marshal(settings)
 	return session.Setup{
 		Env: env,
 		Files: map[string]string{
 			".claude/.claude.json":  string(cfg),
-			".claude/settings.json": `{"skipDangerousModePermissionPrompt":true}`,
+			".claude/settings.json": string(sb),
 		},
 		Notes: "Run claude -p PROMPT --dangerously-skip-permissions (headless) or claude (TUI).",
 	}
@@ -61,4 +68,55 @@ func Argv(l session.Launch) []string {
 		args = append(args, "--resume", l.Resume)
 	}
 	return args
+}
+
+// DefaultModel is the model Claude Code 2.1.330 uses when none is
+// configured (claude.md §1).
+const DefaultModel = "claude-opus-5-5"
+
+// aliases are the model names Claude Code takes for its current models.
+var aliases = map[string]string{
+	"default": DefaultModel,
+	"opus":    "claude-opus-5-5",
+	"sonnet":  "claude-sonnet-5-5",
+	"haiku":   "claude-haiku-5-5",
+}
+
+// ConfiguredModel is the model Claude Code uses in env for a session in
+// dir when none is given on its command line, and where that was read:
+// $ANTHROPIC_MODEL, else the model of the project's
+// .claude/settings.local.json, else of its .claude/settings.json, else of
+// the user's settings.json (in the config directory), else Claude Code's
+// default. Aliases (opus, sonnet, haiku) are resolved. Managed settings
+// are not read.
+func ConfiguredModel(env session.Env, dir string) (model, from string) {
+	resolve := func(m string) string {
+		if full, ok := aliases[strings.ToLower(m)]; ok {
+			return full
+		}
+		return m
+	}
+	if m := strings.TrimSpace(env.Get("ANTHROPIC_MODEL")); m != "" {
+		return resolve(m), "ANTHROPIC_MODEL"
+	}
+	var files []string
+	if dir != "" {
+		files = append(files, filepath.Join(dir, ".claude", "settings.local.json"), filepath.Join(dir, ".claude", "settings.json"))
+	}
+	if root := Root(env); root != "" {
+		files = append(files, filepath.Join(root, "settings.json"))
+	}
+	for _, path := range files {
+		data, err := storefile.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		var s struct {
+			Model string `json:"model"`
+		}
+		if json.Unmarshal(data, &s) == nil && strings.TrimSpace(s.Model) != "" {
+			return resolve(strings.TrimSpace(s.Model)), path
+		}
+	}
+	return DefaultModel, "default"
 }

@@ -26,7 +26,11 @@ const largeFile = 5 << 20
 
 // Place chooses a new session's id (a random UUID; Claude Code takes only
 // UUIDs) and its file: projects/<encoded cwd>/<id>.jsonl under the config
-// directory. The cwd is the physical path, as the CLI records it.
+// directory. The cwd is the physical path, as the CLI records it. It also
+// settles the model the session will continue with (the one asked for,
+// else ConfiguredModel's), which the report names: Claude Code reads no
+// model back from the file (its assistant records keep the model that
+// wrote each message, as history).
 func Place(env session.Env, t *session.Target) (session.Placement, error) {
 	if t.ID == "" {
 		t.ID = ids.UUID4()
@@ -40,6 +44,12 @@ func Place(env session.Env, t *session.Target) (session.Placement, error) {
 	if real, err := filepath.EvalSymlinks(t.Dir); err == nil {
 		t.Dir = real
 	}
+	if t.Model == "" {
+		t.Model, t.ModelFrom = ConfiguredModel(env, t.Dir)
+	} else if full, ok := aliases[strings.ToLower(t.Model)]; ok {
+		t.Model = full
+	}
+	t.Provider = "anthropic"
 	root := Root(env)
 	return session.Placement{
 		Root:   root,
@@ -199,10 +209,13 @@ func (e *Encoder) startReply(en *session.Entry) {
 	e.inReply = true
 }
 
+// message is an assistant record's message. Its model is history, the
+// model that wrote it (the entry's, else the source session's), which
+// Claude Code shows but never resumes with.
 func (e *Encoder) message(en *session.Entry, blocks []any) outMessage {
 	model := en.Model
 	if model == "" {
-		model = e.t.Model
+		model = e.t.SourceModel
 	}
 	if model == "" {
 		model = "unknown"

@@ -39,6 +39,13 @@ func Place(env session.Env, t *session.Target) (session.Placement, error) {
 	// unavailable"); so the session records the provider this Codex home
 	// resumes with.
 	t.Provider = ConfiguredProvider(env)
+	// Codex resumes a thread with the model its rollout's turn_context
+	// names (the TUI does; exec warns and takes its configured one), so
+	// the rollout names the model this Codex is to use: the one asked
+	// for, else its configured one, else none (Codex's own default).
+	if t.Model == "" {
+		t.Model, t.ModelFrom = ConfiguredModel(env)
+	}
 	root := Root(env)
 	local := t.Created.Local()
 	name := "rollout-" + local.Format("2006-01-02T15-04-05") + "-" + t.ID + ".jsonl"
@@ -55,8 +62,9 @@ func Place(env session.Env, t *session.Target) (session.Placement, error) {
 // provider Codex is configured with; any other fails the resume);
 // then response items (messages, reasoning, function and custom tool calls
 // with their outputs), the user_message and agent_message events the
-// picker shows, a turn_context naming the model and token_count events
-// with the usage.
+// picker shows, a turn_context naming Target.Model (the model Codex will
+// resume with, never the source's: Codex reads it back; none when Codex
+// is to use its default) and token_count events with the usage.
 type Encoder struct {
 	w    io.Writer
 	t    session.Target
@@ -177,8 +185,12 @@ func (e *Encoder) start() {
 	e.put("session_meta", meta)
 }
 
-// turnContext records the model, when it changes.
-func (e *Encoder) turnContext(model string) {
+// turnContext records, once, the model Codex will resume the thread with:
+// Target.Model, not the entries' (a source's model of another provider
+// would be what Codex asks for). With none, Codex takes its configured or
+// default model.
+func (e *Encoder) turnContext() {
+	model := e.t.Model
 	if model == "" || model == e.model {
 		return
 	}
@@ -214,7 +226,7 @@ func (e *Encoder) Encode(en *session.Entry) error {
 		b = jsonl.AppendString(b, en.Content)
 		e.end(append(b, `,"images":[],"local_images":[],"text_elements":[]}`...))
 	case session.Assistant:
-		e.turnContext(firstOf(en.Model, e.t.Model))
+		e.turnContext()
 		e.reasoning(en)
 		if en.Content != "" {
 			b := append(e.begin("response_item"), `{"type":"message","role":"assistant","content":[{"type":"output_text","text":`...)
@@ -230,7 +242,7 @@ func (e *Encoder) Encode(en *session.Entry) error {
 		}
 		e.usage(en.Usage)
 	case session.ToolCall:
-		e.turnContext(firstOf(en.Model, e.t.Model))
+		e.turnContext()
 		e.call(en)
 		e.usage(en.Usage)
 	case session.ToolResult:
@@ -441,9 +453,31 @@ func freeformInput(in json.RawMessage) ([]byte, bool) {
 // ConfiguredProvider is the model provider Codex uses in env: the
 // top-level model_provider of its config.toml, else "openai".
 func ConfiguredProvider(env session.Env) string {
-	f, err := storefile.Open(filepath.Join(Root(env), "config.toml"))
+	if p := topLevel(filepath.Join(Root(env), "config.toml"), "model_provider"); p != "" {
+		return p
+	}
+	return "openai"
+}
+
+// ConfiguredModel is the model Codex uses in env when none is given on its
+// command line: the top-level model of its config.toml, and that file's
+// path; else "" and "default" (Codex's own default, which it settles
+// itself). Profiles (-p) and -c overrides are command-line choices, not
+// read.
+func ConfiguredModel(env session.Env) (model, from string) {
+	path := filepath.Join(Root(env), "config.toml")
+	if m := topLevel(path, "model"); m != "" {
+		return m, path
+	}
+	return "", "default"
+}
+
+// topLevel returns the string value of a top-level key of a TOML file,
+// or "".
+func topLevel(path, key string) string {
+	f, err := storefile.Open(path)
 	if err != nil {
-		return "openai"
+		return ""
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -453,8 +487,8 @@ func ConfiguredProvider(env session.Env) string {
 		if strings.HasPrefix(line, "[") {
 			break // the top level ends at the first table
 		}
-		key, val, ok := strings.Cut(line, "=")
-		if !ok || strings.TrimSpace(key) != "model_provider" {
+		k, val, ok := strings.Cut(line, "=")
+		if !ok || strings.TrimSpace(k) != key {
 			continue
 		}
 		val = strings.TrimSpace(val)
@@ -465,5 +499,5 @@ func ConfiguredProvider(env session.Env) string {
 			return val[1 : len(val)-1]
 		}
 	}
-	return "openai"
+	return ""
 }

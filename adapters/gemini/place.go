@@ -65,6 +65,12 @@ func Place(env session.Env, t *session.Target) (session.Placement, error) {
 	if real, err := filepath.EvalSymlinks(t.Dir); err == nil {
 		t.Dir = real
 	}
+	// The model the session continues with, for the report: Gemini CLI
+	// reads none back from the file (each message's model is history).
+	if t.Model == "" {
+		t.Model, t.ModelFrom = ConfiguredModel(env, t.Dir)
+	}
+	t.Provider = "google"
 	root := Root(env)
 	if root == "" {
 		return session.Placement{}, fmt.Errorf("gemini: no home directory (set GEMINI_CLI_HOME or HOME)")

@@ -356,10 +356,11 @@ func (e *Encoder) result(en *session.Entry) {
 	e.chars += int64(utf8.RuneCountInString(text))
 }
 
-// model records the turn's model: the entry's, or the session's.
+// model records the model that wrote the turn, as history: the entry's,
+// or the source session's. Gemini CLI never resumes with it.
 func (e *Encoder) model(m *geminiMsg, en *session.Entry) {
 	if m.Model == "" {
-		m.Model = firstOf(en.Model, e.t.Model)
+		m.Model = firstOf(en.Model, e.t.SourceModel)
 	}
 }
 

@@ -17,7 +17,7 @@ var (
 	t0     = time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
 	target = session.Target{
 		CLI: session.Gemini, ID: "0b5e7a43-1111-4222-8333-444455556666", Dir: "/home/dev/proj",
-		Created: t0, Model: "gemini-2.5-flash", Title: "Fix the typo",
+		Created: t0, Model: "gemini-2.5-flash", SourceModel: "gemini-2.5-flash", Title: "Fix the typo",
 		Origin: session.Origin{CLI: session.Claude, ID: "c1a0de00-0000-4000-8000-000000000001", Tool: "stead test"},
 	}
 )

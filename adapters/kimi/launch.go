@@ -1,10 +1,15 @@
 package kimi
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
+	"github.com/stead-dev/stead/adapters/internal/storefile"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -66,4 +71,76 @@ func tuiFiles(l session.Launch) map[string]string {
 		files[".kimi-code/workspace-trust/"+WorkDirKey(l.Dir)] = string(trust)
 	}
 	return files
+}
+
+// ConfiguredModel is the model Kimi Code uses in env when none is given on
+// its command line, and where that was read: $KIMI_MODEL_NAME (the model
+// its KIMI_MODEL_* variables describe, alias __kimi_env_model__), else the
+// model id of the default_model alias in its config.toml; else "" and
+// "default" (Kimi Code has no model then, and asks for one).
+func ConfiguredModel(env session.Env) (model, from string) {
+	if m := strings.TrimSpace(env.Get("KIMI_MODEL_NAME")); m != "" {
+		return m, "KIMI_MODEL_NAME"
+	}
+	path := filepath.Join(Root(env), "config.toml")
+	data, err := storefile.ReadFile(path)
+	if err != nil {
+		return "", "default"
+	}
+	alias, models := readConfig(data)
+	if alias == "" {
+		return "", "default"
+	}
+	if m := models[alias]; m != "" {
+		return m, path
+	}
+	return alias, path // an alias with no [models] table: its own name
+}
+
+// readConfig reads, from a Kimi Code config.toml, the top-level
+// default_model and the model id of each [models."<alias>"] table.
+func readConfig(data []byte) (alias string, models map[string]string) {
+	models = map[string]string{}
+	table := ""
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(line, "[") {
+			table = strings.TrimSpace(strings.Trim(line, "[]"))
+			continue
+		}
+		key, val, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
+		}
+		key, val = strings.TrimSpace(key), tomlString(val)
+		switch {
+		case table == "" && key == "default_model":
+			alias = val
+		case strings.HasPrefix(table, "models.") && key == "model":
+			models[tomlString(strings.TrimPrefix(table, "models."))] = val
+		}
+	}
+	return alias, models
+}
+
+// tomlString reads a TOML string value or bare key: quoted (a trailing
+// comment dropped) or as it is.
+func tomlString(v string) string {
+	v = strings.TrimSpace(v)
+	if len(v) > 0 && (v[0] == '"' || v[0] == '\'') {
+		if end := strings.IndexByte(v[1:], v[0]); end >= 0 {
+			if v[0] == '"' {
+				if s, err := strconv.Unquote(v[:end+2]); err == nil {
+					return s
+				}
+			}
+			return v[1 : end+1]
+		}
+	}
+	if i := strings.Index(v, " #"); i >= 0 {
+		v = v[:i]
+	}
+	return strings.TrimSpace(v)
 }

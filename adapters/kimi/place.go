@@ -54,6 +54,13 @@ func Place(env session.Env, t *session.Target) (session.Placement, error) {
 	if real, err := filepath.EvalSymlinks(t.Dir); err == nil {
 		t.Dir = real
 	}
+	// The model the session continues with, for the report: Kimi binds
+	// its configured (or -m) model on resume; the llm.request records
+	// written are history.
+	if t.Model == "" {
+		t.Model, t.ModelFrom = ConfiguredModel(env)
+	}
+	t.Provider = session.ProviderOf(t.Model)
 	switch t.Format {
 	case "":
 		return placeCode(env, t)

@@ -283,7 +283,10 @@ func (e *Encoder) userParts(en *session.Entry) []any {
 	return append(parts, e.media(en)...)
 }
 
-// respInfo returns a response's model and usage.
+// respInfo returns a response's model and usage. The model is history,
+// the one that wrote the response (the entry's, else the source
+// session's): Kimi Code resumes with the model its profile binds, not the
+// one its llm.request records name.
 func (e *Encoder) respInfo(resp []session.Entry) (string, *session.Usage) {
 	model := ""
 	var u *session.Usage
@@ -296,7 +299,7 @@ func (e *Encoder) respInfo(resp []session.Entry) (string, *session.Usage) {
 		}
 	}
 	if model == "" {
-		model = e.t.Model
+		model = e.t.SourceModel
 	}
 	return model, u
 }
@@ -309,8 +312,8 @@ func (e *Encoder) llmRequest(model, turnStep string) {
 	}
 	e.model = model
 	provider := session.ProviderOf(model)
-	if provider == "" {
-		provider = e.t.Provider
+	if provider == "" && model == e.t.SourceModel {
+		provider = e.t.SourceProvider
 	}
 	if provider == "" {
 		provider = "unknown"

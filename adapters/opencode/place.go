@@ -26,9 +26,11 @@ var now = time.Now
 //
 // Place also settles the model the session asks for, since OpenCode
 // continues a session with the model its last user message names (when
-// no --model is given): the default model of the OpenCode configuration
-// the store's environment sees, when it names one, replaces t.Model and
-// t.Provider; else they stay the source session's.
+// no --model is given): t.Model when one was asked for ("provider/model",
+// or a model of the configured provider), else the default model of the
+// OpenCode configuration the store's environment sees; else none
+// (unknown/unknown, reported), never the source session's, which is
+// another provider's when the CLIs differ.
 func Place(env session.Env, t *session.Target) (session.Placement, error) {
 	if t.ID == "" {
 		t.ID = newSessionID(now())
@@ -46,8 +48,17 @@ func Place(env session.Env, t *session.Target) (session.Placement, error) {
 	if err != nil {
 		return session.Placement{}, err
 	}
-	if provider, model := configuredModel(env, t.Dir); model != "" {
-		t.Provider, t.Model = provider, model
+	provider, model, from := configuredModel(env, t.Dir)
+	switch {
+	case t.Model == "":
+		t.Provider, t.Model, t.ModelFrom = provider, model, from
+	case strings.Contains(t.Model, "/"):
+		t.Provider, t.Model, _ = strings.Cut(t.Model, "/")
+	default:
+		t.Provider = provider
+		if t.Provider == "" {
+			t.Provider = session.ProviderOf(t.Model)
+		}
 	}
 	return session.Placement{Root: root, Path: db, Resume: []string{"opencode", "--session", t.ID}}, nil
 }
@@ -95,17 +106,19 @@ func configDir(env session.Env) string {
 // opencode.jsonc, $OPENCODE_CONFIG, the project's opencode.json(c) files
 // from the filesystem root down to dir, the .opencode directories' and
 // $OPENCODE_CONFIG_DIR's, then $OPENCODE_CONFIG_CONTENT. Remote and
-// managed configurations are not read. It is "" when none names one.
-func configuredModel(env session.Env, dir string) (provider, model string) {
+// managed configurations are not read. It is "" when none names one;
+// from is the file or variable the model was read from, or "default".
+func configuredModel(env session.Env, dir string) (provider, model, from string) {
 	var m string
-	apply := func(data []byte) {
+	from = "default"
+	apply := func(data []byte, source string) {
 		if v := modelOf(data, env); v != "" {
-			m = v
+			m, from = v, source
 		}
 	}
 	file := func(path string) {
 		if data, err := storefile.ReadFile(path); err == nil {
-			apply(data)
+			apply(data, path)
 		}
 	}
 	global := configDir(env)
@@ -142,13 +155,23 @@ func configuredModel(env session.Env, dir string) (provider, model string) {
 		}
 	}
 	if c := env.Get("OPENCODE_CONFIG_CONTENT"); c != "" {
-		apply([]byte(c))
+		apply([]byte(c), "OPENCODE_CONFIG_CONTENT")
 	}
 	p, mod, ok := strings.Cut(m, "/")
 	if !ok || p == "" || mod == "" {
-		return "", ""
+		return "", "", "default"
 	}
-	return p, mod
+	return p, mod, from
+}
+
+// ConfiguredModel is the model OpenCode uses in env for a session in dir
+// when none is given on its command line: the model id of the default
+// model ("provider/model") its configuration names, and the file or
+// variable it was read from; else "" and "default" (OpenCode then picks
+// one of the providers it can reach).
+func ConfiguredModel(env session.Env, dir string) (model, from string) {
+	_, model, from = configuredModel(env, dir)
+	return model, from
 }
 
 func truthy(s string) bool {

@@ -103,8 +103,8 @@ func TestPlace(t *testing.T) {
 }
 
 // TestPlaceModel checks the session asks for OpenCode's configured model,
-// merged as OpenCode merges its configuration, and keeps the source's
-// when none is configured.
+// merged as OpenCode merges its configuration, never the source's (none
+// when none is configured), and for the model asked for when one is.
 func TestPlaceModel(t *testing.T) {
 	home := t.TempDir()
 	cfg := filepath.Join(home, "config")
@@ -114,17 +114,18 @@ func TestPlaceModel(t *testing.T) {
 		writeFile(t, path, []byte(data))
 	}
 	env := session.Env{Home: home, Vars: map[string]string{"XDG_CONFIG_HOME": cfg, "XDG_DATA_HOME": filepath.Join(home, "data"), "KEY": "local"}}
+	asked := ""
 	place := func() (string, string) {
 		t.Helper()
-		tg := session.Target{Dir: proj, Model: "claude-sonnet-4-5", Provider: "anthropic"}
+		tg := session.Target{Dir: proj, Model: asked, SourceModel: "claude-sonnet-4-5", SourceProvider: "anthropic"}
 		if _, err := Place(env, &tg); err != nil {
 			t.Fatal(err)
 		}
 		return tg.Provider, tg.Model
 	}
 	os.MkdirAll(proj, 0o755)
-	if p, m := place(); p != "anthropic" || m != "claude-sonnet-4-5" {
-		t.Errorf("no configuration: %s/%s, want the source's", p, m)
+	if p, m := place(); p != "" || m != "" {
+		t.Errorf("no configuration: %s/%s, want none (not the source's)", p, m)
 	}
 	write(filepath.Join(cfg, "opencode", "opencode.json"), `{"model": "stub/stub-model"}`)
 	if p, m := place(); p != "stub" || m != "stub-model" {
@@ -150,6 +151,17 @@ func TestPlaceModel(t *testing.T) {
 	env.Vars["OPENCODE_CONFIG_CONTENT"] = `{"model":"content/content-model"}`
 	if p, m := place(); p != "content" || m != "content-model" {
 		t.Errorf("OPENCODE_CONFIG_CONTENT: %s/%s", p, m)
+	}
+	if m, from := ConfiguredModel(env, proj); m != "content-model" || from != "OPENCODE_CONFIG_CONTENT" {
+		t.Errorf("ConfiguredModel = %q from %q", m, from)
+	}
+	asked = "other/asked-model"
+	if p, m := place(); p != "other" || m != "asked-model" {
+		t.Errorf("--model other/asked-model: %s/%s", p, m)
+	}
+	asked = "bare-model"
+	if p, m := place(); p != "content" || m != "bare-model" {
+		t.Errorf("--model bare-model: %s/%s, want the configured provider", p, m)
 	}
 }
 

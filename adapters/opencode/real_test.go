@@ -161,6 +161,8 @@ func TestRealCommit(t *testing.T) {
 		t.Helper()
 		tg := writtenTarget()
 		tg.ID, tg.Dir = "", dir
+		// No model asked for: Place settles the configured one.
+		tg.SourceModel, tg.SourceProvider, tg.Model, tg.Provider = tg.Model, tg.Provider, "", ""
 		p, err := Place(env, &tg)
 		if err != nil {
 			t.Fatal(err)

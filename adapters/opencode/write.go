@@ -382,9 +382,13 @@ func (e *Encoder) reply(en *session.Entry) *reply {
 	return m
 }
 
-// modelOf returns the model and provider of a reply by model.
+// modelOf returns the model and provider of a reply by model: history,
+// the model that wrote it (the entry's, else the source session's), which
+// OpenCode shows; it continues with the user messages' model (Target's).
 func (e *Encoder) modelOf(model string) (string, string) {
 	switch {
+	case model == "" && e.t.SourceModel != "":
+		return e.t.SourceModel, orUnknown(e.t.SourceProvider, session.ProviderOf(e.t.SourceModel))
 	case model == "" || model == e.t.Model:
 		return orUnknown(e.t.Model, ""), orUnknown(e.t.Provider, session.ProviderOf(e.t.Model))
 	}

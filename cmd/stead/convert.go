@@ -32,6 +32,9 @@ type ConvertOptions struct {
 	Output   string
 	JSON     bool
 	Format   string
+	// Model is the model the target CLI is to continue the session with;
+	// empty means the one it is configured with.
+	Model string
 	// at is the entry a fork ends at (stead session fork --at).
 	at string
 }
@@ -81,6 +84,7 @@ with --json.`,
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the report as JSON")
 	cmd.Flags().StringVar(&opts.Format, "format", "", "the target's storage format, when it has several (kimi: legacy writes a kimi-cli session)")
 	cmd.Flags().StringVar(&opts.CLI, "cli", "", "the CLI that wrote a file given by path (default: detected)")
+	cmd.Flags().StringVar(&opts.Model, "model", "", "the model the target CLI continues with (default: the one it is configured with, never the source's)")
 	return cmd
 }
 
@@ -108,6 +112,9 @@ func (opts *ConvertOptions) check(cliFlag string) error {
 	}
 	if opts.Install && opts.Output != "" {
 		return flagErrorf("--install and -o are exclusive: --install places the session in the store")
+	}
+	if strings.HasPrefix(opts.Model, "-") || strings.ContainsAny(opts.Model, " \t\r\n") {
+		return flagErrorf("--model %q is not a model name", opts.Model)
 	}
 	if opts.JSON && !opts.Install && opts.Output == "" {
 		return flagErrorf("--json prints the report on stdout: write the session with -o FILE or --install")
@@ -156,6 +163,7 @@ func writeSession(opts *ConvertOptions, src adapters.Adapter, s *session.Session
 		Tool:     "stead " + version,
 		Format:   opts.Format,
 		At:       opts.at,
+		Model:    opts.Model,
 	}
 	if opts.Cwd != "" {
 		if iopts.Dir, err = filepath.Abs(opts.Cwd); err != nil {
@@ -324,6 +332,7 @@ func resumeCommand(rep *inject.Report) string {
 func printReport(w io.Writer, rep *inject.Report) {
 	fmt.Fprintf(w, "Converted %s:%s to %s:%s (%d entries, %d tool calls, %s fidelity).\n",
 		rep.Source.CLI, rep.Source.ID, rep.Target.CLI, rep.Target.ID, rep.Entries, rep.ToolCalls, rep.Fidelity)
+	fmt.Fprintf(w, "%s.\n", safetext.Terminal(rep.ModelLine()))
 	if rep.Installed {
 		fmt.Fprintf(w, "Installed %s\n", rep.Placement.Path)
 		fmt.Fprintf(w, "Resume it with:\n\n    %s\n\n", resumeCommand(rep))

@@ -66,6 +66,7 @@ run a turn, and cannot stop at an entry before the last.`,
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the report as JSON")
 	cmd.Flags().StringVar(&opts.Format, "format", "", "the target's storage format, when it has several")
 	cmd.Flags().StringVar(&opts.CLI, "from", "", "the CLI that wrote a file given by path, or that an id is looked up in")
+	cmd.Flags().StringVar(&opts.Model, "model", "", "the model the fork's CLI continues with (default: the one it is configured with, never the source's)")
 	addBusFlags(cmd, &opts.Bus)
 	return cmd
 }
