@@ -182,3 +182,81 @@ func TestPatchFiles(t *testing.T) {
 		t.Errorf("patch in JSON arguments %s: %q", wrapped, got)
 	}
 }
+
+// TestToolPairing checks orders of items and events the golden cases do
+// not hold: the decoder and the summary count each call once and agree on
+// its outcome.
+func TestToolPairing(t *testing.T) {
+	ev := func(p string) string {
+		return `{"timestamp":"2026-11-21T10:00:02.000Z","type":"event_msg","payload":` + p + "}\n"
+	}
+	it := func(p string) string {
+		return `{"timestamp":"2026-11-21T10:00:02.000Z","type":"response_item","payload":` + p + "}\n"
+	}
+	call := it(`{"type":"function_call","name":"shell","arguments":"{\"command\":[\"make\"]}","call_id":"c1"}`)
+	out := it(`{"type":"function_call_output","call_id":"c1","output":"done"}`)
+	end := func(exit int) string {
+		return ev(fmt.Sprintf(`{"type":"exec_command_end","call_id":"c1","command":["make"],"exit_code":%d}`, exit))
+	}
+	tests := []struct {
+		name          string
+		lines         string
+		calls, errors int
+	}{
+		{"event before output", call + end(2) + out, 1, 1},
+		{"event after output", call + out + end(2), 1, 1},
+		{"event after output agrees", call + out + end(0), 1, 0},
+		{"event repeated", call + end(2) + out + end(2), 1, 1},
+		{"event alone", end(1), 1, 1},
+		{"begin and end", ev(`{"type":"collab_agent_interaction_begin","call_id":"c2","prompt":"go"}`) +
+			ev(`{"type":"collab_agent_interaction_end","call_id":"c2","prompt":"go","status":"not_found"}`), 1, 1},
+		{"begin without end", ev(`{"type":"collab_agent_spawn_begin","call_id":"c3","prompt":"go"}`), 1, 0},
+		{"web search item then event", it(`{"type":"web_search_call","status":"completed","action":{"type":"search","query":"q"}}`) +
+			ev(`{"type":"web_search_end","call_id":"ws_1","query":"q"}`), 1, 0},
+		{"web search event then failed item", ev(`{"type":"web_search_end","call_id":"ws_1","query":"q"}`) +
+			it(`{"type":"web_search_call","status":"failed","action":{"type":"search","query":"q"}}`), 1, 1},
+		{"web searches of two turns", it(`{"type":"web_search_call","status":"completed","action":{"type":"search","query":"q"}}`) +
+			ev(`{"type":"task_complete"}`) + ev(`{"type":"web_search_end","call_id":"ws_2","query":"r"}`), 2, 0},
+		{"image event then item", ev(`{"type":"image_generation_end","call_id":"ig_1","status":"completed","result":"AA=="}`) +
+			it(`{"type":"image_generation_call","id":"ig_1","status":"completed","result":"AA=="}`), 1, 0},
+		{"command item completed", call + ev(`{"type":"item_completed","item":{"type":"CommandExecution","id":"c1","status":"declined"}}`) + out, 1, 1},
+		{"user command item completed", ev(`{"type":"item_completed","item":{"type":"CommandExecution","id":"c9","command":["ls"],"status":"completed","aggregated_output":"a\n","exit_code":0}}`), 1, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data := metaLine() + tt.lines
+			s, err := Read(strings.NewReader(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum, err := Summarize(strings.NewReader(data), session.DetailFull)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := usftest.Derive(s)
+			calls := 0
+			for _, n := range f.Tools {
+				calls += n
+			}
+			if calls != tt.calls || f.ToolErrors != tt.errors {
+				t.Errorf("decoded %d calls, %d errors; want %d, %d", calls, f.ToolErrors, tt.calls, tt.errors)
+			}
+			if got := usftest.SummaryFigures(sum); !reflect.DeepEqual(got, f) {
+				t.Errorf("summary %+v\ndecoder %+v", got, f)
+			}
+		})
+	}
+}
+
+func TestContextCwd(t *testing.T) {
+	for text, want := range map[string]string{
+		"<environment_context>\nCurrent working directory: /home/dev/p q\nApproval policy: never\n</environment_context>": "/home/dev/p q",
+		"<environment_context>\n  <cwd>/w</cwd>\n  <shell>bash</shell>\n</environment_context>":                           "/w",
+		"<environment_context>\nCurrent working directory: /cut":                                                          "",
+		"<environment_context>\n  <shell>bash</shell>\n</environment_context>":                                            "",
+	} {
+		if got := contextCwd([]byte(text)); got != want {
+			t.Errorf("contextCwd(%q) = %q, want %q", text, got, want)
+		}
+	}
+}

@@ -87,6 +87,12 @@ type item struct {
 	EncryptedContent string          `json:"encrypted_content"`
 	Action           json.RawMessage `json:"action"`
 	Message          string          `json:"message"`
+	// A function call's namespace (an MCP server's tools).
+	Namespace string `json:"namespace"`
+	// A tool search's tools; an image generation's prompt and image.
+	Tools         json.RawMessage `json:"tools"`
+	RevisedPrompt string          `json:"revised_prompt"`
+	Result        string          `json:"result"`
 }
 
 type part struct {
@@ -110,6 +116,35 @@ type event struct {
 	DurationMs int64           `json:"duration_ms"`
 	Reason     string          `json:"reason"`
 	Item       json.RawMessage `json:"item"`
+
+	// Events that end (or start) a tool call.
+	Invocation *struct {
+		Server    string          `json:"server"`
+		Tool      string          `json:"tool"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"invocation"`
+	Result           json.RawMessage `json:"result"`
+	Query            string          `json:"query"`
+	Action           json.RawMessage `json:"action"`
+	Command          json.RawMessage `json:"command"`
+	Cwd              string          `json:"cwd"`
+	Stdout           string          `json:"stdout"`
+	Stderr           string          `json:"stderr"`
+	AggregatedOutput string          `json:"aggregated_output"`
+	FormattedOutput  string          `json:"formatted_output"`
+	Success          *bool           `json:"success"`
+	Status           json.RawMessage `json:"status"`
+	Changes          json.RawMessage `json:"changes"`
+	RevisedPrompt    string          `json:"revised_prompt"`
+	SavedPath        string          `json:"saved_path"`
+	Path             string          `json:"path"`
+	Prompt           string          `json:"prompt"`
+	ReceiverThreadID string          `json:"receiver_thread_id"`
+	NewThreadID      string          `json:"new_thread_id"`
+	Tool             string          `json:"tool"`
+	Arguments        json.RawMessage `json:"arguments"`
+	ContentItems     json.RawMessage `json:"content_items"`
+	Error            string          `json:"error"`
 }
 
 type tokenInfo struct {
@@ -197,6 +232,21 @@ type Decoder struct {
 	pending  []string // tool calls of the current turn without output yet
 	unknown  map[string]bool
 	base     *historyBase
+	calls    calls     // tool calls by id, from items and events
+	binds    []binding // call states to learn the final ids of this record's entries
+	cwdKnown bool      // the project directory is known
+}
+
+// binding ties a call state to the entry of the current record that is
+// its call or its result, whose id is final only once the record is done.
+type binding struct {
+	st     *callState
+	i      int
+	result bool
+}
+
+func (d *Decoder) bind(st *callState, i int, result bool) {
+	d.binds = append(d.binds, binding{st, i, result})
 }
 
 // NewDecoder returns a decoder reading from r.
@@ -276,10 +326,14 @@ func (d *Decoder) convert(env *envelope, raw []byte, ev *session.Event) {
 	case "turn_context":
 		var tc struct {
 			Model string `json:"model"`
+			Cwd   string `json:"cwd"`
 		}
-		if json.Unmarshal(payload, &tc) == nil && tc.Model != "" {
-			d.model = tc.Model
-			addInfo(ev).Model = tc.Model
+		if json.Unmarshal(payload, &tc) == nil {
+			if tc.Model != "" {
+				d.model = tc.Model
+				addInfo(ev).Model = tc.Model
+			}
+			d.learnCwd(tc.Cwd, ev)
 		}
 	case "token_usage_record":
 		var r struct {
@@ -294,7 +348,9 @@ func (d *Decoder) convert(env *envelope, raw []byte, ev *session.Event) {
 		}
 		_ = json.Unmarshal(payload, &c)
 		entries = []session.Entry{{Type: session.System, Kind: session.KindCompaction, Content: c.Message}}
-	case "world_state":
+	case "world_state", "inter_agent_communication", "inter_agent_communication_metadata":
+		// State, and the messages between agents as delivered (each
+		// is in the history too, as an agent_message item).
 	default:
 		if !d.unknown[typ] {
 			d.unknown[typ] = true
@@ -304,6 +360,7 @@ func (d *Decoder) convert(env *envelope, raw []byte, ev *session.Event) {
 		}
 	}
 	if len(entries) == 0 {
+		d.binds = d.binds[:0]
 		d.keep(ev, raw)
 		return
 	}
@@ -329,6 +386,14 @@ func (d *Decoder) convert(env *envelope, raw []byte, ev *session.Event) {
 		}
 		d.last = e.ID
 	}
+	for _, b := range d.binds {
+		if b.result {
+			b.st.result = entries[b.i].ID
+		} else {
+			b.st.entry = entries[b.i].ID
+		}
+	}
+	d.binds = d.binds[:0]
 	ev.Entries = entries
 }
 
@@ -370,6 +435,7 @@ func (d *Decoder) sessionMeta(payload json.RawMessage, ts time.Time, ev *session
 	in := addInfo(ev)
 	in.ID = m.ID
 	in.Path = m.Cwd
+	d.cwdKnown = m.Cwd != ""
 	in.Version = m.CLIVersion
 	in.Provider = m.ModelProvider
 	in.Model = m.Model
@@ -451,9 +517,17 @@ func (d *Decoder) responseItem(payload json.RawMessage, ev *session.Event) []ses
 			e.Type = session.User
 			if IsContext([]byte(text)) {
 				e.Type, e.Kind = session.System, session.KindContext
+				if !d.cwdKnown && strings.HasPrefix(strings.TrimLeft(text, " \n\t"), "<environment_context>") {
+					d.learnCwd(contextCwd([]byte(text)), ev)
+				}
 			}
 		}
 		return []session.Entry{e}
+	case "agent_message":
+		// A message another agent sent this one (multi-agent v2): the
+		// CLI put it in the conversation, no user typed it.
+		text, atts := contentText(it.Content)
+		return []session.Entry{{ID: it.ID, Type: session.User, Kind: session.KindMeta, Content: text, Attachments: atts}}
 	case "reasoning":
 		var sum []part
 		_ = json.Unmarshal(it.Summary, &sum)
@@ -473,21 +547,44 @@ func (d *Decoder) responseItem(payload json.RawMessage, ev *session.Event) []ses
 		}}
 	case "function_call":
 		args := jsonString(it.Arguments)
-		return []session.Entry{toolCall(it.CallID, it.ID, it.Name, objectInput(args, "arguments"))}
+		name := qualifiedName([]byte(it.Namespace), []byte(it.Name))
+		return d.itemCall(it.CallID, toolCall(it.CallID, it.ID, name, objectInput(args, "arguments")))
 	case "custom_tool_call":
 		input := jsonString(it.Input)
 		b, _ := json.Marshal(map[string]string{"input": input})
-		return []session.Entry{toolCall(it.CallID, it.ID, it.Name, b)}
+		return d.itemCall(it.CallID, toolCall(it.CallID, it.ID, it.Name, b))
 	case "local_shell_call":
-		return []session.Entry{toolCall(it.CallID, it.ID, "local_shell", objectInput(string(it.Action), "action"))}
-	case "web_search_call":
-		e := toolCall(it.CallID, it.ID, "web_search", objectInput(string(it.Action), "action"))
-		switch it.Status {
-		case "completed":
-			e.Status = session.StatusOK
-		case "failed":
-			e.Status = session.StatusError
+		id := it.CallID
+		if id == "" {
+			id = it.ID
 		}
+		return d.itemCall(id, toolCall(it.CallID, it.ID, "local_shell", objectInput(string(it.Action), "action")))
+	case "web_search_call":
+		return d.webSearchItem(&it, ev)
+	case "image_generation_call":
+		return d.imageItem(&it, ev)
+	case "tool_search_call":
+		st, dup := d.calls.search(it.CallID)
+		if dup {
+			return nil
+		}
+		d.bind(st, 0, false)
+		return []session.Entry{toolCall(it.CallID, "", "tool_search", objectInput(jsonString(it.Arguments), "arguments"))}
+	case "tool_search_output":
+		st, status, dup := d.calls.searchOutput(it.CallID, itemStatus(it.Status))
+		if dup {
+			return nil
+		}
+		callID := it.CallID
+		if callID == "" {
+			callID = st.entry
+		}
+		e := resultEntry(callID, compactJSON(it.Tools), status, nil)
+		if it.CallID != "" {
+			e.ID = it.CallID + ":output"
+		}
+		d.bind(st, 0, true)
+		d.resolve(callID)
 		return []session.Entry{e}
 	case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
 		out, exit, atts := outputText(it.Output)
@@ -498,28 +595,25 @@ func (d *Decoder) responseItem(payload json.RawMessage, ev *session.Event) []ses
 				status = session.StatusError
 			}
 		}
-		e := session.Entry{
-			Type: session.ToolResult, CallID: it.CallID, Success: status == session.StatusOK,
-			Status: status, Attachments: atts,
+		st, status, dup := d.calls.output(it.CallID, status)
+		if dup {
+			return nil
 		}
+		e := resultEntry(it.CallID, out, status, atts)
 		if it.ID != "" {
 			e.ID = it.ID
 		} else if it.CallID != "" {
 			e.ID = it.CallID + ":output"
 		}
-		if e.Success {
-			e.Output = out
-		} else {
-			e.Error = out
-		}
+		d.bind(st, 0, true)
 		d.resolve(it.CallID)
 		return []session.Entry{e}
-	case "compaction", "compaction_summary":
+	case "compaction", "compaction_summary", "context_compaction":
 		return []session.Entry{{
 			ID: it.ID, Type: session.System, Kind: session.KindCompaction, Content: it.Message,
 			Reasoning: []session.Reasoning{{Format: "openai-compaction", Encrypted: it.EncryptedContent}},
 		}}
-	case "ghost_snapshot":
+	case "ghost_snapshot", "additional_tools":
 		return nil
 	}
 	k := "item/" + it.Type
@@ -530,6 +624,162 @@ func (d *Decoder) responseItem(payload json.RawMessage, ev *session.Event) []ses
 		}
 	}
 	return nil
+}
+
+// itemCall is the entry of a call known from a response item, unless an
+// event made it first.
+func (d *Decoder) itemCall(id string, e session.Entry) []session.Entry {
+	st, dup := d.calls.item(id)
+	if dup {
+		return nil
+	}
+	d.bind(st, 0, false)
+	return []session.Entry{e}
+}
+
+// webSearchItem reads a web_search_call: a search the model's provider ran.
+// Codex never writes its id, so it pairs with its web_search_end by order.
+func (d *Decoder) webSearchItem(it *item, ev *session.Event) []session.Entry {
+	status := itemStatus(it.Status)
+	var st *callState
+	var dup bool
+	if id := it.ID; id != "" {
+		st, dup = d.calls.item(id)
+	} else {
+		st, dup = d.calls.webItem()
+	}
+	if dup {
+		d.restate(st, status, ev)
+		return nil
+	}
+	action := objectInput(string(it.Action), "action")
+	call := toolCall(d.lineID(it.ID, ev), "", "web_search", action)
+	call.Status = status
+	st.hasResult, st.status = true, status
+	d.bind(st, 0, false)
+	d.bind(st, 1, true)
+	res := resultEntry(call.ID, searchText(it.Action, ""), status, nil)
+	res.ID = call.ID + ":output"
+	return []session.Entry{call, res}
+}
+
+// imageItem reads an image_generation_call: an image the model's provider
+// generated, kept as the result's attachment.
+func (d *Decoder) imageItem(it *item, ev *session.Event) []session.Entry {
+	status := itemStatus(it.Status)
+	st, dup := d.calls.item(it.ID)
+	if dup {
+		d.restate(st, status, ev)
+		return nil
+	}
+	input, _ := json.Marshal(map[string]string{"prompt": it.RevisedPrompt})
+	call := toolCall(d.lineID(it.ID, ev), "", "image_generation", input)
+	call.Status = status
+	st.hasResult, st.status = true, status
+	d.bind(st, 0, false)
+	d.bind(st, 1, true)
+	res := resultEntry(call.ID, "", status, imageAttachments(it.Result))
+	res.ID = call.ID + ":output"
+	return []session.Entry{call, res}
+}
+
+// lineID is id, or for a record without one the id its first entry gets
+// from its line, for a result in the same record to name.
+func (d *Decoder) lineID(id string, ev *session.Event) string {
+	if id == "" {
+		id = "L" + strconv.Itoa(ev.Line)
+	}
+	return id
+}
+
+// restate changes the status of a call an event made, when its item
+// states another outcome.
+func (d *Decoder) restate(st *callState, status session.ToolStatus, ev *session.Event) {
+	if _, changed := d.calls.restate(st, status); changed {
+		d.update(ev, st)
+	}
+}
+
+// update gives a call and its result their new status.
+func (d *Decoder) update(ev *session.Event, st *callState) {
+	for _, id := range []string{st.entry, st.result} {
+		if id != "" {
+			ev.Updates = append(ev.Updates, session.Update{EntryID: id, Status: st.status})
+		}
+	}
+}
+
+// resultEntry is a tool result: its text is the output, or the error when
+// the call failed.
+func resultEntry(callID, text string, status session.ToolStatus, atts []session.Attachment) session.Entry {
+	e := session.Entry{
+		Type: session.ToolResult, CallID: callID, Success: status == session.StatusOK,
+		Status: status, Attachments: atts,
+	}
+	if e.Success {
+		e.Output = text
+	} else {
+		e.Error = text
+	}
+	return e
+}
+
+// learnCwd takes the project directory from a record that states the
+// working directory, when the session's meta did not (the oldest rollouts).
+func (d *Decoder) learnCwd(cwd string, ev *session.Event) {
+	if d.cwdKnown || cwd == "" {
+		return
+	}
+	d.cwdKnown = true
+	addInfo(ev).Path = cwd
+}
+
+// searchText is what a web search did: its query, or the page it opened
+// or searched.
+func searchText(action json.RawMessage, query string) string {
+	var a struct {
+		Type    string   `json:"type"`
+		Query   string   `json:"query"`
+		Queries []string `json:"queries"`
+		URL     string   `json:"url"`
+		Pattern string   `json:"pattern"`
+	}
+	_ = json.Unmarshal(action, &a)
+	switch {
+	case a.Query != "":
+		return a.Query
+	case len(a.Queries) > 0:
+		return strings.Join(a.Queries, "\n")
+	case a.Pattern != "" && a.URL != "":
+		return a.Pattern + " in " + a.URL
+	case a.URL != "":
+		return a.URL
+	}
+	return query
+}
+
+// imageAttachments holds a generated image (base64 PNG, as the Responses
+// API returns it).
+func imageAttachments(b64 string) []session.Attachment {
+	if b64 == "" {
+		return nil
+	}
+	if strings.HasPrefix(b64, "data:") {
+		return []session.Attachment{imageAttachment(b64)}
+	}
+	return []session.Attachment{{Type: "image", MediaType: "image/png", Data: b64}}
+}
+
+func compactJSON(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return string(raw)
+	}
+	return b.String()
 }
 
 func (d *Decoder) resolve(callID string) {
@@ -565,18 +815,22 @@ func (d *Decoder) eventMsg(payload json.RawMessage, ev *session.Event) []session
 		if e.ThreadName != "" {
 			addInfo(ev).Title = e.ThreadName
 		}
+	case "task_started":
+		d.calls.turnEnd()
 	case "task_complete":
 		msg := "Turn complete"
 		if e.DurationMs > 0 {
 			msg = fmt.Sprintf("Turn took %s", time.Duration(e.DurationMs)*time.Millisecond)
 		}
 		d.pending = d.pending[:0]
+		d.calls.turnEnd()
 		return []session.Entry{{Type: session.System, Kind: session.KindTurn, Content: msg}}
 	case "turn_aborted":
 		for _, id := range d.pending {
 			ev.Updates = append(ev.Updates, session.Update{EntryID: id, Status: session.StatusInterrupted})
 		}
 		d.pending = d.pending[:0]
+		d.calls.turnEnd()
 		reason := e.Reason
 		if reason == "" {
 			reason = "interrupted"
@@ -584,24 +838,26 @@ func (d *Decoder) eventMsg(payload json.RawMessage, ev *session.Event) []session
 		return []session.Entry{{Type: session.System, Kind: session.KindInterrupt, Content: "Turn aborted: " + reason}}
 	case "error":
 		return []session.Entry{{Type: session.System, Kind: session.KindError, Content: e.Message}}
-	case "exec_command_end":
-		if e.CallID != "" && e.ExitCode != nil && *e.ExitCode != 0 {
-			ev.Updates = append(ev.Updates, session.Update{EntryID: e.CallID, Status: session.StatusError})
-		}
 	case "item_completed":
+		// A finished command of the app-server's thread items (0.169):
+		// what exec_command_end says, under the call's id.
 		var it struct {
-			Type     string `json:"type"`
-			ID       string `json:"id"`
-			Status   string `json:"status"`
-			ExitCode *int   `json:"exit_code"`
+			Type             string          `json:"type"`
+			ID               string          `json:"id"`
+			Status           json.RawMessage `json:"status"`
+			ExitCode         *int            `json:"exit_code"`
+			Command          json.RawMessage `json:"command"`
+			Cwd              string          `json:"cwd"`
+			AggregatedOutput string          `json:"aggregated_output"`
 		}
 		if json.Unmarshal(e.Item, &it) == nil && it.Type == "CommandExecution" && it.ID != "" {
-			switch {
-			case it.Status == "declined":
-				ev.Updates = append(ev.Updates, session.Update{EntryID: it.ID, Status: session.StatusDenied})
-			case it.Status == "failed" || (it.ExitCode != nil && *it.ExitCode != 0):
-				ev.Updates = append(ev.Updates, session.Update{EntryID: it.ID, Status: session.StatusError})
-			}
+			x := event{Type: "exec_command_end", CallID: it.ID, ExitCode: it.ExitCode, Status: it.Status,
+				Command: it.Command, Cwd: strings.TrimPrefix(it.Cwd, "file://"), AggregatedOutput: it.AggregatedOutput}
+			return d.toolEvent(&x, ev)
+		}
+	default:
+		if _, ok := toolEvents[e.Type]; ok {
+			return d.toolEvent(&e, ev)
 		}
 	}
 	return nil

@@ -12,6 +12,15 @@
 // parent's file by thread id and byte offset (history_base); a fork of a
 // legacy thread copies the parent's lines after a second session_meta.
 //
+// A tool call is known from a response item (function_call, custom,
+// local shell, web search, tool search and image generation items), from
+// an event that ends it (exec_command_end, mcp_tool_call_end,
+// patch_apply_end, web_search_end, image_generation_end, collab_*,
+// item_completed of a command), or from both: each is paired once (see
+// calls), and the event's outcome (exit code, success flag, MCP isError)
+// is its result's status. The oldest rollouts' meta has no cwd: the
+// project is the directory their <environment_context> states.
+//
 // Decoder turns records into universal timeline entries (keeping each
 // native record), Read builds a whole session, ReadFile also resolves a
 // fork's parent history, and Summarize scans a file for listing and

@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"bytes"
 	"io"
 	"time"
 
@@ -15,6 +16,11 @@ const TitleMax = 200
 // patchMax is the most bytes of an apply_patch input read to find the files
 // it touches.
 const patchMax = 256 << 10
+
+// contextMax is the most bytes of a message read while the project is
+// unknown: an <environment_context> states the working directory near its
+// start.
+const contextMax = 8 << 10
 
 // Summarize scans a Codex rollout for listing and statistics. It walks each
 // record's structure but copies only the few small values it needs and
@@ -64,7 +70,8 @@ type summarizer struct {
 	model   string
 	tokens  usageCounter
 	titled  bool
-	done    bool // a listing needs nothing more from this record
+	done    bool  // a listing needs nothing more from this record
+	calls   calls // tool calls by id, from items and events (as the decoder pairs them)
 }
 
 type line struct {
@@ -75,6 +82,12 @@ type line struct {
 	hasTotal, hasLast, hasInfo               bool
 	total, last                              tokenUsage
 	bare                                     bool // oldest format: no envelope
+
+	// Tool calls: an item's call_id, id, namespace and status, and what
+	// an event says of its call.
+	callID, itemID, namespace, status []byte
+	end                               toolEnd
+	files                             [][]byte // a patch_apply_end's files
 }
 
 func (l *line) reset() {
@@ -82,6 +95,8 @@ func (l *line) reset() {
 		typ: l.typ[:0], ptype: l.ptype[:0], role: l.role[:0], id: l.id[:0], cwd: l.cwd[:0],
 		model: l.model[:0], thread: l.thread[:0], forkedFrom: l.forkedFrom[:0], parent: l.parent[:0],
 		name: l.name[:0], text: l.text[:0], title: l.title[:0], args: l.args[:0],
+		callID: l.callID[:0], itemID: l.itemID[:0], namespace: l.namespace[:0], status: l.status[:0],
+		files: l.files[:0],
 	}
 }
 
@@ -98,9 +113,13 @@ func (z *summarizer) parseLine(s *jsonl.Scanner) {
 			l.typ = append(l.typ, s.String(64)...)
 			switch string(l.typ) {
 			case "session_meta", "response_item", "event_msg":
-			case "turn_context", "token_usage_record":
+			case "turn_context":
+				if z.list && z.sum.Project != "" {
+					return // models are not listed (its cwd is, when the meta had none)
+				}
+			case "token_usage_record":
 				if z.list {
-					return // models and usage are not listed
+					return // usage is not listed
 				}
 			case "compacted":
 			default:
@@ -149,9 +168,12 @@ func (z *summarizer) parsePayload(s *jsonl.Scanner) {
 			}
 			continue
 		case "turn_context":
-			if k == "model" {
+			switch k {
+			case "model":
 				l.model = append(l.model, s.String(256)...)
-			} else {
+			case "cwd":
+				l.cwd = append(l.cwd, s.String(4096)...)
+			default:
 				s.Skip()
 			}
 			continue
@@ -166,14 +188,18 @@ func (z *summarizer) parsePayload(s *jsonl.Scanner) {
 			switch k {
 			case "type":
 				l.ptype = append(l.ptype, s.String(64)...)
-				switch string(l.ptype) {
+				switch p := string(l.ptype); p {
 				case "thread_name_updated":
-				case "token_count", "item_completed", "thread_settings_applied":
+				case "token_count", "item_completed", "thread_settings_applied",
+					"task_started", "task_complete", "turn_aborted":
 					if z.list {
 						return
 					}
 				default:
-					return // nothing else in events matters here
+					if _, ok := toolEvents[p]; !ok || z.list {
+						return // nothing else in events matters here
+					}
+					l.end.kind = p
 				}
 			case "thread_id":
 				l.thread = append(l.thread, s.String(256)...)
@@ -184,8 +210,18 @@ func (z *summarizer) parsePayload(s *jsonl.Scanner) {
 				}
 			case "thread_name":
 				l.title = append(l.title, s.String(TitleMax)...)
+			case "item":
+				if string(l.ptype) == "item_completed" && !z.list {
+					z.parseCompletedItem(s)
+				} else {
+					s.Skip()
+				}
 			default:
-				s.Skip()
+				if l.end.kind != "" {
+					z.toolEventField(s, k)
+				} else {
+					s.Skip()
+				}
 			}
 			continue
 		case "response_item":
@@ -226,6 +262,14 @@ func (z *summarizer) itemField(s *jsonl.Scanner, k string) {
 		l.role = append(l.role, s.String(32)...)
 	case "name":
 		l.name = append(l.name, s.String(256)...)
+	case "namespace":
+		l.namespace = append(l.namespace, s.String(256)...)
+	case "call_id":
+		l.callID = append(l.callID, s.String(256)...)
+	case "id":
+		l.itemID = append(l.itemID, s.String(256)...)
+	case "status":
+		l.status = append(l.status, s.String(64)...)
 	case "content":
 		z.parseContent(s)
 		z.done = len(l.role) > 0 // all a message holds that counts
@@ -234,27 +278,140 @@ func (z *summarizer) itemField(s *jsonl.Scanner, k string) {
 		// tools' inputs are not needed (the name comes first).
 		if len(l.name) == 0 || string(l.name) == "apply_patch" {
 			l.args = append(l.args, s.String(patchMax)...)
-			z.done = len(l.name) > 0
 		} else {
 			s.Skip()
-			z.done = true
 		}
 	case "output":
 		// The status markers need no unescaping: read the output's
 		// head as it is.
 		l.text = append(l.text, s.RawString(statusHead)...)
-		z.done = len(l.ptype) > 0
 	default:
 		s.Skip()
 	}
 }
 
-// parseContent reads the first text part of a message.
+// parseCompletedItem reads an item_completed's item: a finished command
+// is what an exec_command_end says, under its call's id.
+func (z *summarizer) parseCompletedItem(s *jsonl.Scanner) {
+	if !s.BeginObject() {
+		return
+	}
+	exec := false
+	for s.NextKey() {
+		switch k := string(s.Key()); k {
+		case "type":
+			exec = string(s.String(64)) == "CommandExecution"
+			if !exec {
+				return
+			}
+			z.l.end.kind = "exec_command_end"
+		case "id":
+			z.l.callID = append(z.l.callID[:0], s.String(256)...)
+		case "status", "exit_code":
+			if exec {
+				z.toolEventField(s, k)
+			} else {
+				s.Skip()
+			}
+		default:
+			s.Skip()
+		}
+	}
+}
+
+// toolEventField reads a field of an event that ends or starts a tool call.
+func (z *summarizer) toolEventField(s *jsonl.Scanner, k string) {
+	t := &z.l.end
+	switch k {
+	case "call_id":
+		z.l.callID = append(z.l.callID, s.String(256)...)
+	case "exit_code":
+		if !s.IsNull() {
+			t.hasExit, t.exit = true, s.Int()
+		}
+	case "success":
+		switch s.Kind() {
+		case 't':
+			t.success = 1
+		case 'f':
+			t.success = -1
+		}
+		s.Skip()
+	case "status":
+		// A string, or a collab AgentStatus keyed by its state.
+		switch s.Kind() {
+		case '"':
+			t.status = string(s.String(64))
+		case '{':
+			s.BeginObject()
+			for s.NextKey() {
+				if t.status == "" {
+					t.status = string(s.Key())
+				}
+				s.Skip()
+			}
+		default:
+			s.Skip()
+		}
+	case "result":
+		if t.kind != "mcp_tool_call_end" || s.Kind() != '{' {
+			s.Skip()
+			return
+		}
+		s.BeginObject()
+		for s.NextKey() {
+			switch string(s.Key()) {
+			case "Err":
+				t.mcpError = true
+				s.Skip()
+			case "Ok":
+				if s.Kind() != '{' {
+					s.Skip()
+					continue
+				}
+				s.BeginObject()
+				for s.NextKey() {
+					if string(s.Key()) == "isError" {
+						t.mcpError = t.mcpError || s.Bool()
+					} else {
+						s.Skip()
+					}
+				}
+			default:
+				s.Skip()
+			}
+		}
+	case "changes":
+		if t.kind != "patch_apply_end" || s.Kind() != '{' {
+			s.Skip()
+			return
+		}
+		s.BeginObject()
+		for s.NextKey() {
+			if len(z.l.files) < session.MaxSummaryFiles {
+				z.l.files = append(z.l.files, append([]byte(nil), s.Key()...))
+			}
+			s.Skip()
+		}
+	case "tool":
+		z.l.name = append(z.l.name, s.String(256)...)
+	default:
+		s.Skip()
+	}
+}
+
+// parseContent reads the first text part of a message: its start, or
+// while the project is unknown enough of it to read an
+// <environment_context>'s working directory.
 func (z *summarizer) parseContent(s *jsonl.Scanner) {
 	l := &z.l
+	max := TitleMax
+	if z.sum.Project == "" {
+		max = contextMax
+	}
 	switch s.Kind() {
 	case '"':
-		l.text = append(l.text, s.String(TitleMax)...)
+		l.text = append(l.text, s.String(max)...)
 		return
 	case '[':
 	default:
@@ -268,7 +425,7 @@ func (z *summarizer) parseContent(s *jsonl.Scanner) {
 		}
 		for s.NextKey() {
 			if string(s.Key()) == "text" && len(l.text) == 0 {
-				l.text = append(l.text, s.String(TitleMax)...)
+				l.text = append(l.text, s.String(max)...)
 			} else {
 				s.Skip()
 			}
@@ -386,6 +543,9 @@ func (z *summarizer) commit() {
 		if len(l.model) > 0 && string(l.model) != z.model {
 			z.model = string(l.model)
 		}
+		if sum.Project == "" {
+			sum.Project = string(l.cwd)
+		}
 	case "token_usage_record":
 		if z.origin != "" && string(l.thread) == z.id {
 			z.origin = ""
@@ -417,10 +577,90 @@ func (z *summarizer) commit() {
 			if len(l.title) > 0 {
 				sum.Title, z.titled = jsonl.Title(l.title), true
 			}
+		case "task_started", "task_complete", "turn_aborted":
+			z.calls.turnEnd()
+		default:
+			if l.end.kind != "" {
+				z.toolEvent()
+			}
 		}
 	case "response_item":
 		z.item()
 	}
+}
+
+// toolEvent counts an event that ends or starts a tool call as the
+// decoder reads it: a call of its own when no item holds it.
+func (z *summarizer) toolEvent() {
+	l, sum := &z.l, &z.sum
+	t := &l.end
+	t.callID = string(l.callID)
+	if t.callID == "" {
+		return
+	}
+	if t.kind == "web_search_end" {
+		if _, isNew := z.calls.webEvent(t.callID); isNew {
+			sum.AddTool(session.ToolWebSearch)
+		}
+		return
+	}
+	st, act, old := z.calls.event(t.callID, t.outcome(), t.ends())
+	switch act {
+	case eventNew:
+		sum.AddTool(UniversalTool(eventTool(t.kind, "", string(l.name))))
+		for _, f := range l.files {
+			sum.AddFile(string(f))
+		}
+		if t.ends() {
+			z.countResult(st.status)
+		}
+	case eventResult:
+		z.countResult(st.status)
+	case eventLate:
+		z.recount(old, st.status)
+	}
+}
+
+// countResult counts a tool result of status.
+func (z *summarizer) countResult(status session.ToolStatus) {
+	if status != session.StatusOK {
+		z.sum.ToolErrors++
+	}
+}
+
+// recount counts a result whose status changed from old to status.
+func (z *summarizer) recount(old, status session.ToolStatus) {
+	switch {
+	case old == session.StatusOK && status != session.StatusOK:
+		z.sum.ToolErrors++
+	case old != session.StatusOK && status == session.StatusOK:
+		z.sum.ToolErrors--
+	}
+}
+
+// callItem counts a call known from an item, unless an event made it.
+func (z *summarizer) callItem(id string, tool session.Tool) bool {
+	if _, dup := z.calls.item(id); dup {
+		return false
+	}
+	z.sum.AddTool(tool)
+	return true
+}
+
+// pairedItem counts an item that is a call and its result at once (a web
+// search, an image generation), or restates the outcome of one whose
+// event came first.
+func (z *summarizer) pairedItem(st *callState, dup bool, tool session.Tool) {
+	status := itemStatus(string(z.l.status))
+	if dup {
+		if old, changed := z.calls.restate(st, status); changed {
+			z.recount(old, status)
+		}
+		return
+	}
+	st.hasResult, st.status = true, status
+	z.sum.AddTool(tool)
+	z.countResult(status)
 }
 
 func (z *summarizer) item() {
@@ -429,13 +669,19 @@ func (z *summarizer) item() {
 	case "message":
 		switch string(l.role) {
 		case "user":
-			if len(l.text) == 0 || IsContext(l.text) {
+			if len(l.text) == 0 {
+				return
+			}
+			if IsContext(l.text) {
+				if sum.Project == "" && bytes.HasPrefix(bytes.TrimLeft(l.text, " \n\t"), []byte("<environment_context>")) {
+					sum.Project = contextCwd(l.text)
+				}
 				return
 			}
 			sum.Turns++
 			sum.Messages++
 			if !z.titled {
-				sum.Title, z.titled = jsonl.Title(l.text), true
+				sum.Title, z.titled = jsonl.Title(l.text[:min(len(l.text), TitleMax)]), true
 			}
 		case "assistant":
 			if len(l.text) > 0 {
@@ -443,20 +689,41 @@ func (z *summarizer) item() {
 			}
 		}
 	case "function_call", "custom_tool_call":
-		name := string(l.name)
-		sum.AddTool(UniversalTool(name))
-		if name == "apply_patch" {
+		name := qualifiedName(l.namespace, l.name)
+		if z.callItem(string(l.callID), UniversalTool(name)) && name == "apply_patch" {
 			for _, f := range PatchFiles(l.args) {
 				sum.AddFile(f)
 			}
 		}
 	case "local_shell_call":
-		sum.AddTool(session.ToolBash)
+		id := l.callID
+		if len(id) == 0 {
+			id = l.itemID
+		}
+		z.callItem(string(id), session.ToolBash)
+	case "tool_search_call":
+		if _, dup := z.calls.search(string(l.callID)); !dup {
+			sum.AddTool(UniversalTool("tool_search"))
+		}
 	case "web_search_call":
-		sum.AddTool(session.ToolWebSearch)
-	case "function_call_output", "custom_tool_call_output":
-		if outputStatus(l.text) != session.StatusOK {
-			sum.ToolErrors++
+		var st *callState
+		var dup bool
+		if len(l.itemID) > 0 {
+			st, dup = z.calls.item(string(l.itemID))
+		} else {
+			st, dup = z.calls.webItem()
+		}
+		z.pairedItem(st, dup, session.ToolWebSearch)
+	case "image_generation_call":
+		st, dup := z.calls.item(string(l.itemID))
+		z.pairedItem(st, dup, UniversalTool("image_generation"))
+	case "tool_search_output":
+		if _, status, dup := z.calls.searchOutput(string(l.callID), itemStatus(string(l.status))); !dup {
+			z.countResult(status)
+		}
+	case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
+		if _, status, dup := z.calls.output(string(l.callID), outputStatus(l.text)); !dup {
+			z.countResult(status)
 		}
 	}
 }

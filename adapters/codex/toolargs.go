@@ -18,6 +18,7 @@ func ToolArgs(name string, input json.RawMessage) (session.Tool, map[string]any,
 		Cmd     *string         `json:"cmd"`
 		Command json.RawMessage `json:"command"`
 		Input   *string         `json:"input"`
+		Query   string          `json:"query"`
 		Action  *struct {
 			Type    string   `json:"type"`
 			Command []string `json:"command"`
@@ -52,10 +53,18 @@ func ToolArgs(name string, input json.RawMessage) (session.Tool, map[string]any,
 		}
 		return session.ToolBash, map[string]any{session.ArgCommand: cmd}, true
 	case "local_shell":
-		if in.Action == nil || len(in.Action.Command) == 0 {
+		// The reader's input is the call's action ({"type":"exec",
+		// "command":[...]}), or holds it under "action".
+		var argv []string
+		if in.Action != nil {
+			argv = in.Action.Command
+		} else {
+			_ = json.Unmarshal(in.Command, &argv)
+		}
+		if len(argv) == 0 {
 			return "", nil, false
 		}
-		return session.ToolBash, map[string]any{session.ArgCommand: commandLine(in.Action.Command)}, true
+		return session.ToolBash, map[string]any{session.ArgCommand: commandLine(argv)}, true
 	case "apply_patch":
 		if in.Input == nil {
 			return "", nil, false
@@ -69,10 +78,16 @@ func ToolArgs(name string, input json.RawMessage) (session.Tool, map[string]any,
 		}
 		return session.ToolTodo, map[string]any{session.ArgTodos: todos}, true
 	case "web_search":
-		if in.Action == nil || in.Action.Query == "" {
+		// The reader's input is the search's action ({"type":"search",
+		// "query":...}), or holds it under "action".
+		q := in.Query
+		if in.Action != nil {
+			q = in.Action.Query
+		}
+		if q == "" {
 			return "", nil, false
 		}
-		return session.ToolWebSearch, map[string]any{session.ArgQuery: in.Action.Query}, true
+		return session.ToolWebSearch, map[string]any{session.ArgQuery: q}, true
 	case "view_image":
 		if in.Path == "" {
 			return "", nil, false

@@ -138,6 +138,8 @@ func outputStatus(out []byte) session.ToolStatus {
 		return session.StatusDenied
 	case bytes.HasPrefix(head, []byte("aborted")), bytes.Contains(head, []byte("execution interrupted")):
 		return session.StatusInterrupted
+	case bytes.HasPrefix(head, []byte("apply_patch verification failed")):
+		return session.StatusError
 	}
 	return session.StatusOK
 }
