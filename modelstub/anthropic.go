@@ -26,7 +26,7 @@ func (s *Stub) writeAnthropic(w http.ResponseWriter, req *Request, a *answer) {
 	}
 	blocks := []map[string]any{}
 	if a.thinking != "" {
-		blocks = append(blocks, map[string]any{"type": "thinking", "thinking": a.thinking, "signature": "stub-signature"})
+		blocks = append(blocks, map[string]any{"type": "thinking", "thinking": a.thinking, "signature": signThinking(a.thinking)})
 	}
 	if a.text != "" {
 		blocks = append(blocks, map[string]any{"type": "text", "text": a.text})

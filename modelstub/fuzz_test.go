@@ -37,8 +37,9 @@ func fuzzScript() *modelstub.Script {
 // FuzzServe posts request bodies, seeded with the real ones in testdata,
 // to the stub as its clients do, with the adapters' tool mapping. Whatever
 // the body, the stub answers 200 or 400 in its API's form (JSON, or
-// server-sent events whose data is JSON), and records the request as one
-// JSON line of its log.
+// server-sent events whose data is JSON), or, refusing a model of another
+// provider as the real API does, 404 with the refusal in its log; and
+// records the request as one JSON line of its log.
 func FuzzServe(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "*.json"))
 	for _, p := range files {
@@ -87,7 +88,9 @@ func FuzzServe(f *testing.F) {
 		w := httptest.NewRecorder()
 		s.ServeHTTP(w, httptest.NewRequest(http.MethodPost, path, bytes.NewReader(body)))
 		res := w.Result()
-		if res.StatusCode != http.StatusOK && res.StatusCode != http.StatusBadRequest {
+		refused := func() bool { reqs := s.Requests(); return len(reqs) > 0 && reqs[len(reqs)-1].Refused != "" }
+		if res.StatusCode != http.StatusOK && res.StatusCode != http.StatusBadRequest &&
+			!(res.StatusCode == http.StatusNotFound && refused()) {
 			t.Fatalf("status %d: %s", res.StatusCode, w.Body.Bytes())
 		}
 		if strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {

@@ -16,7 +16,7 @@ func (s *Stub) writeResponses(w http.ResponseWriter, req *Request, a *answer) {
 	if a.thinking != "" {
 		items = append(items, map[string]any{"type": "reasoning", "id": s.newID("rs_stub_"),
 			"summary": []any{map[string]any{"type": "summary_text", "text": a.thinking}}, "content": nil,
-			"encrypted_content": "stub-encrypted-reasoning"})
+			"encrypted_content": encryptReasoning(a.thinking)})
 	}
 	if a.text != "" {
 		items = append(items, map[string]any{"type": "message", "id": s.newID("msg_stub_"), "status": "completed",
@@ -171,10 +171,16 @@ func (s *Stub) writeGemini(w http.ResponseWriter, req *Request, a *answer) {
 	if a.thinking != "" {
 		thought = []map[string]any{{"text": a.thinking, "thought": true}}
 	}
-	for _, c := range a.calls {
+	for i, c := range a.calls {
 		var args map[string]any
 		_ = json.Unmarshal(c.args, &args)
-		calls = append(calls, map[string]any{"functionCall": map[string]any{"id": c.id, "name": c.name, "args": args}})
+		part := map[string]any{"functionCall": map[string]any{"id": c.id, "name": c.name, "args": args}}
+		if i == 0 {
+			// Gemini signs the first call of a response, which its
+			// clients send back with it.
+			part["thoughtSignature"] = signThought(c.name + string(c.args))
+		}
+		calls = append(calls, part)
 	}
 	usage := map[string]any{
 		"promptTokenCount":        a.usage.Input + a.usage.CacheRead,

@@ -29,6 +29,10 @@ type Request struct {
 	Turn int `json:"turn,omitempty"`
 	// Fault is the fault the stub answered with, if any.
 	Fault string `json:"fault,omitempty"`
+	// Refused says why the stub refused the request as the real API
+	// would (a strict stub): the rule, then the API's message. A refused
+	// request takes no script turn.
+	Refused string `json:"refused,omitempty"`
 	// Model is the model the request asked for.
 	Model string `json:"model,omitempty"`
 	// Stream tells whether the answer was streamed.

@@ -46,6 +46,13 @@ type Options struct {
 	StallFor time.Duration
 	// Logger receives debug logs; nil discards them.
 	Logger *slog.Logger
+	// Permissive turns off the checks a strict stub (the default) makes
+	// of every request, refusing, with the real API's status and error,
+	// what that API refuses: a model of another provider, a tool result
+	// without its call or a call without its result, thinking or
+	// reasoning the API could not have signed. Only for a test or a demo
+	// that needs such a request answered.
+	Permissive bool
 }
 
 // Stub is a running model server.
@@ -256,6 +263,15 @@ func (s *Stub) serve(w http.ResponseWriter, r *http.Request, api API, action str
 		req.Model = geminiModel(r.URL.Path)
 		req.Stream = action == "streamGenerateContent"
 	}
+	if !s.opts.Permissive {
+		if no := check(req); no != nil {
+			req.Side, _ = sideRequest(api, action, req)
+			req.Refused = no.String()
+			s.record(req)
+			refuse(w, api, no)
+			return
+		}
+	}
 
 	if side, kind := sideRequest(api, action, req); side {
 		req.Side = true
@@ -316,7 +332,7 @@ func (s *Stub) record(req *Request) {
 		}
 		s.logErr = err
 	}
-	s.log.Debug("request", "seq", req.Seq, "api", req.API, "side", req.Side, "turn", req.Turn, "fault", req.Fault)
+	s.log.Debug("request", "seq", req.Seq, "api", req.API, "side", req.Side, "turn", req.Turn, "fault", req.Fault, "refused", req.Refused)
 }
 
 func (s *Stub) newID(prefix string) string {

@@ -28,6 +28,8 @@ type StubOptions struct {
 	// CLI's home is seeded (Homes/<cli>).
 	Dir   string
 	Homes string
+	// Permissive answers what the real APIs refuse (see modelstub.Options).
+	Permissive bool
 }
 
 func newStubCmd(f *Factory, runF func(*StubOptions) error) *cobra.Command {
@@ -40,7 +42,12 @@ Chat Completions and Gemini, so Claude Code, Codex, Gemini CLI, OpenCode and Kim
 Code run offline against it. Each request the CLI makes for its conversation
 plays the script's next turn (text, thinking, tool calls mapped to the tools the
 CLI declares, or a fault); titles, summaries and routing are answered on the
-side. It prints the environment each CLI needs, and runs until interrupted.`,
+side. It prints the environment each CLI needs, and runs until interrupted.
+
+It refuses what the real APIs refuse, with their status and error: a model of
+another provider, a tool result without its call or a call without its result,
+thinking or reasoning the API did not sign (--log records why). --permissive
+answers those too.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Script == "" {
@@ -60,6 +67,7 @@ side. It prints the environment each CLI needs, and runs until interrupted.`,
 	cmd.Flags().StringVar(&opts.Log, "log", "", "append every request to this JSONL file")
 	cmd.Flags().StringVar(&opts.Dir, "dir", "", "the project directory the CLIs run in; relative paths in the script resolve against it (default: the current directory)")
 	cmd.Flags().StringVar(&opts.Homes, "homes", "", "seed a home for each CLI in `DIR`/<cli> (config that skips dialogs and keeps traffic on the stub) and print the exact environment")
+	cmd.Flags().BoolVar(&opts.Permissive, "permissive", false, "answer what the real APIs refuse (a model of another provider, a tool result without its call, thinking they did not sign)")
 	return cmd
 }
 
@@ -83,12 +91,13 @@ func stubRun(cmd *cobra.Command, opts *StubOptions) error {
 		return err
 	}
 	so := modelstub.Options{
-		Script:    script,
-		Dir:       opts.Dir,
-		Addr:      net.JoinHostPort("127.0.0.1", strconv.Itoa(opts.Port)),
-		ToolNames: adapters.NativeTools,
-		ToolCall:  adapters.NativeCall,
-		Logger:    f.Logger,
+		Script:     script,
+		Dir:        opts.Dir,
+		Addr:       net.JoinHostPort("127.0.0.1", strconv.Itoa(opts.Port)),
+		ToolNames:  adapters.NativeTools,
+		ToolCall:   adapters.NativeCall,
+		Logger:     f.Logger,
+		Permissive: opts.Permissive,
 	}
 	if opts.Log != "" {
 		lf, err := atomicfile.OpenAppend(opts.Log, 0o600)
@@ -122,6 +131,10 @@ func stubRun(cmd *cobra.Command, opts *StubOptions) error {
 func printStubHelp(io *IOStreams, url string, script *modelstub.Script, opts *StubOptions) error {
 	w := io.Out
 	fmt.Fprintf(w, "stead stub: serving %d scripted turns on %s\n\n", len(script.Turns), url)
+	if !opts.Permissive {
+		fmt.Fprintf(w, "It refuses what the real APIs refuse, with their errors: a model of another provider, a tool result\n"+
+			"without its call or a call without its result, thinking they did not sign (--permissive answers them).\n\n")
+	}
 	fmt.Fprintf(w, "  Anthropic Messages    POST %s/v1/messages\n", url)
 	fmt.Fprintf(w, "  OpenAI Responses      POST %s/v1/responses\n", url)
 	fmt.Fprintf(w, "  Chat Completions      POST %s/v1/chat/completions\n", url)

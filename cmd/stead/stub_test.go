@@ -208,3 +208,30 @@ func equalInts(a, b []int) bool {
 	}
 	return true
 }
+
+// TestStubStrict: stead stub refuses a model of another provider as the
+// real API does, logging why; with --permissive it answers.
+func TestStubStrict(t *testing.T) {
+	script := filepath.Join("..", "..", "examples", "stub", "two-turns.json")
+	body := `{"model":"gpt-5.5","stream":true,"messages":[{"role":"user","content":"hi"}],"tools":[{"name":"Bash","input_schema":{"type":"object"}}]}`
+	logPath := filepath.Join(t.TempDir(), "requests.jsonl")
+	url, out, stop := startStub(t, "--script", script, "--log", logPath)
+	resp, err := http.Post(url+"/v1/messages", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound || !strings.Contains(string(b), `"not_found_error"`) {
+		t.Errorf("a GPT model asked of the Messages API: %s %s", resp.Status, b)
+	}
+	stop()
+	if data, _ := os.ReadFile(logPath); !strings.Contains(string(data), `"refused":"a model of another provider: model: gpt-5.5"`) {
+		t.Errorf("the log does not say why it refused:\n%s", data)
+	}
+	if !strings.Contains(out.String(), "--permissive") {
+		t.Errorf("the help does not say the stub is strict:\n%s", out)
+	}
+	url, _, _ = startStub(t, "--script", script, "--permissive")
+	post(t, url+"/v1/messages", body)
+}
