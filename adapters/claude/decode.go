@@ -53,11 +53,13 @@ type record struct {
 	CustomTitle       string          `json:"customTitle"`
 	AITitle           string          `json:"aiTitle"`
 
-	// Seed-era top-level tool records.
+	// Seed-era top-level tool records; a result's text is its content,
+	// or its output.
 	Name      string          `json:"name"`
 	Input     json.RawMessage `json:"input"`
 	ToolUseID string          `json:"tool_use_id"`
 	IsError   bool            `json:"is_error"`
+	Output    json.RawMessage `json:"output"`
 
 	// parsed is the message as the stream decoder read it.
 	parsed *parsedMessage
@@ -151,6 +153,8 @@ type Decoder struct {
 	forked    bool
 	unknown   map[string]bool
 	sc        *jsonl.Scanner // set for a stream decoder (NewStreamDecoder)
+	titled    bool           // a title or the first prompt was seen
+	results   recentSet      // uuids of the tool result records read
 }
 
 // NewDecoder returns a decoder reading from r.
@@ -222,14 +226,20 @@ func (d *Decoder) convert(rec *record, raw []byte, ev *session.Event) {
 	case "tool_use":
 		entries = []session.Entry{toolCall(rec.ToolUseID, rec.Name, rec.Input)}
 	case "tool_result":
-		text, atts := toolResultContent(rec.Content)
+		content := rec.Content
+		if len(content) == 0 {
+			content = rec.Output
+		}
+		text, atts := toolResultContent(content)
 		entries = []session.Entry{resultEntry(rec.ToolUseID, text, rec.IsError, atts)}
 	default:
 		if rec.Type == "custom-title" && rec.CustomTitle != "" {
 			addInfo(ev).Title = rec.CustomTitle
+			d.titled = true
 		}
 		if rec.Type == "ai-title" && rec.AITitle != "" {
 			addInfo(ev).Title = rec.AITitle
+			d.titled = true
 		}
 		if !bookkeeping[rec.Type] && !d.unknown[rec.Type] {
 			d.unknown[rec.Type] = true
@@ -319,7 +329,7 @@ func (d *Decoder) link(rec *record, ts time.Time, raw []byte, line int, entries 
 			n++
 		}
 		e.Timestamp = ts
-		e.Sidechain = rec.IsSidechain
+		e.Sidechain = sidechain(rec.IsSidechain, rec.AgentID != "")
 		e.Origin = origin
 		if i == 0 {
 			e.ParentID = parent
@@ -381,13 +391,27 @@ func (d *Decoder) user(rec *record, ts time.Time, ev *session.Event) []session.E
 			return session.KindCommand
 		case rec.IsMeta || strings.HasPrefix(text, "<local-command-") || strings.HasPrefix(text, "<bash-"):
 			return session.KindMeta
+		case sidechain(rec.IsSidechain, rec.AgentID != ""):
+			// A Task subagent's prompt in the main file (Claude
+			// Code 1.0): the model wrote it, not the user.
+			return session.KindMeta
 		}
 		return ""
 	}
 	userEntry := func(text string, atts []session.Attachment) session.Entry {
 		e := session.Entry{Type: session.User, Content: text, Attachments: atts, Kind: kindOf(text)}
-		if e.Kind == session.KindSummary {
+		switch e.Kind {
+		case session.KindSummary:
 			e.Type = session.System
+		case "":
+			d.titled = d.titled || text != ""
+		case session.KindCommand:
+			// A slash command before any prompt names the session
+			// by its arguments.
+			if t := commandTitle([]byte(text)); t != "" && !d.titled && !rec.IsMeta {
+				addInfo(ev).Title = t
+				d.titled = true
+			}
 		}
 		return e
 	}
@@ -396,6 +420,11 @@ func (d *Decoder) user(rec *record, ts time.Time, ev *session.Event) []session.E
 		return []session.Entry{userEntry(*pm.str, nil)}
 	}
 	blocks := pm.blocks
+	if rec.UUID != "" && hasResult(blocks) && d.results.seen(rec.UUID) {
+		// A copy of a tool result already read (a --continue wrote
+		// the record again under its uuid): one result, not two.
+		return nil
+	}
 	var entries []session.Entry
 	var text []string
 	var atts []session.Attachment

@@ -123,10 +123,15 @@ func TestSubagentFile(t *testing.T) {
 		if s.ID != "agent-a9211ce" || s.Parent == nil || s.Parent.Kind != session.LinkSubagent || s.Parent.ID != "5e55e55e-0000-4000-8000-000000000001" {
 			t.Errorf("subagent session id %q parent %+v", s.ID, s.Parent)
 		}
+		// Its records are marked isSidechain, but in its own file they
+		// are the conversation: converted, it resumes like any session.
 		for _, e := range s.Timeline {
-			if !e.Sidechain {
-				t.Errorf("entry %s not marked sidechain", e.ID)
+			if e.Sidechain {
+				t.Errorf("entry %s marked sidechain in the subagent's own file", e.ID)
 			}
+		}
+		if len(s.Timeline) == 0 || s.Timeline[0].Type != session.User || s.Timeline[0].Kind != "" {
+			t.Errorf("the subagent's prompt is not its first prompt: %+v", s.Timeline)
 		}
 		usftest.ValidateSession(t, s)
 		return
@@ -153,5 +158,24 @@ func TestListEndTimeWithHugeLastRecords(t *testing.T) {
 		if !l.End.Equal(f.End) || !l.Start.Equal(f.Start) || l.Messages != f.Messages {
 			t.Errorf("%s: list %v..%v (%d msgs), full %v..%v (%d msgs)", name, l.Start, l.End, l.Messages, f.Start, f.End, f.Messages)
 		}
+	}
+}
+
+func TestCommandTitle(t *testing.T) {
+	for text, want := range map[string]string{
+		"<command-message>review is running…</command-message>\n<command-name>/review</command-name>\n<command-args>auth module</command-args>":            "/review auth module",
+		"<command-message>review is reviewing pull request…</command-message>\n   <command-name>review</command-name>\n   <command-args>42</command-args>": "/review 42",
+		"<command-name>/clear</command-name>\n<command-message>clear</command-message>\n<command-args></command-args>":                                     "",
+		"<local-command-stdout>Set model to opus</local-command-stdout>":                                                                                   "",
+	} {
+		if got := commandTitle([]byte(text)); got != want {
+			t.Errorf("commandTitle(%.60q) = %q, want %q", text, got, want)
+		}
+	}
+	// Only the first TitleMax bytes of the record's text are read, as a
+	// summary reads them.
+	long := "<command-name>/fix</command-name><command-args>" + strings.Repeat("word ", 60) + "</command-args>"
+	if got := commandTitle([]byte(long)); !strings.HasPrefix(got, "/fix word word") || len(got) > TitleMax {
+		t.Errorf("commandTitle of long arguments = %q", got)
 	}
 }

@@ -13,6 +13,13 @@
 // message, top-level tool_use, tool_result and summary records, base64url
 // project folders, flat projects/<id>.jsonl and sessions/<id>.jsonl files.
 //
+// Claude Code 1.0 wrote a Task subagent's run into the main file
+// (isSidechain records): its prompt is not a turn and never the title. A
+// subagent's own file (every record isSidechain, with its agentId) is a
+// conversation of its own. A slash command with arguments before any
+// prompt names the session ("/review auth module"). A tool result record
+// read again under the same uuid (a --continue's copy) is one result.
+//
 // Decoder turns records into universal timeline entries (keeping each
 // native record), Read builds a whole session, and Summarize scans a file for
 // listing and statistics in memory independent of its size. Discover and

@@ -68,6 +68,7 @@ type summarizer struct {
 	lastModel  string
 	agent      bool
 	forkLinked bool
+	results    recentSet // uuids of the tool result records read
 }
 
 // line holds what one record said. Byte slices are reused between lines.
@@ -75,7 +76,8 @@ type line struct {
 	typ, role, msgID, model, requestID, reqSession, sessionID, agentID, cwd, title, customTitle []byte
 	ts                                                                                          time.Time
 	usage                                                                                       session.Usage
-	hasUsage, contentString, isMeta, isCompactSummary, isAPIError                               bool
+	hasUsage, contentString, isMeta, isCompactSummary, isAPIError, sidechain                    bool
+	uuid                                                                                        []byte
 	textRuns, toolResults, toolErrors                                                           int
 	done                                                                                        bool // a listing needs nothing more from this record
 	// seed-era top-level tool records
@@ -88,7 +90,7 @@ func (l *line) reset() {
 		typ: l.typ[:0], role: l.role[:0], msgID: l.msgID[:0], model: l.model[:0],
 		requestID: l.requestID[:0], reqSession: l.reqSession[:0], sessionID: l.sessionID[:0],
 		agentID: l.agentID[:0], cwd: l.cwd[:0], title: l.title[:0], customTitle: l.customTitle[:0],
-		name: l.name[:0],
+		name: l.name[:0], uuid: l.uuid[:0],
 	}
 }
 
@@ -145,6 +147,10 @@ func (z *summarizer) parseLine(s *jsonl.Scanner) {
 			l.reqSession = append(l.reqSession, s.String(256)...)
 		case "isMeta":
 			l.isMeta = s.Bool()
+		case "isSidechain":
+			l.sidechain = s.Bool()
+		case "uuid":
+			l.uuid = append(l.uuid, s.String(256)...)
 		case "isCompactSummary":
 			l.isCompactSummary = s.Bool()
 		case "isApiErrorMessage":
@@ -407,9 +413,23 @@ func (z *summarizer) commit() bool {
 	switch string(l.typ) {
 	case "user":
 		sum.See(l.ts)
+		if l.toolResults > 0 && len(l.uuid) > 0 && z.results.seen(string(l.uuid)) {
+			return true // a copy of a tool result already counted
+		}
 		sum.ToolErrors += l.toolErrors
-		if l.toolResults > 0 || l.isMeta || l.isCompactSummary || len(l.title) == 0 || isCommandText(l.title) {
+		if l.toolResults > 0 || l.isMeta || l.isCompactSummary || len(l.title) == 0 {
 			return true
+		}
+		if isCommandText(l.title) {
+			// A slash command before any prompt names the session by
+			// its arguments.
+			if t := commandTitle(l.title); t != "" && z.titleFrom == 0 {
+				sum.Title, z.titleFrom = t, 1
+			}
+			return true
+		}
+		if sidechain(l.sidechain, len(l.agentID) > 0) {
+			return true // a Task subagent's prompt in the main file
 		}
 		sum.Turns++
 		sum.Messages++
