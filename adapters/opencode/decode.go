@@ -323,7 +323,7 @@ func (d *decoder) tool(m *msgState, p *part, r row, model string) []session.Entr
 			call.Subagent = &session.Link{Kind: session.LinkSubagent, CLI: session.OpenCode, ID: child, CallID: p.CallID, Path: d.linkPath}
 		}
 	}
-	status, done := toolStatus(s)
+	status, done := partStatus(s)
 	if !done {
 		switch s.Status {
 		case "pending", "running":
@@ -340,15 +340,48 @@ func (d *decoder) tool(m *msgState, p *part, r row, model string) []session.Entr
 		ID: d.unique(p.ID+":result", r.line), Timestamp: end, Type: session.ToolResult, CallID: callID,
 		Success: status == session.StatusOK, Status: status, MessageID: m.row.id, Subagent: call.Subagent,
 	}
+	text := s.Error
+	if s.Status == "completed" {
+		text = s.Output // a command that exited non-zero completed
+	}
 	if res.Success {
-		res.Output = s.Output
+		res.Output = text
 	} else {
-		res.Error = s.Error
+		res.Error = text
 	}
 	for i := range s.Attachments {
 		res.Attachments = append(res.Attachments, attachment(&s.Attachments[i]))
 	}
 	return []session.Entry{call, res}
+}
+
+// partStatus is a tool part's outcome: its status, and for a command
+// that completed, its exit code (OpenCode's bash tool keeps it in
+// state.metadata.exit; null when it was killed, for a timeout or an
+// abort).
+func partStatus(s *toolState) (session.ToolStatus, bool) {
+	status, done := toolStatus(s)
+	if status != session.StatusOK || len(s.Metadata) == 0 {
+		return status, done
+	}
+	var m struct {
+		Exit *json.RawMessage `json:"exit"`
+	}
+	if json.Unmarshal(s.Metadata, &m) != nil || m.Exit == nil {
+		return status, done
+	}
+	switch exit := strings.TrimSpace(string(*m.Exit)); {
+	case exit == "null":
+		switch {
+		case strings.HasSuffix(s.Output, "(Command was aborted)"):
+			return session.StatusInterrupted, true
+		case strings.Contains(s.Output, "(Command timed out after "):
+			return session.StatusError, true
+		}
+	case exit != "0" && exit != "":
+		return session.StatusError, true
+	}
+	return status, done
 }
 
 // unique returns id, or a variant of it no entry uses yet.

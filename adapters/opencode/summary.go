@@ -88,7 +88,7 @@ func (z *summarizer) part(r row) {
 	switch p.Type {
 	case "tool":
 		z.sum.AddTool(UniversalTool(p.Tool))
-		if status, done := toolStatus(p.State); done && status != session.StatusOK {
+		if status, done := partStatus(p.State); done && status != session.StatusOK {
 			z.sum.ToolErrors++
 		}
 		if p.State != nil {
