@@ -661,11 +661,17 @@ func (c *Capture) event(ev session.Event) {
 	}
 	for _, e := range fresh {
 		switch {
-		case e.Type == session.System && e.Kind == session.KindError:
+		case (e.Type == session.System || e.Type == session.Assistant) && e.Kind == session.KindError:
+			// An error record (Claude writes an API error as an
+			// assistant message) ends the turn where the CLI says so,
+			// and where its live signal already says idle: a turn that
+			// failed between two reads of the signal shows no busy
+			// spell to end, and would otherwise stay busy for good.
 			c.mu.Lock()
 			c.lastErr = e.Content
+			idle := c.liveSaid == session.RunReady && (c.cfg.TUI.StatusFile != nil || c.cfg.TUI.Title != nil)
 			c.mu.Unlock()
-			if c.cfg.TUI.ErrorEndsTurn {
+			if c.cfg.TUI.ErrorEndsTurn || idle {
 				c.structural(session.RunReady, "session record", "")
 			}
 		case e.Type == session.System && e.Kind == session.KindTurn:

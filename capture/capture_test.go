@@ -427,6 +427,56 @@ func TestBusySpellBetweenPolls(t *testing.T) {
 	}
 }
 
+// TestErrorBetweenPolls: a turn that fails at once (an API error Claude
+// records as an assistant message, and no turn record) between two reads
+// of the status file, which reads idle throughout, ends: it left the run
+// busy until the A/B step's timeout (seen in the ab-failure scenario).
+func TestErrorBetweenPolls(t *testing.T) {
+	root := t.TempDir()
+	env := session.Env{Home: root, Vars: map[string]string{"CLAUDE_CONFIG_DIR": root}}
+	os.MkdirAll(filepath.Join(root, "sessions"), 0o755)
+	os.WriteFile(filepath.Join(root, "sessions", "4242.json"), []byte(`{"status":"idle"}`), 0o644)
+	path := filepath.Join(root, "s.jsonl")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	a, _ := adapters.Lookup("claude")
+	p := newPub()
+	c := capture.New(capture.Config{Run: "r", CLI: "claude", TUI: *a.TUI, Env: env}, p)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	fol := capture.Follow(path, 0)
+	defer fol.Stop()
+	go c.File(fol, 0, func(r io.Reader) capture.Decoder { return a.NewDecoder(r) })
+	go c.Readiness(ctx)
+	go c.StatusFile(ctx, 4242, 5*time.Millisecond)
+	time.Sleep(50 * time.Millisecond)
+	c.Set(session.RunReady, "test", "", nil)
+	time.Sleep(50 * time.Millisecond) // the status file reads idle
+	f.WriteString(`{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","timestamp":"2026-11-21T10:00:00Z","message":{"role":"user","content":"hi"}}` + "\n")
+	f.WriteString(`{"type":"assistant","isApiErrorMessage":true,"uuid":"a1","parentUuid":"u1","sessionId":"s","timestamp":"2026-11-21T10:00:01Z","message":{"id":"m1","role":"assistant","model":"<synthetic>","content":[{"type":"text","text":"API Error: 500 boom"}],"usage":{"input_tokens":0,"output_tokens":0}}}` + "\n")
+	p.waitEntries(t, 2, "the turn's records")
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		p.mu.Lock()
+		var seq []string
+		for _, st := range p.statuses {
+			seq = append(seq, string(st.State))
+		}
+		p.mu.Unlock()
+		got := strings.Join(seq, " ")
+		if got == "ready busy ready" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("states %q, want ready busy ready", got)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // TestStaleScreenBusyExpires: a busy only the screen said, with the
 // screen still and nothing from the session file, ends.
 func TestStaleScreenBusyExpires(t *testing.T) {

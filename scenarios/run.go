@@ -58,18 +58,21 @@ type Outcome struct {
 
 // Variant is one variant of an A/B step.
 type Variant struct {
-	Name   string         `json:"name"`
-	CLI    string         `json:"cli"`
-	Run    string         `json:"run"`
-	State  string         `json:"state"`
-	Error  string         `json:"error,omitempty"`
-	Answer string         `json:"answer,omitempty"`
-	Tokens session.Usage  `json:"tokens"`
-	Native *session.Usage `json:"native,omitempty"`
-	Tools  map[string]int `json:"tools"`
-	Files  int            `json:"files"`
-	Dir    string         `json:"dir"`
-	Took   time.Duration  `json:"tookNs"`
+	Name  string `json:"name"`
+	CLI   string `json:"cli"`
+	Run   string `json:"run"`
+	State string `json:"state"`
+	Error string `json:"error,omitempty"`
+	// TimedOut says the variant only ended because the step's time ran
+	// out.
+	TimedOut bool           `json:"timedOut,omitempty"`
+	Answer   string         `json:"answer,omitempty"`
+	Tokens   session.Usage  `json:"tokens"`
+	Native   *session.Usage `json:"native,omitempty"`
+	Tools    map[string]int `json:"tools"`
+	Files    int            `json:"files"`
+	Dir      string         `json:"dir"`
+	Took     time.Duration  `json:"tookNs"`
 }
 
 // Report is what a scenario run found.
@@ -233,7 +236,14 @@ func runStep(ctx context.Context, st Step, from *session.Session, sb *Sandbox, d
 		for _, v := range out.Variants {
 			label := v.Name + ": "
 			if slices.Contains(st.Expect.Failed, v.CLI) {
-				c.add(v.Error != "", label+"fails, and the report says why", "it finished: "+v.State)
+				switch {
+				case v.TimedOut:
+					// A failure the scenario means happens at once: one
+					// that took the whole timeout is another failure.
+					c.add(false, label+"fails, and the report says why", "it only ran out of the step's time ("+v.Took.Round(time.Second).String()+"): "+v.Error)
+				default:
+					c.add(v.Error != "", label+"fails, and the report says why", "it finished: "+v.State)
+				}
 				continue
 			}
 			c.add(v.Error == "", label+"finishes", v.Error)

@@ -48,10 +48,13 @@ const (
 	RunWaiting  RunState = "waiting"  // waiting for the user: an approval, a question
 	RunExited   RunState = "exited"   // the CLI exited on its own or on request
 	RunFailed   RunState = "failed"   // the CLI could not start, crashed, or was killed
+	// RunInterrupted: the command (or daemon) running it was interrupted
+	// (Ctrl-C, SIGTERM) and stopped its CLI before its turn was over.
+	RunInterrupted RunState = "interrupted"
 )
 
 // Done reports whether the run is over.
-func (s RunState) Done() bool { return s == RunExited || s == RunFailed }
+func (s RunState) Done() bool { return s == RunExited || s == RunFailed || s == RunInterrupted }
 
 // Status is a change of a run's state, as published on its status
 // subject.

@@ -61,8 +61,10 @@ type abVariant struct {
 	Run       string    `json:"run"`
 	Workspace workspace `json:"workspace"`
 
-	State    string         `json:"state"`
-	Error    string         `json:"error,omitempty"`
+	State string `json:"state"`
+	Error string `json:"error,omitempty"`
+	// TimedOut says the variant was stopped by --timeout.
+	TimedOut bool           `json:"timedOut,omitempty"`
 	Took     time.Duration  `json:"tookNs"`
 	Model    string         `json:"model,omitempty"`
 	Tokens   session.Usage  `json:"tokens"`
@@ -162,6 +164,9 @@ func abRunCmd(ctx context.Context, opts *ABOptions) error {
 	} else {
 		writeABTable(f.IO.Out, ab)
 	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("the A/B run was interrupted: %w", context.Canceled)
+	}
 	for _, v := range ab.Variants {
 		if v.Error != "" {
 			return fmt.Errorf("%w: not every variant finished (see above)", ErrStepFailed)
@@ -238,8 +243,11 @@ func runVariant(ctx context.Context, f *Factory, b *bus.Bus, from *session.Sessi
 	history := 0
 	if from == nil {
 		s, err = headlessStep(ctx, f, b, v.Run, st, v.Workspace.Dir, opts.Model)
-		if err == nil {
+		switch {
+		case err == nil:
 			v.State = string(session.RunExited)
+		case errors.Is(err, context.Canceled):
+			v.State = string(session.RunInterrupted)
 		}
 	} else {
 		history = len(from.Timeline)
@@ -264,7 +272,8 @@ func runVariant(ctx context.Context, f *Factory, b *bus.Bus, from *session.Sessi
 			v.Error = "the turn ended in an error: " + e
 		}
 	}
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) && v.Error == "" {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		v.TimedOut = true
 		v.State, v.Error = string(session.RunFailed), fmt.Sprintf("did not finish within --timeout %s", opts.Timeout)
 	}
 	if v.Error == "" && v.Answer == "" {
@@ -307,7 +316,9 @@ func measure(v *abVariant, s *session.Session, history int, prices *pricing.Tabl
 	if priced {
 		v.Cost = &cost
 	}
-	v.Answer = answerOf(s, v.CLI)
+	// Only the variant's own entries: the history's last answer is not
+	// its answer.
+	v.Answer = answerOf(s, history)
 }
 
 func saveAB(env session.Env, ab *abRun) error {

@@ -131,7 +131,7 @@ func TestTurnErrors(t *testing.T) {
 			if got := lastError(s, 0); got != tc.err {
 				t.Errorf("lastError = %q, want %q", got, tc.err)
 			}
-			if got := answerOf(s, ""); got != tc.text {
+			if got := answerOf(s, 0); got != tc.text {
 				t.Errorf("answerOf = %q, want %q", got, tc.text)
 			}
 		})

@@ -136,7 +136,11 @@ func chainRun(ctx context.Context, opts *ChainOptions) error {
 			r.Error = err.Error()
 			res.Steps[i] = r
 			failed = fmt.Errorf("step %d (%s): %w", i+1, st.CLI, err)
-			fmt.Fprintf(progress, "stead: step %d failed after %s: %v\n", i+1, r.Took.Round(time.Millisecond), err)
+			what := "failed"
+			if r.State == string(session.RunInterrupted) {
+				what = "was interrupted"
+			}
+			fmt.Fprintf(progress, "stead: step %d %s after %s: %v\n", i+1, what, r.Took.Round(time.Millisecond), err)
 			break
 		}
 		fmt.Fprintf(progress, "stead: step %d done in %s (run %s, %d new entries)\n", i+1, r.Took.Round(time.Millisecond), r.Run, r.Entries)
@@ -175,9 +179,12 @@ func runStep(ctx context.Context, f *Factory, b *bus.Bus, prev *session.Session,
 		r.Took = time.Since(start)
 		if err != nil {
 			r.State = string(session.RunFailed)
+			if errors.Is(err, context.Canceled) {
+				r.State = string(session.RunInterrupted)
+			}
 			return r, nil, err
 		}
-		r.State, r.Entries, r.Answer = string(session.RunExited), len(s.Timeline), answerOf(s, st.CLI)
+		r.State, r.Entries, r.Answer = string(session.RunExited), len(s.Timeline), answerOf(s, 0)
 		return r, s, nil
 	}
 	wctx, stopWatch := context.WithCancel(ctx)
@@ -195,7 +202,7 @@ func runStep(ctx context.Context, f *Factory, b *bus.Bus, prev *session.Session,
 	if err != nil {
 		return r, nil, err
 	}
-	r.Answer = answerOf(s, st.CLI)
+	r.Answer = answerOf(s, len(prev.Timeline))
 	if e := lastError(s, len(prev.Timeline)); e != "" {
 		return r, s, fmt.Errorf("the turn ended in an error: %s", e)
 	}
@@ -237,6 +244,14 @@ func headlessStep(ctx context.Context, f *Factory, b *bus.Bus, id string, st cha
 		return nil, err
 	}
 	if runErr != nil {
+		switch cerr := ctx.Err(); {
+		case errors.Is(cerr, context.DeadlineExceeded):
+			return fail(fmt.Errorf("%s did not finish in the time it was given", st.CLI))
+		case cerr != nil:
+			rec.State, rec.Reason = session.RunInterrupted, "interrupted while busy (stead was interrupted)"
+			putRun(b, rec, f.Logger)
+			return nil, fmt.Errorf("%s: %s: %w", id, rec.Reason, context.Canceled)
+		}
 		return fail(fmt.Errorf("%s %s: %w: %s", st.CLI, strings.Join(cmd.Args[1:], " "), runErr, clipLine(errOut.String(), 500)))
 	}
 	sid := a.SessionID(out.Bytes())
@@ -274,10 +289,10 @@ func headlessStep(ctx context.Context, f *Factory, b *bus.Bus, id string, st cha
 }
 
 // answerOf is the last assistant text cli produced.
-func answerOf(s *session.Session, cli string) string {
-	for i := len(s.Timeline) - 1; i >= 0; i-- {
+func answerOf(s *session.Session, from int) string {
+	for i := len(s.Timeline) - 1; i >= from && i >= 0; i-- {
 		e := s.Timeline[i]
-		if e.Type == session.Assistant && e.Kind != session.KindError && e.Content != "" && (e.CLI == cli || e.CLI == "") {
+		if e.Type == session.Assistant && e.Kind != session.KindError && e.Content != "" {
 			return e.Content
 		}
 	}

@@ -208,7 +208,8 @@ func supervise(ctx context.Context, f *Factory, b *bus.Bus, s *session.Session, 
 
 	var stopped sync.Once
 	onRequest := false
-	var onceErr error // why a run of one turn did not finish its turn
+	var onceErr error        // why a run of one turn did not finish its turn
+	var turnOver atomic.Bool // a run of one turn: its turn ended
 	stop := func() {
 		stopped.Do(func() {
 			onRequest = true
@@ -338,7 +339,10 @@ func supervise(ctx context.Context, f *Factory, b *bus.Bus, s *session.Session, 
 				if err == nil {
 					if err = waitTurn(runCtx, c, turns); err != nil {
 						err = fmt.Errorf("%w (the run was %s)%s", err, c.State(), screenTail(c))
-					} else if t := c.LastTurn(); !t.Answered && t.Error == "" && !answerComes(runCtx, c) {
+					} else if t := c.LastTurn(); t.Error != "" {
+						turnOver.Store(true)
+						err = fmt.Errorf("the turn ended in an error: %s", t.Error)
+					} else if turnOver.Store(true); !t.Answered && !answerComes(runCtx, c) {
 						err = fmt.Errorf("the turn ended without an answer from the model%s", screenTail(c))
 					}
 				}
@@ -368,7 +372,18 @@ func supervise(ctx context.Context, f *Factory, b *bus.Bus, s *session.Session, 
 	rec.ExitCode = &code
 	rec.Entries = c.Entries()
 	state, signal := session.RunExited, "process"
+	// The command (or the daemon) running it was stopped or timed out,
+	// and stopped the CLI: before its turn was over, the run was
+	// interrupted, not finished.
+	cut := ctx.Err() != nil && onceErr == nil && !turnOver.Load()
+	live := c.State()
 	switch {
+	case cut && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		state, rec.Reason = session.RunFailed, "it did not finish in the time it was given"
+	case cut && (spec.Once || live == session.RunBusy || live == session.RunWaiting || live == session.RunStarting):
+		state, rec.Reason = session.RunInterrupted, fmt.Sprintf("interrupted while %s (stead was interrupted or stopped)", live)
+	case cut:
+		rec.Reason = "stopped: stead was interrupted or stopped"
 	case sig != 0 && !onRequest:
 		state, rec.Reason = session.RunFailed, fmt.Sprintf("%s was killed by %s", dst.Name, signalName(sig))
 	case onceErr != nil:
@@ -399,8 +414,11 @@ func supervise(ctx context.Context, f *Factory, b *bus.Bus, s *session.Session, 
 	fctx, fcancel := context.WithTimeout(context.Background(), 5*time.Second)
 	b.Flush(fctx)
 	fcancel()
-	if state == session.RunFailed {
+	switch state {
+	case session.RunFailed:
 		return rec, fmt.Errorf("run %s: %s: %w", spec.ID, rec.Reason, ErrRunFailed)
+	case session.RunInterrupted:
+		return rec, fmt.Errorf("run %s: %s: %w", spec.ID, rec.Reason, context.Canceled)
 	}
 	return rec, nil
 }

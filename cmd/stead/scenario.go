@@ -343,7 +343,7 @@ func (d *scenarioDriver) AB(ctx context.Context, from *session.Session, to []str
 	d.lastAB = ab
 	out := &scenarios.Outcome{Run: ab.ID}
 	for _, v := range ab.Variants {
-		sv := scenarios.Variant{Name: v.Name, CLI: v.CLI, Run: v.Run, State: v.State, Error: v.Error, Answer: v.Answer,
+		sv := scenarios.Variant{Name: v.Name, CLI: v.CLI, Run: v.Run, State: v.State, Error: v.Error, TimedOut: v.TimedOut, Answer: v.Answer,
 			Tokens: v.Tokens, Tools: v.Tools, Files: v.Changes.Files, Dir: v.Workspace.Dir, Took: v.Took}
 		sv.Native = d.nativeUsage(ctx, v.Run, prompt)
 		out.Variants = append(out.Variants, sv)

@@ -211,7 +211,7 @@ func templateHeadless(ctx context.Context, f *Factory, opts *ResumeOptions) erro
 		}
 		return json.NewEncoder(f.IO.RawOut()).Encode(rec)
 	}
-	fmt.Fprintln(f.IO.Out, answerOf(s, opts.To))
+	fmt.Fprintln(f.IO.Out, answerOf(s, 0))
 	fmt.Fprintf(f.IO.ErrOut, "stead: run %s; continue it: stead session resume run:%s --to <cli>\n", id, id)
 	return nil
 }
