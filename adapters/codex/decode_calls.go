@@ -254,6 +254,16 @@ var toolEvents = map[string]string{
 	"collab_resume_end":              "resume_agent",
 }
 
+// eventKinds maps each event type of toolEvents to itself, so that a
+// summary finds the type's string without making one.
+var eventKinds = func() map[string]string {
+	m := make(map[string]string, len(toolEvents))
+	for k := range toolEvents {
+		m[k] = k
+	}
+	return m
+}()
+
 // ends reports whether the event ends its call (else it starts it).
 func (t *toolEnd) ends() bool { return !strings.HasSuffix(t.kind, "_begin") }
 

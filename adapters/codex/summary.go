@@ -188,7 +188,7 @@ func (z *summarizer) parsePayload(s *jsonl.Scanner) {
 			switch k {
 			case "type":
 				l.ptype = append(l.ptype, s.String(64)...)
-				switch p := string(l.ptype); p {
+				switch string(l.ptype) {
 				case "thread_name_updated":
 				case "token_count", "item_completed", "thread_settings_applied",
 					"task_started", "task_complete", "turn_aborted":
@@ -196,10 +196,11 @@ func (z *summarizer) parsePayload(s *jsonl.Scanner) {
 						return
 					}
 				default:
-					if _, ok := toolEvents[p]; !ok || z.list {
+					kind, ok := eventKinds[string(l.ptype)]
+					if !ok || z.list {
 						return // nothing else in events matters here
 					}
-					l.end.kind = p
+					l.end.kind = kind
 				}
 			case "thread_id":
 				l.thread = append(l.thread, s.String(256)...)
@@ -665,6 +666,9 @@ func (z *summarizer) pairedItem(st *callState, dup bool, tool session.Tool) {
 
 func (z *summarizer) item() {
 	l, sum := &z.l, &z.sum
+	if z.list && string(l.ptype) != "message" {
+		return // a listing counts messages only
+	}
 	switch string(l.ptype) {
 	case "message":
 		switch string(l.role) {
