@@ -408,9 +408,11 @@ func (d *Decoder) user(rec *record, ts time.Time, ev *session.Event) []session.E
 		case session.KindCommand:
 			// A slash command before any prompt names the session
 			// by its arguments.
-			if t := commandTitle([]byte(text)); t != "" && !d.titled && !rec.IsMeta {
-				addInfo(ev).Title = t
-				d.titled = true
+			if !d.titled && !rec.IsMeta {
+				if t := commandTitle([]byte(text)); t != "" {
+					addInfo(ev).Title = t
+					d.titled = true
+				}
 			}
 		}
 		return e
@@ -420,7 +422,7 @@ func (d *Decoder) user(rec *record, ts time.Time, ev *session.Event) []session.E
 		return []session.Entry{userEntry(*pm.str, nil)}
 	}
 	blocks := pm.blocks
-	if rec.UUID != "" && hasResult(blocks) && d.results.seen(rec.UUID) {
+	if rec.UUID != "" && hasResult(blocks) && d.results.seen([]byte(rec.UUID)) {
 		// A copy of a tool result already read (a --continue wrote
 		// the record again under its uuid): one result, not two.
 		return nil

@@ -73,8 +73,8 @@ type recentSet struct {
 }
 
 // seen reports whether key was shown before, and remembers it.
-func (r *recentSet) seen(key string) bool {
-	h := maphash.String(recentSeed, key)
+func (r *recentSet) seen(key []byte) bool {
+	h := maphash.Bytes(recentSeed, key)
 	if _, ok := r.set[h]; ok {
 		return true
 	}

@@ -413,7 +413,7 @@ func (z *summarizer) commit() bool {
 	switch string(l.typ) {
 	case "user":
 		sum.See(l.ts)
-		if l.toolResults > 0 && len(l.uuid) > 0 && z.results.seen(string(l.uuid)) {
+		if l.toolResults > 0 && len(l.uuid) > 0 && z.results.seen(l.uuid) {
 			return true // a copy of a tool result already counted
 		}
 		sum.ToolErrors += l.toolErrors
@@ -423,8 +423,10 @@ func (z *summarizer) commit() bool {
 		if isCommandText(l.title) {
 			// A slash command before any prompt names the session by
 			// its arguments.
-			if t := commandTitle(l.title); t != "" && z.titleFrom == 0 {
-				sum.Title, z.titleFrom = t, 1
+			if z.titleFrom == 0 {
+				if t := commandTitle(l.title); t != "" {
+					sum.Title, z.titleFrom = t, 1
+				}
 			}
 			return true
 		}
