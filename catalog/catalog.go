@@ -161,6 +161,7 @@ func Summarize(ctx context.Context, opts Options, refs []session.Ref) (*Result, 
 		}
 	}
 	settleBorrowed(res.Summaries)
+	countResponsesOnce(res.Summaries)
 	sort.SliceStable(res.Summaries, func(a, b int) bool {
 		x, y := res.Summaries[a], res.Summaries[b]
 		if !x.Start.Equal(y.Start) {
@@ -203,6 +204,34 @@ func unwrap(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
+}
+
+// countResponsesOnce counts a response that several files hold (a copied
+// history) with the oldest session that holds it, and takes it back from
+// the others.
+func countResponsesOnce(sums []session.Summary) {
+	order := make([]int, len(sums))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		x, y := &sums[order[a]], &sums[order[b]]
+		if !x.Start.Equal(y.Start) {
+			return x.Start.Before(y.Start)
+		}
+		return x.Path < y.Path
+	})
+	seen := map[uint64]bool{}
+	for _, i := range order {
+		s := &sums[i]
+		for _, r := range s.Responses {
+			if seen[r.Key] {
+				s.Uncount(r)
+			}
+			seen[r.Key] = true
+		}
+		s.Responses = nil
+	}
 }
 
 // settleBorrowed drops usage a fork copied from a session that is also in

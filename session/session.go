@@ -113,6 +113,15 @@ func (u *Usage) Add(o Usage) {
 	u.Reasoning += o.Reasoning
 }
 
+// Sub takes o from u.
+func (u *Usage) Sub(o Usage) {
+	u.Input -= o.Input
+	u.Output -= o.Output
+	u.CacheRead -= o.CacheRead
+	u.CacheWrite -= o.CacheWrite
+	u.Reasoning -= o.Reasoning
+}
+
 // Total is every token the model read or wrote.
 func (u Usage) Total() int64 { return u.Input + u.Output + u.CacheRead + u.CacheWrite }
 

@@ -60,6 +60,12 @@ type Summary struct {
 	// A caller that also scans that session should drop it; otherwise it
 	// belongs to this file.
 	Borrowed map[string]BorrowedUsage `json:"borrowed,omitempty"`
+	// Responses lists the responses whose usage Usage counts, by a hash
+	// of their ids, so that a caller scanning several files counts a
+	// response copied into several of them once: Claude Code 1.0 copied
+	// a session's history, ids and usage, into the new file of a
+	// --continue. It is not encoded.
+	Responses []ResponseUsage `json:"-"`
 	// LastUsage is the usage of the last model response: its context
 	// size is the session's current context.
 	LastUsage Usage `json:"lastUsage"`
@@ -95,6 +101,28 @@ func (s *Summary) AddUsage(model string, u Usage) {
 	s.Usage.Add(u)
 	addModel(&s.Models, model, u)
 	s.LastUsage = u
+}
+
+// ResponseUsage is one model response counted in a Summary.
+type ResponseUsage struct {
+	// Key hashes the ids that name the response across files.
+	Key   uint64
+	Model string
+	Usage Usage
+}
+
+// Uncount takes back a response counted here that is counted in another
+// file.
+func (s *Summary) Uncount(r ResponseUsage) {
+	s.Usage.Sub(r.Usage)
+	if m, ok := s.Models[r.Model]; ok {
+		m.Sub(r.Usage)
+		if m.IsZero() {
+			delete(s.Models, r.Model)
+		} else {
+			s.Models[r.Model] = m
+		}
+	}
 }
 
 // AddBorrowed counts usage copied from session origin.

@@ -2,6 +2,7 @@ package claude
 
 import (
 	"bytes"
+	"hash/fnv"
 	"io"
 	"os"
 	"time"
@@ -502,6 +503,19 @@ func (z *summarizer) usage() {
 		return
 	}
 	sum.AddUsage(z.lastModel, l.usage)
+	if len(l.msgID) > 0 {
+		sum.Responses = append(sum.Responses, session.ResponseUsage{Key: responseKey(l.msgID, l.requestID), Model: z.lastModel, Usage: l.usage})
+	}
+}
+
+// responseKey names a response across files: its message and request
+// ids, as ccusage counts a response once.
+func responseKey(msgID, requestID []byte) uint64 {
+	h := fnv.New64a()
+	h.Write(msgID)
+	h.Write([]byte{0})
+	h.Write(requestID)
+	return h.Sum64()
 }
 
 func isCommandText(b []byte) bool {

@@ -121,14 +121,17 @@ func TestListJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(mustRun(t, env, "session", "list", "--json")), &got); err != nil {
 		t.Fatal(err)
 	}
-	// Every session file appears once with --subagents; without, the two
-	// subagent sessions (a Claude agent file, a Codex spawned thread) are
-	// left out.
-	files := 0
+	// Every session file appears once with --subagents; without, the
+	// subagent sessions (Claude's agent-*.jsonl files, a Codex thread
+	// another spawned) are left out.
+	files, subagents := 0, 1
 	for _, root := range []string{env.Vars["CLAUDE_CONFIG_DIR"], env.Vars["CODEX_HOME"]} {
 		filepath.Walk(root, func(p string, info os.FileInfo, err error) error {
 			if err == nil && strings.HasSuffix(p, ".jsonl") {
 				files++
+				if strings.HasPrefix(filepath.Base(p), "agent-") {
+					subagents++
+				}
 			}
 			return nil
 		})
@@ -136,8 +139,8 @@ func TestListJSON(t *testing.T) {
 	if all := sessionsIn(t, env); len(all) != files {
 		t.Errorf("listed %d sessions with --subagents, there are %d files", len(all), files)
 	}
-	if len(got.Sessions) != files-2 {
-		t.Errorf("listed %d sessions, want %d (all but 2 subagents)", len(got.Sessions), files-2)
+	if len(got.Sessions) != files-subagents {
+		t.Errorf("listed %d sessions, want %d (all but %d subagents)", len(got.Sessions), files-subagents, subagents)
 	}
 	seen := map[string]bool{}
 	for _, s := range got.Sessions {
