@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -30,23 +31,62 @@ func Encode(w io.Writer, s *Session, indent bool) error {
 	return EncodeStream(w, s, &sliceEntries{tl: s.Timeline}, nil, indent)
 }
 
-// Unmarshal decodes a universal session document.
+// ErrNotSession means a JSON document is not a universal session: it
+// lacks one of the fields every session has (id, version, source and a
+// timeline array), as {"a":1} does.
+var ErrNotSession = errors.New("not a universal session")
+
+// Unmarshal decodes a universal session document; a document that is not
+// one is refused with ErrNotSession.
 func Unmarshal(b []byte) (*Session, error) {
 	var s Session
-	if err := json.Unmarshal(b, &s); err != nil {
+	d := sessionDoc{sessionJSON: (*sessionJSON)(&s)}
+	if err := json.Unmarshal(b, &d); err != nil {
 		return nil, err
 	}
-	return &s, nil
+	return d.session()
 }
 
-// Decode reads one universal session document from r.
+// Decode reads one universal session document from r, as Unmarshal.
 func Decode(r io.Reader) (*Session, error) {
 	var s Session
-	dec := json.NewDecoder(r)
-	if err := dec.Decode(&s); err != nil {
+	d := sessionDoc{sessionJSON: (*sessionJSON)(&s)}
+	if err := json.NewDecoder(r).Decode(&d); err != nil {
 		return nil, err
 	}
-	return &s, nil
+	return d.session()
+}
+
+// sessionDoc decodes a session in one pass while noting which of the
+// fields every session has are present.
+type sessionDoc struct {
+	*sessionJSON
+	ID       *string  `json:"id"`
+	Version  *string  `json:"version"`
+	Source   *Source  `json:"source"`
+	Timeline *[]Entry `json:"timeline"`
+}
+
+func (d *sessionDoc) session() (*Session, error) {
+	var missing []string
+	if d.ID == nil {
+		missing = append(missing, `"id"`)
+	}
+	if d.Version == nil {
+		missing = append(missing, `"version"`)
+	}
+	if d.Source == nil {
+		missing = append(missing, `"source"`)
+	}
+	if d.Timeline == nil {
+		missing = append(missing, `a "timeline" array`)
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("%w: it has no %s", ErrNotSession, strings.Join(missing, ", "))
+	}
+	s := (*Session)(d.sessionJSON)
+	s.ID, s.Version, s.Source, s.Timeline = *d.ID, *d.Version, *d.Source, *d.Timeline
+	return s, nil
 }
 
 type sessionJSON Session

@@ -191,7 +191,7 @@ func exportRun(cmd *cobra.Command, opts *ExportOptions) error {
 		return printJSON(f.IO.RawOut(), rep)
 	}
 	if opts.Output != "" {
-		fmt.Fprintf(f.IO.ErrOut, "stead: exported %d sessions as %s (%s) to %s\n", rep.Sessions, opts.Format, humanBytes(rep.Bytes), opts.Output)
+		fmt.Fprintf(f.IO.ErrOut, "stead: exported %s as %s (%s) to %s\n", plural(rep.Sessions, "session"), opts.Format, humanBytes(rep.Bytes), opts.Output)
 	}
 	if len(rep.Skipped) > 0 {
 		return fmt.Errorf("%d of %d sessions could not be read (see above)", len(rep.Skipped), len(items))

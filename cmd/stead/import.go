@@ -209,7 +209,7 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 	if len(skipped) > 0 {
 		lost = fmt.Sprintf("; %d session lines could not be read (see above)", len(skipped))
 	}
-	fmt.Fprintf(f.IO.ErrOut, "stead: imported %d sessions from %s (%s)%s; show one with: stead session show run:<run>\n", len(out), opts.File, format, lost)
+	fmt.Fprintf(f.IO.ErrOut, "stead: imported %s from %s (%s)%s; show one with: stead session show run:<run>\n", plural(len(out), "session"), opts.File, format, lost)
 	return nil
 }
 
@@ -362,7 +362,7 @@ func validateRun(opts *ValidateOptions) error {
 		if len(problems) > 0 {
 			verdict = "❌"
 		}
-		fmt.Fprintf(f.IO.Out, "%s %s: %d sessions read, %d problems\n", verdict, format, sessions, len(problems))
+		fmt.Fprintf(f.IO.Out, "%s %s: %s read, %s\n", verdict, format, plural(sessions, "session"), plural(len(problems), "problem"))
 	}
 	if len(problems) > 0 {
 		return ErrInvalid

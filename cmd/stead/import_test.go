@@ -95,3 +95,26 @@ func TestImportTwoPass(t *testing.T) {
 		}
 	}
 }
+
+// TestNotASessionRefused: a JSON document that is not a universal session
+// neither validates nor imports; the error names the file and what the
+// document lacks, and nothing is stored.
+func TestNotASessionRefused(t *testing.T) {
+	env := busEnv(t, homes(t))
+	dir := t.TempDir()
+	for name, doc := range map[string]string{"object.json": `{"a":1}`, "no-timeline.json": `{"id":"x","version":"1.0","source":{"cli":"claude"}}`} {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(doc+"\n"), 0o600)
+		out, errOut, code := run(t, env, "session", "validate", p)
+		if code == ExitOK || !strings.Contains(out+errOut, p) || !strings.Contains(out+errOut, "not a universal session") || !strings.Contains(out, "0 sessions read, 1 problem") {
+			t.Errorf("validate %s: exit %d, want a refusal naming the file\n%s%s", doc, code, out, errOut)
+		}
+		out, errOut, code = run(t, env, "session", "import", p, "--json")
+		if code == ExitOK || !strings.Contains(errOut, "not a universal session") {
+			t.Errorf("import %s: exit %d, want a refusal\n%s%s", doc, code, out, errOut)
+		}
+	}
+	if out := mustRun(t, env, "runs", "--json"); strings.Contains(out, `"id"`) {
+		t.Errorf("a refused import stored a run: %s", out)
+	}
+}

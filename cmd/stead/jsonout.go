@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 )
 
@@ -72,4 +73,12 @@ func writeJSON(w io.Writer, fields ...jsonField) error {
 	}
 	bw.WriteString("}\n")
 	return bw.Flush()
+}
+
+// plural is n and noun, with an s unless n is 1: "1 session", "2 sessions".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
