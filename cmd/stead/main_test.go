@@ -282,3 +282,34 @@ func sessionsIn(t *testing.T, env session.Env) []string {
 }
 
 var _ = usftest.Validate
+
+// TestUnknownCommand: an unknown command, at the top or in a group, is a
+// usage error (exit 2) that suggests the command meant; a group alone
+// prints its help.
+func TestUnknownCommand(t *testing.T) {
+	env := homes(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sesion", "list"}, `unknown command "sesion" for "stead"; did you mean session?`},
+		{[]string{"session", "stat"}, `unknown command "stat" for "stead session"; did you mean stats?`},
+		{[]string{"serve", "bogus"}, `unknown command "bogus" for "stead serve"`},
+		{[]string{"nothing-like-it"}, `unknown command "nothing-like-it" for "stead"`},
+	} {
+		out, errOut, code := run(t, env, c.args...)
+		if code != ExitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("stead %v: exit %d, want %d and %q\n%s%s", c.args, code, ExitUsage, c.want, out, errOut)
+		}
+	}
+	out, errOut, code := run(t, env, "session")
+	if code != ExitOK || !strings.Contains(out, "Available Commands") {
+		t.Errorf("stead session: exit %d, want its help\n%s%s", code, out, errOut)
+	}
+	out, _, _ = run(t, env, "--help")
+	for _, cmd := range []string{"convert", "resume", "ab", "chain", "serve", "scenario", "Exit codes"} {
+		if !strings.Contains(out, cmd) {
+			t.Errorf("stead --help does not mention %s:\n%s", cmd, out)
+		}
+	}
+}

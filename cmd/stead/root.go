@@ -234,8 +234,27 @@ func newRootCmd(f *Factory) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "stead",
 		Short: "Read, convert and supervise AI coding CLI sessions",
-		Long: `stead reads the sessions of AI coding CLIs (Claude Code, Codex, ...) from their
-native stores into one universal format, and lists, shows and totals them.`,
+		Long: `stead works with the sessions of AI coding CLIs: Claude Code, Codex CLI, Gemini
+CLI, OpenCode and Kimi Code.
+
+  Sessions   read every CLI's native store into one universal format: list,
+             show, search by project and time, total tokens and cost (stead
+             session ...); export and import CUSF, agent-history NDJSON and
+             universal JSON; validate exported files.
+  Convert    write a session into another CLI's store, ready to resume there
+             (session convert), or branch it at any entry (session fork).
+  Supervise  continue a session live in another CLI under a terminal stead
+             captures (session resume --from claude --to codex); run one
+             prompt through several CLIs and compare them (ab); chain CLIs,
+             each continuing the last one's session (chain); start from a
+             template (template run).
+  Runs       the daemon (serve) keeps an embedded NATS bus and runs detached
+             work; watch, attach, send to and stop runs; list them (runs).
+  Check      play declarative scenarios offline against the real CLIs and a
+             scripted model (scenario run, stub).
+
+Exit codes: 0 ok, 1 error, 2 bad command line, 3 no session or run matched,
+4 a CLI stead must run is not installed, 130 interrupted.`,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -257,7 +276,26 @@ native stores into one universal format, and lists, shows and totals them.`,
 	root.AddCommand(newSchemaCmd(f))
 	root.AddCommand(newStubCmd(f, nil))
 	root.AddCommand(newServeCmd(f), newWatchCmd(f), newRunsCmd(f), newSendCmd(f), newStopCmd(f), newAttachCmd(f), newChainCmd(f), newABCmd(f), newTemplateCmd(f), newScenarioCmd(f))
+	refuseUnknown(root)
 	return root
+}
+
+// refuseUnknown makes every command that only groups others (stead,
+// stead session, ...) refuse an unknown subcommand as a usage error (exit
+// 2) with suggestions; called with none, it prints its help.
+func refuseUnknown(cmd *cobra.Command) {
+	if cmd.HasSubCommands() && !cmd.Runnable() {
+		cmd.Args = cobra.ArbitraryArgs
+		cmd.RunE = func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help()
+			}
+			return unknownCommand(cmd, args[0])
+		}
+	}
+	for _, c := range cmd.Commands() {
+		refuseUnknown(c)
+	}
 }
 
 func newSessionCmd(f *Factory) *cobra.Command {
@@ -282,7 +320,23 @@ func newSchemaCmd(f *Factory) *cobra.Command {
 	}
 }
 
+// unknownCommand is the usage error for name, given to cmd as a command
+// it does not have, with the names it may have meant.
+func unknownCommand(cmd *cobra.Command, name string) error {
+	msg := fmt.Sprintf("unknown command %q for %q", name, cmd.CommandPath())
+	if cmd.SuggestionsMinimumDistance <= 0 {
+		cmd.SuggestionsMinimumDistance = 2
+	}
+	if s := cmd.SuggestionsFor(name); len(s) > 0 {
+		msg += "; did you mean " + strings.Join(s, " or ") + "?"
+	}
+	return flagErrorf("%s", msg)
+}
+
 func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 && cmd.HasSubCommands() {
+		return unknownCommand(cmd, args[0])
+	}
 	if len(args) > 0 {
 		return flagErrorf("%s takes no arguments, got %q", cmd.CommandPath(), args[0])
 	}
