@@ -116,6 +116,10 @@ func TestLiveAttach(t *testing.T) {
 	if u.raw(t) {
 		t.Fatal("a new terminal is already raw")
 	}
+	// What the user's shell showed before attaching.
+	u.mu.Lock()
+	u.screen.Write([]byte("$ ls\r\nUSER-SCREEN-BEFORE\r\n$ stead attach\r\n"))
+	u.mu.Unlock()
 	exited := u.run(t, l, "attach", rec.ID)
 
 	u.waitFor(t, "LIVE-REPLY", 30*time.Second)
@@ -149,6 +153,10 @@ func TestLiveAttach(t *testing.T) {
 	u.waitFor(t, "detached from "+rec.ID, 5*time.Second)
 	if u.raw(t) {
 		t.Error("after detaching, the terminal is still raw")
+	}
+	// The user's screen is back as it was, the CLI's gone from it.
+	if text := u.text(); !strings.Contains(text, "USER-SCREEN-BEFORE") || strings.Contains(text, "ATTACH-REPLY") {
+		t.Errorf("after detaching, the terminal does not show what it showed before:\n%s", text)
 	}
 	run, err := runRecord(l, rec.ID)
 	if err != nil || run.State.Done() {

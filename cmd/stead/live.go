@@ -665,6 +665,9 @@ func newAttachCmd(f *Factory) *cobra.Command {
 			}
 			ctx, cancel := context.WithCancel(ctx)
 			defer cancel()
+			// The run's terminal gets a screen of its own: detaching
+			// puts the user's back as it was.
+			restore := supervisor.ShowOn(f.IO.RawOut())
 			var g oklog.Group
 			g.Add(func() error { return watchTerminalUntil(ctx, b, id, f.IO.RawOut()) }, func(error) { cancel() })
 			g.Add(func() error {
@@ -675,7 +678,8 @@ func newAttachCmd(f *Factory) *cobra.Command {
 				return err
 			}, func(error) { cancel() })
 			err = g.Run()
-			fmt.Fprintf(f.IO.ErrOut, "\r\nstead: detached from %s\r\n", id)
+			restore()
+			fmt.Fprintf(f.IO.ErrOut, "stead: detached from %s\n", id)
 			return err
 		},
 	}

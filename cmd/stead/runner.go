@@ -120,7 +120,7 @@ func supervise(ctx context.Context, f *Factory, b *bus.Bus, s *session.Session, 
 		NewEncoder: func(out io.Writer, t session.Target, lost func(session.Loss)) inject.Encoder {
 			return dst.NewEncoder(out, t, lost)
 		}}
-	rep, err := inject.Install(s, r, w, inject.Options{Env: f.Env, Dir: spec.Dir, Tool: "stead " + version})
+	rep, err := inject.Install(s, r, w, inject.Options{Env: f.Env, Dir: spec.Dir, Model: spec.Model, Tool: "stead " + version})
 	if err != nil {
 		return session.Run{}, fmt.Errorf("placing the session in %s: %w", dst.Name, err)
 	}
@@ -366,6 +366,11 @@ func supervise(ctx context.Context, f *Factory, b *bus.Bus, s *session.Session, 
 		}, func(error) { cancel() })
 	}
 	g.Run()
+	if term != nil {
+		// A CLI that was stopped, or killed, did not turn its
+		// terminal modes off.
+		supervisor.ResetModes(term.Out)
+	}
 
 	code, sig := proc.Exit()
 	rec.Ended = time.Now().UTC()
