@@ -188,7 +188,7 @@ func runStep(ctx context.Context, f *Factory, b *bus.Bus, prev *session.Session,
 		return r, s, nil
 	}
 	wctx, stopWatch := context.WithCancel(ctx)
-	go watchRun(wctx, b, r.Run, &prefixWriter{w: progress, prefix: "    "}, false)
+	go watchRun(wctx, b, r.Run, &prefixWriter{w: progress, prefix: "    "}, false, false)
 	spec := RunSpec{ID: r.Run, To: st.CLI, Dir: dir, Prompt: st.Prompt, Model: opts.Model, Auto: opts.Auto, Once: true}
 	rec, err := superviseRun(ctx, f, b, prev, spec, nil, nil)
 	time.Sleep(100 * time.Millisecond) // the watcher's last lines

@@ -356,14 +356,18 @@ func startWork(ctx context.Context, f *Factory, b *bus.Bus, data []byte, runs *s
 
 func newWatchCmd(f *Factory) *cobra.Command {
 	var bf BusFlags
-	var asJSON, raw bool
+	var asJSON, raw, all bool
 	cmd := &cobra.Command{
 		Use:   "watch <run>",
 		Short: "Print a run's universal entries and state changes as they happen",
 		Long: `Print a run's entries and state changes, from its start, then live until the
 run ends. --json prints one JSON object per line: {"kind":"entry","event":{...}}
 (a session.Event: new entries, updates to earlier ones) or
-{"kind":"status","status":{...}}. --terminal prints the raw terminal output instead.`,
+{"kind":"status","status":{...}}. --terminal prints the raw terminal output instead.
+
+Each entry is a line, cut at 200 characters; context a CLI injected for its
+model (environment, instructions, reminders) is one line saying so. --all
+prints every entry whole, injected context too.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			b, err := connectBus(cmd.Context(), f, bf, true)
@@ -381,16 +385,19 @@ run ends. --json prints one JSON object per line: {"kind":"entry","event":{...}}
 			if asJSON {
 				out = f.IO.RawOut()
 			}
-			return watchRun(cmd.Context(), b, args[0], out, asJSON)
+			return watchRun(cmd.Context(), b, args[0], out, asJSON, all)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON lines")
 	cmd.Flags().BoolVar(&raw, "terminal", false, "print the raw terminal output")
+	cmd.Flags().BoolVar(&all, "all", false, "print every entry whole, the context the CLI injected too")
 	addBusFlags(cmd, &bf)
 	return cmd
 }
 
-func watchRun(ctx context.Context, b *bus.Bus, id string, out io.Writer, asJSON bool) error {
+// watchRun prints a run's entries and states to out until it ends: JSON
+// lines, or a line per entry for a person (every entry whole with all).
+func watchRun(ctx context.Context, b *bus.Bus, id string, out io.Writer, asJSON, all bool) error {
 	enc := json.NewEncoder(out)
 	return b.Watch(ctx, id, bus.FromStart, func(m bus.Msg) error {
 		switch m.Kind {
@@ -403,7 +410,7 @@ func watchRun(ctx context.Context, b *bus.Bus, id string, out io.Writer, asJSON 
 				return enc.Encode(map[string]any{"kind": "entry", "event": ev})
 			}
 			for _, e := range ev.Entries {
-				fmt.Fprintln(out, describeEntry(e))
+				fmt.Fprintln(out, describeEntry(e, all))
 			}
 		case bus.Status:
 			var st session.Status
@@ -435,8 +442,22 @@ func watchRun(ctx context.Context, b *bus.Bus, id string, out io.Writer, asJSON 
 	}, bus.Entry, bus.Status)
 }
 
-// describeEntry is one line about an entry, for a person.
-func describeEntry(e session.Entry) string {
+// injected reports whether e is context a CLI injected for its model
+// rather than something said.
+func injected(e session.Entry) bool {
+	switch e.Kind {
+	case session.KindContext, session.KindInstructions:
+		return true
+	case session.KindMeta:
+		return e.Type == session.User
+	}
+	return false
+}
+
+// describeEntry is a line about an entry, for a person: its text cut at
+// 200 characters, injected context only named; with all, the whole text,
+// its lines indented below the first.
+func describeEntry(e session.Entry, all bool) string {
 	ts := e.Timestamp.Local().Format("15:04:05.000")
 	who := string(e.Type)
 	if e.Kind != "" {
@@ -459,9 +480,13 @@ func describeEntry(e session.Entry) string {
 	if text == "" && e.Thinking != "" {
 		text = "(thinking) " + e.Thinking
 	}
-	text = strings.Join(strings.Fields(text), " ")
-	if len(text) > 200 {
-		text = text[:197] + "..."
+	switch {
+	case all:
+		text = strings.ReplaceAll(strings.TrimRight(text, "\n"), "\n", "\n    ")
+	case injected(e):
+		text = fmt.Sprintf("(injected context, %s; watch --all shows it)", humanBytes(int64(len(text))))
+	default:
+		text = clipFields(text, 200)
 	}
 	cli := ""
 	if e.CLI != "" {
