@@ -797,15 +797,29 @@ func (b *Bus) Run(ctx context.Context, id string) (session.Run, error) {
 	return r, nil
 }
 
-// Runs lists every run's record, newest first.
-func (b *Bus) Runs(ctx context.Context) ([]session.Run, error) {
+// RunIDs lists the id of every run's record, in no order, without
+// reading the records.
+func (b *Bus) RunIDs(ctx context.Context) ([]string, error) {
 	lister, err := b.runs.ListKeys(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("bus: list runs: %w", err)
 	}
 	defer lister.Stop()
-	var runs []session.Run
+	var ids []string
 	for key := range lister.Keys() {
+		ids = append(ids, key)
+	}
+	return ids, nil
+}
+
+// Runs lists every run's record, newest first.
+func (b *Bus) Runs(ctx context.Context) ([]session.Run, error) {
+	ids, err := b.RunIDs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var runs []session.Run
+	for _, key := range ids {
 		r, err := b.Run(ctx, key)
 		if errors.Is(err, ErrNoRun) {
 			continue // deleted meanwhile

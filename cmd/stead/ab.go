@@ -333,13 +333,19 @@ func saveAB(env session.Env, ab *abRun) error {
 	return atomicfile.Write(filepath.Join(dir, "ab.json"), data, 0o600)
 }
 
-func loadAB(env session.Env, id string) (*abRun, error) {
-	if !bus.ValidRun(id) {
-		return nil, flagErrorf("%q is not an A/B run id", id)
+// loadAB reads the A/B run ref names: its id, or a prefix of one (see
+// resolveAB).
+func loadAB(env session.Env, ref string) (*abRun, error) {
+	if !bus.ValidRun(ref) {
+		return nil, flagErrorf("%q is not an A/B run id", ref)
+	}
+	id, err := resolveAB(env, ref)
+	if err != nil {
+		return nil, err
 	}
 	data, err := os.ReadFile(filepath.Join(abDir(env, id), "ab.json"))
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("no A/B run %s (or it was cleaned): %w", id, session.ErrNotFound)
+		return nil, notFoundf("no A/B run %s (or it was cleaned)", id)
 	}
 	if err != nil {
 		return nil, err

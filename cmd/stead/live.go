@@ -375,17 +375,18 @@ prints every entry whole, injected context too.`,
 				return err
 			}
 			defer b.Close()
-			if _, err := b.Run(cmd.Context(), args[0]); err != nil {
+			r, err := resolveRun(cmd.Context(), b, args[0])
+			if err != nil {
 				return err
 			}
 			if raw {
-				return watchTerminalUntil(cmd.Context(), b, args[0], f.IO.RawOut())
+				return watchTerminalUntil(cmd.Context(), b, r.ID, f.IO.RawOut())
 			}
 			out := f.IO.Out
 			if asJSON {
 				out = f.IO.RawOut()
 			}
-			return watchRun(cmd.Context(), b, args[0], out, asJSON, all)
+			return watchRun(cmd.Context(), b, r.ID, out, asJSON, all)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON lines")
@@ -633,7 +634,7 @@ func newStopCmd(f *Factory) *cobra.Command {
 			defer b.Close()
 			ctx, cancel := context.WithTimeout(cmd.Context(), time.Minute)
 			defer cancel()
-			r, err := b.Run(ctx, args[0])
+			r, err := resolveRun(ctx, b, args[0])
 			if err != nil {
 				return err
 			}
@@ -646,8 +647,8 @@ func newStopCmd(f *Factory) *cobra.Command {
 				return err
 			}
 			// The record is final once the capture drained.
-			for {
-				r, err := b.Run(ctx, args[0])
+			for id := r.ID; ; {
+				r, err := b.Run(ctx, id)
 				if err != nil {
 					return err
 				}
@@ -657,7 +658,7 @@ func newStopCmd(f *Factory) *cobra.Command {
 				}
 				select {
 				case <-ctx.Done():
-					return fmt.Errorf("run %s: its CLI stopped but the run did not end: %w", args[0], ctx.Err())
+					return fmt.Errorf("run %s: its CLI stopped but the run did not end: %w", id, ctx.Err())
 				case <-time.After(50 * time.Millisecond):
 				}
 			}
@@ -680,10 +681,11 @@ func newAttachCmd(f *Factory) *cobra.Command {
 				return err
 			}
 			defer b.Close()
-			id := args[0]
-			if _, err := b.Run(ctx, id); err != nil {
+			r, err := resolveRun(ctx, b, args[0])
+			if err != nil {
 				return err
 			}
+			id := r.ID
 			in, ok := f.IO.In.(*os.File)
 			if !ok || !term.IsTerminal(int(in.Fd())) {
 				return flagErrorf("attach needs a terminal; use stead watch --terminal to only look")
@@ -712,14 +714,15 @@ func newAttachCmd(f *Factory) *cobra.Command {
 	return cmd
 }
 
-// liveRun returns the record of a run that has not ended.
-func liveRun(ctx context.Context, b *bus.Bus, id string) (session.Run, error) {
-	r, err := b.Run(ctx, id)
+// liveRun returns the record of a run that has not ended, named by its id
+// or a prefix of it.
+func liveRun(ctx context.Context, b *bus.Bus, ref string) (session.Run, error) {
+	r, err := resolveRun(ctx, b, ref)
 	if err != nil {
 		return r, err
 	}
 	if r.State.Done() {
-		return r, fmt.Errorf("run %s has ended (%s%s): nothing takes input", id, r.State, reasonSuffix(r.Reason))
+		return r, fmt.Errorf("run %s has ended (%s%s): nothing takes input", r.ID, r.State, reasonSuffix(r.Reason))
 	}
 	return r, nil
 }

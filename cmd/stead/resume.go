@@ -93,14 +93,22 @@ continues it elsewhere.`,
 }
 
 // loadSession reads the session a reference names: a CLI's session, or a
-// finished run's stored universal session (run:<id>).
+// finished run's stored universal session (run:<run>, the run's id or a
+// prefix of it).
 func loadSession(ctx context.Context, f *Factory, b *bus.Bus, ref, cli string) (*session.Session, error) {
 	if id, ok := strings.CutPrefix(ref, "run:"); ok {
 		r, err := b.Session(ctx, id)
 		if errors.Is(err, bus.ErrNoRun) {
-			if rec, rerr := b.Run(ctx, id); rerr == nil && !rec.State.Done() {
-				return nil, fmt.Errorf("run %s has not ended (it is %s): its session is stored when it ends; stead watch %s shows it live: %w",
-					id, rec.State, id, session.ErrNotFound)
+			rec, rerr := resolveRun(ctx, b, id)
+			switch {
+			case rerr == nil && !rec.State.Done():
+				return nil, notFoundf("run %s has not ended (it is %s): its session is stored when it ends; stead watch %s shows it live",
+					rec.ID, rec.State, rec.ID)
+			case rerr == nil && rec.ID != id:
+				id = rec.ID
+				r, err = b.Session(ctx, id)
+			case errors.As(rerr, new(*ambiguousError)):
+				err = rerr
 			}
 		}
 		if err != nil {

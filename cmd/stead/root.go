@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stead-dev/stead/bus"
 	"github.com/stead-dev/stead/internal/safetext"
 	"github.com/stead-dev/stead/pricing"
 	"github.com/stead-dev/stead/scenarios"
@@ -28,7 +29,7 @@ const (
 	ExitOK          ExitCode = 0
 	ExitError       ExitCode = 1 // anything else that went wrong
 	ExitUsage       ExitCode = 2 // bad command line
-	ExitNotFound    ExitCode = 3 // no session matched a reference
+	ExitNotFound    ExitCode = 3 // a reference named no session (run, template, ...), or several
 	ExitMissingCLI  ExitCode = 4 // a CLI stead was asked to run is not installed
 	ExitInterrupted ExitCode = 130
 )
@@ -168,6 +169,19 @@ func flagErrorf(format string, a ...any) error {
 	return &FlagError{err: fmt.Errorf(format, a...)}
 }
 
+// notFoundError is a reference to something other than a session (a
+// template, a scenario, an A/B run) that names nothing: it exits with
+// ExitNotFound as a session that is not found does, without saying
+// "session not found".
+type notFoundError struct{ err error }
+
+func (e *notFoundError) Error() string { return e.err.Error() }
+func (e *notFoundError) Unwrap() error { return e.err }
+
+func notFoundf(format string, a ...any) error {
+	return &notFoundError{err: fmt.Errorf(format, a...)}
+}
+
 // Main runs stead with args and returns the exit code.
 func Main(args []string, ios *IOStreams) ExitCode {
 	return MainEnv(args, ios, processEnv())
@@ -214,6 +228,7 @@ func MainContext(ctx context.Context, args []string, ios *IOStreams, env session
 // exitCodeFor is the one place errors become exit codes.
 func exitCodeFor(err error) ExitCode {
 	var fe *FlagError
+	var nf *notFoundError
 	switch {
 	case err == nil:
 		return ExitOK
@@ -223,7 +238,8 @@ func exitCodeFor(err error) ExitCode {
 		return ExitInterrupted
 	case errors.Is(err, scenarios.ErrMissingCLI):
 		return ExitMissingCLI
-	case errors.Is(err, session.ErrNotFound), errors.Is(err, session.ErrAmbiguous):
+	case errors.Is(err, session.ErrNotFound), errors.Is(err, session.ErrAmbiguous), errors.Is(err, bus.ErrNoRun),
+		errors.As(err, &nf):
 		return ExitNotFound
 	}
 	return ExitError

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -38,7 +37,8 @@ func newShowCmd(f *Factory, runF func(*ShowOptions) error) *cobra.Command {
 		Long: `Show one session. Name it as <cli>:<id> (claude:742233ee-...), as a bare id
 found in exactly one CLI's store, as the path of a native session file, or as
 run:<run> for the whole session a finished live run stored (its history and
-the entries each CLI added).
+the entries each CLI added). As in git, an id (of a session or a run) can be
+cut to a prefix of at least 4 characters that no other id starts with.
 
 The default output is a Markdown transcript. --json writes the session in the
 universal format (see 'stead schema'), each entry with its native record.`,
@@ -191,56 +191,6 @@ func (n noNative) Next() (*session.Entry, error) {
 type noRecords struct{}
 
 func (noRecords) Next() (*session.Record, error) { return nil, io.EOF }
-
-// resolveRef finds the adapter and session a reference names.
-func resolveRef(env session.Env, ref, cli string) (adapters.Adapter, session.Ref, error) {
-	if name, id, ok := strings.Cut(ref, ":"); ok && cli == "" {
-		if a, known := adapters.Lookup(name); known {
-			if !a.Reads() {
-				return a, session.Ref{}, fmt.Errorf("stead does not read %s sessions yet: %w", name, session.ErrUnsupported)
-			}
-			r, err := a.Locate(env, id)
-			return a, r, err
-		}
-	}
-	if fi, err := os.Stat(ref); err == nil && fi.Mode().IsRegular() {
-		if cli != "" {
-			a, _ := adapters.Lookup(cli)
-			if !a.Reads() {
-				return a, session.Ref{}, fmt.Errorf("stead does not read %s sessions yet: %w", cli, session.ErrUnsupported)
-			}
-			return a, session.Ref{CLI: a.Name, Path: ref}, nil
-		}
-		a, err := detect(ref)
-		return a, session.Ref{CLI: a.Name, Path: ref}, err
-	}
-	// A bare id: look in every store.
-	var found []adapters.Adapter
-	var refs []session.Ref
-	for _, a := range adapters.All {
-		if (cli != "" && a.Name != cli) || !a.Reads() {
-			continue
-		}
-		r, err := a.Locate(env, ref)
-		if err == nil {
-			found = append(found, a)
-			refs = append(refs, r)
-		} else if errors.Is(err, session.ErrAmbiguous) {
-			return adapters.Adapter{}, session.Ref{}, err
-		}
-	}
-	switch len(found) {
-	case 0:
-		return adapters.Adapter{}, session.Ref{}, fmt.Errorf("no session %q in any CLI's store, and no such file: %w", ref, session.ErrNotFound)
-	case 1:
-		return found[0], refs[0], nil
-	}
-	var names []string
-	for _, a := range found {
-		names = append(names, a.Name+":"+ref)
-	}
-	return adapters.Adapter{}, session.Ref{}, fmt.Errorf("%q names sessions of several CLIs (%s): %w", ref, strings.Join(names, ", "), session.ErrAmbiguous)
-}
 
 // detect decides which CLI wrote a file from its first records.
 func detect(path string) (adapters.Adapter, error) {
