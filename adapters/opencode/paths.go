@@ -225,7 +225,9 @@ func Locate(env session.Env, id string) (session.Ref, error) {
 		}
 	}
 	if len(errs) > 0 {
-		return session.Ref{}, fmt.Errorf("opencode: session %s not found (%w): %w", id, errors.Join(errs...), session.ErrNotFound)
+		// A store that could not be read may hold it: that is what went
+		// wrong, not that there is no such session.
+		return session.Ref{}, fmt.Errorf("opencode: session %s: %w", id, errors.Join(errs...))
 	}
 	where := dir
 	if where == "" {

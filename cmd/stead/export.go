@@ -103,7 +103,7 @@ func exportRun(cmd *cobra.Command, opts *ExportOptions) error {
 		return err
 	}
 	if len(items) == 0 {
-		return fmt.Errorf("no session to export: %w", session.ErrNotFound)
+		return notFoundf("no session to export")
 	}
 	// -o names a folder when it is one, when it ends in a slash, or
 	// when it must (CUSF files of several sessions); a new one is made.

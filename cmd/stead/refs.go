@@ -103,22 +103,31 @@ func resolveRef(env session.Env, ref, cli string) (adapters.Adapter, session.Ref
 	// A bare id: look in every store.
 	var readers, found []adapters.Adapter
 	var refs []session.Ref
+	var failed []error
 	for _, a := range adapters.All {
 		if (cli != "" && a.Name != cli) || !a.Reads() {
 			continue
 		}
 		readers = append(readers, a)
 		r, err := a.Locate(env, ref)
-		if err == nil {
+		switch {
+		case err == nil:
 			found, refs = append(found, a), append(refs, r)
-		} else if errors.Is(err, session.ErrAmbiguous) {
+		case errors.Is(err, session.ErrAmbiguous):
 			return adapters.Adapter{}, session.Ref{}, err
+		case !errors.Is(err, session.ErrNotFound):
+			failed = append(failed, err)
 		}
 	}
 	switch len(found) {
 	case 0:
 		if a, r, ok, err := locatePrefix(env, readers, ref); ok {
 			return a, r, err
+		}
+		if len(failed) > 0 {
+			// A store that could not be read may hold it: that is
+			// what went wrong, not that there is no such session.
+			return adapters.Adapter{}, session.Ref{}, fmt.Errorf("no session %q in the stores stead could read: %w", ref, errors.Join(failed...))
 		}
 		return adapters.Adapter{}, session.Ref{}, fmt.Errorf("no session %q in any CLI's store, and no such file: %w", ref, session.ErrNotFound)
 	case 1:

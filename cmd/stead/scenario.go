@@ -106,7 +106,7 @@ func oneArg(msg string) cobra.PositionalArgs {
 // notFoundIf marks a missing scenario as not found, for its exit code.
 func notFoundIf(err error) error {
 	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%w (%w)", err, session.ErrNotFound)
+		return &notFoundError{err: err}
 	}
 	return err
 }

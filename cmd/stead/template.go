@@ -40,8 +40,8 @@ func findTemplate(f *Factory, name string) (templates.Template, error) {
 		}
 		names = append(names, t.Name)
 	}
-	return templates.Template{}, fmt.Errorf("no template %q (there are: %s; yours go in %s): %w",
-		name, strings.Join(names, ", "), templateDir(f.Env), session.ErrNotFound)
+	return templates.Template{}, notFoundf("no template %q (there are: %s; yours go in %s)",
+		name, strings.Join(names, ", "), templateDir(f.Env))
 }
 
 func newTemplateCmd(f *Factory) *cobra.Command {
