@@ -140,3 +140,40 @@ func TestABPrefix(t *testing.T) {
 		t.Errorf("ab show of no A/B run: exit %d, %q", code, errOut)
 	}
 }
+
+// TestStatsIDsResolve: each session id the stats table prints names that
+// session when pasted into stead session show.
+func TestStatsIDsResolve(t *testing.T) {
+	env := allHomes(t)
+	var full listed
+	if err := json.Unmarshal([]byte(mustRun(t, env, "session", "list", "--json", "--subagents")), &full); err != nil {
+		t.Fatal(err)
+	}
+	clis := map[string]bool{}
+	rows := 0
+	for line := range strings.Lines(mustRun(t, env, "session", "stats", "--subagents")) {
+		fields := strings.Fields(line)
+		if len(fields) < 2 || fields[0] == "CLI" {
+			continue
+		}
+		if fields[0] == "TOTAL" {
+			break
+		}
+		cli, short := fields[0], fields[1]
+		rows++
+		clis[cli] = true
+		out, errOut, code := run(t, env, "session", "show", short, "--json")
+		var s struct {
+			ID     string `json:"id"`
+			Source struct {
+				CLI string `json:"cli"`
+			} `json:"source"`
+		}
+		if code != ExitOK || json.Unmarshal([]byte(out), &s) != nil || s.Source.CLI != cli || !strings.HasPrefix(s.ID, short) {
+			t.Errorf("stats prints %s %s; show %s: exit %d, %s:%s\n%s", cli, short, short, code, s.Source.CLI, s.ID, errOut)
+		}
+	}
+	if rows != len(full.Sessions) || len(clis) != 5 {
+		t.Errorf("stats printed %d sessions of %d CLIs, list %d", rows, len(clis), len(full.Sessions))
+	}
+}

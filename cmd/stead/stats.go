@@ -235,7 +235,7 @@ func statsRun(cmd *cobra.Command, opts *StatsOptions) error {
 			jsonField{name: "warnings", value: out.Warnings})
 	}
 	printWarnings(f.IO, res.Warnings)
-	writeStatsTable(f, &out)
+	writeStatsTable(f, &out, res.Summaries)
 	return nil
 }
 
@@ -248,16 +248,34 @@ func baseName(p string) string {
 	return p
 }
 
-func writeStatsTable(f *Factory, out *statsJSON) {
+// statsIDLen is the shortest a session's id is cut to in the stats table.
+const statsIDLen = 12
+
+// writeStatsTable writes the table of out. A session's id is cut to a
+// prefix that none of the other ids scanned (all) starts with, so that
+// it can be pasted into stead session show.
+func writeStatsTable(f *Factory, out *statsJSON, all []session.Summary) {
 	w := f.IO.Out
 	if len(out.Sessions) == 0 {
 		fmt.Fprintln(f.IO.ErrOut, "no sessions found")
 		return
 	}
+	ids := make([]string, len(all))
+	for i := range all {
+		ids[i] = all[i].ID
+	}
+	short := make(map[string]string, len(ids))
+	for i, a := range session.Abbrev(ids, statsIDLen) {
+		short[ids[i]] = a
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "CLI\tSESSION\tPROJECT\tTURNS\tTOOLS\tERR\tINPUT\tOUTPUT\tCACHE R\tCACHE W\tCOST\t")
 	for _, s := range out.Sessions {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", s.CLI, clip(s.ID, 13), clip(s.ProjectName, 24),
+		id, ok := short[s.ID]
+		if !ok {
+			id = s.ID
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", s.CLI, id, clip(s.ProjectName, 24),
 			s.Turns, s.ToolCallsTotal, s.ToolErrors, count(s.Tokens.Input), count(s.Tokens.Output),
 			count(s.Tokens.CacheRead), count(s.Tokens.CacheWrite), money(s.Cost, len(s.Unpriced) > 0))
 	}
