@@ -57,6 +57,8 @@ type Outline struct {
 	modelAt int              // the entry sum.model came from
 	next    int              // the entry Complete completes next
 	nextUse int              // its usage, when it came with one
+	keepIDs bool             // KeepIDs was called
+	kept    []string         // the final ids, when keepIDs
 }
 
 // idHash is an entry id's hash: 96 bits, so that two ids of one session
@@ -94,6 +96,20 @@ func NewOutline() *Outline {
 		types:  codes[EntryType]{list: []EntryType{ToolCall, ToolResult}},
 		status: codes[ToolStatus]{list: []ToolStatus{StatusOK, StatusError, StatusPending}},
 	}
+}
+
+// KeepIDs makes the Outline keep the final id of each entry it outlines,
+// for a reader that names entries by ids it shortens (see Abbrev) and so
+// needs all of them before the second read. It costs an id's bytes an
+// entry, until IDs hands them over.
+func (o *Outline) KeepIDs() { o.keepIDs = true }
+
+// IDs returns the final ids of the entries outlined, in order, when
+// KeepIDs was called before they were; the Outline forgets them.
+func (o *Outline) IDs() []string {
+	ids := o.kept
+	o.kept = nil
+	return ids
 }
 
 // Len is the number of entries outlined.
@@ -194,6 +210,10 @@ func (o *Outline) add(e *Entry, decoded string) {
 	}
 	o.index[o.hash(e.ID)] = k
 	o.entries = append(o.entries, x)
+	if o.keepIDs {
+		// A copy: the id may be part of a record's bytes.
+		o.kept = append(o.kept, strings.Clone(e.ID))
+	}
 	if e.Subagent != nil {
 		o.agents[k] = e.Subagent
 	}

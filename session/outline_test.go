@@ -243,3 +243,39 @@ func BenchmarkOutline(b *testing.B) {
 	}
 	b.ReportMetric(float64(held)/n, "B/entry")
 }
+
+// TestOutlineKeepIDs: an Outline asked to keep ids hands over the final
+// id of each entry, in order, as a whole read names them (repeated ids
+// renamed, missing ones made up), once.
+func TestOutlineKeepIDs(t *testing.T) {
+	for seed := range uint64(50) {
+		r := rand.New(rand.NewPCG(seed, 11))
+		evs := randomEvents(r, 1+r.IntN(120), 4)
+		o := session.NewOutline()
+		o.KeepIDs()
+		b := session.NewBuilder(session.Codex, "/x.jsonl").With(session.ReadOptions{Outline: o})
+		for _, ev := range evs {
+			b.Add(ev)
+		}
+		b.Session()
+		got, want := o.IDs(), whole(evs).Timeline
+		if len(got) != len(want) {
+			t.Fatalf("seed %d: %d ids kept, %d entries", seed, len(got), len(want))
+		}
+		for i := range want {
+			if got[i] != want[i].ID {
+				t.Fatalf("seed %d: id %d kept as %q, %q read whole", seed, i, got[i], want[i].ID)
+			}
+		}
+		if o.IDs() != nil {
+			t.Fatalf("seed %d: the ids are handed over twice", seed)
+		}
+	}
+	o := session.NewOutline()
+	b := session.NewBuilder(session.Codex, "/x.jsonl").With(session.ReadOptions{Outline: o})
+	b.Add(session.Event{Line: 1, Entries: []session.Entry{{ID: "u1", Type: session.User}}})
+	b.Session()
+	if o.IDs() != nil {
+		t.Error("an Outline not asked to keep ids kept them")
+	}
+}

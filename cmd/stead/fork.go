@@ -29,8 +29,9 @@ func newForkCmd(f *Factory, runF func(*ForkOptions) error) *cobra.Command {
 history without it), in the same CLI or, with --to, in another, to try a
 different approach from that point. The source is never touched.
 
---at takes an entry's id as 'stead session show --json' prints it, or a prefix
-of one that names a single entry. The new session ends exactly there: a tool
+--at takes an entry's id as 'stead session show' prints it after the entry's
+heading (cut short), or whole as 'show --json' prints it, or any prefix of one
+that names a single entry. The new session ends exactly there: a tool
 call cut from its result is closed the way the target CLI closes an aborted
 call.
 

@@ -13,9 +13,38 @@ import (
 )
 
 type mdOptions struct {
-	All  bool   // show injected context and instructions
-	Full bool   // do not shorten long tool input and output
-	Home string // abbreviated as ~
+	All  bool     // show injected context and instructions
+	Full bool     // do not shorten long tool input and output
+	Home string   // abbreviated as ~
+	IDs  shortIDs // the entries' ids as shown; nil: whole
+}
+
+// entryIDLen is the shortest an entry's id is cut to in a transcript.
+const entryIDLen = 8
+
+// shortIDs are the entries' ids as a transcript shows them, by their
+// place in the timeline: each cut to a prefix that no other entry's id
+// starts with (session.Abbrev), which fork --at takes. It keeps their
+// lengths, not the ids: a transcript of a session too large to hold is
+// written as its entries are read again.
+type shortIDs []uint16
+
+func newShortIDs(ids []string) shortIDs {
+	s := make(shortIDs, len(ids))
+	for i, a := range session.Abbrev(ids, entryIDLen) {
+		if len(a) < len(ids[i]) && len(a) <= 0xffff {
+			s[i] = uint16(len(a))
+		}
+	}
+	return s
+}
+
+// of is entry i's id, id, as shown.
+func (s shortIDs) of(i int, id string) string {
+	if i < len(s) && s[i] > 0 && int(s[i]) < len(id) {
+		return id[:s[i]]
+	}
+	return id
 }
 
 // mdMaxLines is how many lines of a tool's input or output a transcript
@@ -70,10 +99,11 @@ func writeMarkdown(w io.Writer, s *session.Session, title string, entries sessio
 	if n := len(s.Warnings); n > 0 {
 		fmt.Fprintf(w, "- **Warnings:** %d (shown on stderr)\n", n)
 	}
+	fmt.Fprintln(w, "- **Entry ids** (after each heading) are what `stead session fork --at` takes.")
 	fmt.Fprintln(w)
 
 	origin := ""
-	for {
+	for i := 0; ; i++ {
 		e, err := entries.Next()
 		if errors.Is(err, io.EOF) {
 			return nil
@@ -89,7 +119,7 @@ func writeMarkdown(w io.Writer, s *session.Session, title string, entries sessio
 			}
 			origin = e.Origin
 		}
-		writeEntry(w, e, o)
+		writeEntry(w, e, o.IDs.of(i, e.ID), o)
 	}
 }
 
@@ -141,10 +171,15 @@ func cliOr(cli, def string) string {
 	return cli
 }
 
-func writeEntry(w io.Writer, e *session.Entry, o mdOptions) {
+// writeEntry writes e, whose id is shown as id: after its time, or its
+// status, so that it can be forked at (fork --at).
+func writeEntry(w io.Writer, e *session.Entry, id string, o mdOptions) {
 	when := ""
 	if !e.Timestamp.IsZero() {
 		when = " · " + e.Timestamp.Local().Format("15:04:05")
+	}
+	if id != "" {
+		id = " · `" + id + "`"
 	}
 	side := ""
 	if e.Sidechain {
@@ -156,7 +191,7 @@ func writeEntry(w io.Writer, e *session.Entry, o mdOptions) {
 		if e.Kind != "" {
 			label += " (" + e.Kind + ")"
 		}
-		fmt.Fprintf(w, "## %s%s%s\n\n", label, side, when)
+		fmt.Fprintf(w, "## %s%s%s%s\n\n", label, side, when, id)
 		writeText(w, e.Content)
 		writeAttachments(w, e.Attachments)
 	case session.Assistant:
@@ -171,7 +206,7 @@ func writeEntry(w io.Writer, e *session.Entry, o mdOptions) {
 		if e.Thinking == "" && e.Content == "" && len(e.Reasoning) == 0 && len(e.Attachments) == 0 {
 			return
 		}
-		fmt.Fprintf(w, "## %s%s%s%s\n\n", label, side, when, model)
+		fmt.Fprintf(w, "## %s%s%s%s%s\n\n", label, side, when, model, id)
 		if e.Thinking != "" {
 			io.WriteString(w, "<details><summary>Thinking</summary>\n\n")
 			io.WriteString(w, strings.TrimSpace(e.Thinking))
@@ -190,7 +225,7 @@ func writeEntry(w io.Writer, e *session.Entry, o mdOptions) {
 		if e.Status != "" && e.Status != session.StatusOK {
 			status = " · " + string(e.Status)
 		}
-		fmt.Fprintf(w, "**Tool call** `%s`%s%s\n\n", name, side, status)
+		fmt.Fprintf(w, "**Tool call** `%s`%s%s%s\n\n", name, side, status, id)
 		if cmd := shellCommand(e.Input); cmd != "" {
 			fence(w, "sh", "$ ", cmd, o.Full)
 		} else {
@@ -201,7 +236,7 @@ func writeEntry(w io.Writer, e *session.Entry, o mdOptions) {
 		if status == "" {
 			status = "ok"
 		}
-		fmt.Fprintf(w, "**Result** (%s)%s\n\n", status, side)
+		fmt.Fprintf(w, "**Result** (%s)%s%s\n\n", status, side, id)
 		out := e.Output
 		if e.Error != "" {
 			if out != "" {
@@ -219,13 +254,13 @@ func writeEntry(w io.Writer, e *session.Entry, o mdOptions) {
 			if !o.All {
 				return
 			}
-			fmt.Fprintf(w, "<details><summary>%s%s</summary>\n\n", e.Kind, when)
+			fmt.Fprintf(w, "<details><summary>%s%s%s</summary>\n\n", e.Kind, when, id)
 			fence(w, "", "", e.Content, o.Full)
 			fmt.Fprintf(w, "</details>\n\n")
 		case session.KindCompaction:
-			fmt.Fprintf(w, "> **Compacted**%s: %s\n\n", when, oneLine(e.Content))
+			fmt.Fprintf(w, "> **Compacted**%s%s: %s\n\n", when, id, oneLine(e.Content))
 		case session.KindSummary:
-			fmt.Fprintf(w, "> **Summary**%s\n>\n", when)
+			fmt.Fprintf(w, "> **Summary**%s%s\n>\n", when, id)
 			for l := range strings.SplitSeq(strings.TrimSpace(e.Content), "\n") {
 				io.WriteString(w, "> ")
 				io.WriteString(w, l)
@@ -233,11 +268,11 @@ func writeEntry(w io.Writer, e *session.Entry, o mdOptions) {
 			}
 			fmt.Fprintln(w)
 		case session.KindError:
-			fmt.Fprintf(w, "> **Error**%s: %s\n\n", when, oneLine(e.Content))
+			fmt.Fprintf(w, "> **Error**%s%s: %s\n\n", when, id, oneLine(e.Content))
 		case session.KindInterrupt:
-			fmt.Fprintf(w, "> _Interrupted_%s: %s\n\n", when, oneLine(e.Content))
+			fmt.Fprintf(w, "> _Interrupted_%s%s: %s\n\n", when, id, oneLine(e.Content))
 		default:
-			fmt.Fprintf(w, "> **System**%s: %s\n\n", when, oneLine(e.Content))
+			fmt.Fprintf(w, "> **System**%s%s: %s\n\n", when, id, oneLine(e.Content))
 		}
 	}
 }

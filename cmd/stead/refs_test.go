@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -175,5 +176,62 @@ func TestStatsIDsResolve(t *testing.T) {
 	}
 	if rows != len(full.Sessions) || len(clis) != 5 {
 		t.Errorf("stats printed %d sessions of %d CLIs, list %d", rows, len(clis), len(full.Sessions))
+	}
+}
+
+// shownID is an entry's id as a transcript shows it, after its heading.
+var shownID = regexp.MustCompile("^(?:## |\\*\\*Tool call\\*\\* |\\*\\*Result\\*\\* |<details><summary>|> ).* · `([^`]+)`")
+
+// TestShortEntryIDsFork: every entry a transcript (stead session show)
+// shows is followed by its id, shortened to a prefix that fork --at reads
+// as that entry and no other, in every CLI's sessions.
+func TestShortEntryIDsFork(t *testing.T) {
+	env := allHomes(t)
+	var got listed
+	if err := json.Unmarshal([]byte(mustRun(t, env, "session", "list", "--json")), &got); err != nil {
+		t.Fatal(err)
+	}
+	short := 0
+	for _, ls := range got.Sessions {
+		ref := ls.CLI + ":" + ls.ID
+		s, err := session.Unmarshal([]byte(mustRun(t, env, "session", "show", ref, "--json", "--no-native")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var shown []string
+		for line := range strings.Lines(mustRun(t, env, "session", "show", ref, "--all")) {
+			if m := shownID.FindStringSubmatch(line); m != nil {
+				shown = append(shown, m[1])
+			}
+		}
+		if len(shown) == 0 {
+			t.Errorf("show %s shows no entry id", ref)
+			continue
+		}
+		for _, id := range shown {
+			i, err := entryAt(s, id)
+			if err != nil {
+				t.Errorf("%s: --at %s: %v", ref, id, err)
+				continue
+			}
+			if !strings.HasPrefix(s.Timeline[i].ID, id) {
+				t.Errorf("%s: --at %s names entry %s", ref, id, s.Timeline[i].ID)
+			}
+			if id != s.Timeline[i].ID {
+				short++
+			}
+		}
+		// The command itself, at the middle entry shown.
+		at := shown[len(shown)/2]
+		var rep struct {
+			Source session.Origin `json:"source"`
+		}
+		out := mustRun(t, env, "session", "fork", ref, "--at", at, "--to", "claude", "--json", "--cwd", t.TempDir(), "-o", filepath.Join(t.TempDir(), "fork.jsonl"))
+		if err := json.Unmarshal([]byte(out), &rep); err != nil || !strings.HasPrefix(rep.Source.At, at) {
+			t.Errorf("fork %s --at %s: %v, forked at %q", ref, at, err, rep.Source.At)
+		}
+	}
+	if short == 0 {
+		t.Error("no entry id was shortened")
 	}
 }

@@ -113,9 +113,19 @@ func showRun(opts *ShowOptions) error {
 			return err
 		}
 	}
+	var ids []string
+	if src.entries != nil {
+		ids = src.entries.outline.IDs()
+	} else {
+		ids = make([]string, len(s.Timeline))
+		for i := range s.Timeline {
+			ids[i] = s.Timeline[i].ID
+		}
+	}
+	md := mdOptions{All: opts.All, Full: opts.Full, Home: f.Env.Home, IDs: newShortIDs(ids)}
 	return redacted(f.IO.Out, opts.Redact, func(out io.Writer) error {
 		w := bufio.NewWriterSize(chunkWriter{out}, 64<<10)
-		err := writeMarkdown(w, s, title, entries, mdOptions{All: opts.All, Full: opts.Full, Home: f.Env.Home})
+		err := writeMarkdown(w, s, title, entries, md)
 		if ferr := w.Flush(); err == nil {
 			err = ferr
 		}
@@ -150,7 +160,8 @@ func openShown(opts *ShowOptions) (exportSource, error) {
 	f.Logger.Debug("reading session", "cli", a.Name, "path", ref.Path, "id", ref.ID)
 	if fi, err := os.Stat(ref.Path); err == nil && fi.Mode().IsRegular() && fi.Size() > twoPassAbove &&
 		a.OpenOutline != nil && a.NewDecoder != nil {
-		src, ok, err := openTwoPass(f, a, ref, fi.Size(), opts.Format == "json" && !opts.NoNative)
+		keep := twoPassKeep{records: opts.Format == "json" && !opts.NoNative, ids: opts.Format != "json"}
+		src, ok, err := openTwoPass(f, a, ref, fi.Size(), keep)
 		if ok || err != nil {
 			return src, err
 		}

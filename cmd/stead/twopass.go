@@ -52,7 +52,7 @@ func openExport(ctx context.Context, f *Factory, opts *ExportOptions, it exportI
 	// document with its native records; CUSF holds none).
 	if fi, err := os.Stat(it.sref.Path); err == nil && fi.Mode().IsRegular() && fi.Size() > twoPassAbove &&
 		a.OpenOutline != nil && a.NewDecoder != nil {
-		src, ok, err := openTwoPass(f, a, it.sref, fi.Size(), opts.Format != formatCUSF)
+		src, ok, err := openTwoPass(f, a, it.sref, fi.Size(), twoPassKeep{records: opts.Format != formatCUSF})
 		if ok || err != nil {
 			return src, err
 		}
@@ -61,14 +61,22 @@ func openExport(ctx context.Context, f *Factory, opts *ExportOptions, it exportI
 	return exportSource{s: s, close: nothing}, err
 }
 
+// twoPassKeep is what a first read keeps beside the outline: the native
+// records (CUSF holds none), and the entries' ids (a transcript shortens
+// them: see shortIDs).
+type twoPassKeep struct{ records, ids bool }
+
 // openTwoPass reads the first size bytes of ref's file for its outline,
-// spooling its records when keepRecords (CUSF holds none), and opens the
-// file again for its entries. It reports false when the session's entries
-// are not all in its file: the caller reads it whole.
-func openTwoPass(f *Factory, a adapters.Adapter, ref session.Ref, size int64, keepRecords bool) (exportSource, bool, error) {
+// keeping what keep asks for, and opens the file again for its entries.
+// It reports false when the session's entries are not all in its file:
+// the caller reads it whole.
+func openTwoPass(f *Factory, a adapters.Adapter, ref session.Ref, size int64, keep twoPassKeep) (exportSource, bool, error) {
 	o := session.ReadOptions{Outline: session.NewOutline(), Limit: size, Records: func(session.Record) {}}
+	if keep.ids {
+		o.Outline.KeepIDs()
+	}
 	var spool *recordSpool
-	if keepRecords {
+	if keep.records {
 		var err error
 		if spool, err = newRecordSpool(); err != nil {
 			return exportSource{}, false, err
