@@ -357,3 +357,27 @@ func PlainJSON(raw json.RawMessage) string {
 	}
 	return string(bytes.TrimSpace(b.Bytes()))
 }
+
+// SetStatus gives e a tool outcome. A result's Success and the place of
+// its text follow it, as when the result was first read with it: Output
+// when it succeeded, Error otherwise (a status an event states after the
+// result, as Codex's exec_command_end does, reads like one stated
+// before).
+func (e *Entry) SetStatus(s ToolStatus) {
+	e.Status = s
+	switch {
+	case e.Type != ToolResult:
+		return
+	case s == StatusOK, s == StatusError, s == StatusDenied, s == StatusInterrupted:
+	default:
+		return // pending, or a status stead does not know
+	}
+	ok := s == StatusOK
+	switch {
+	case ok && !e.Success && e.Output == "":
+		e.Output, e.Error = e.Error, ""
+	case !ok && e.Success && e.Error == "":
+		e.Error, e.Output = e.Output, ""
+	}
+	e.Success = ok
+}

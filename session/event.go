@@ -57,7 +57,7 @@ type Update struct {
 // Apply makes the update's changes to e, the entry it names.
 func (u Update) Apply(e *Entry) {
 	if u.Status != "" {
-		e.Status = u.Status
+		e.SetStatus(u.Status)
 	}
 	if u.Usage != nil {
 		e.Usage = u.Usage

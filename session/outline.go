@@ -143,7 +143,9 @@ func (o *Outline) Complete(e *Entry) bool {
 	if e.Type == ToolCall && len(e.Input) == 0 {
 		e.Input = emptyObject
 	}
-	e.Status = o.status.value(i, x.status)
+	if st := o.status.value(i, x.status); st != e.Status {
+		e.SetStatus(st)
+	}
 	e.Usage = nil
 	if x.flags&hasUsage != 0 {
 		u := o.usage[o.nextUse]

@@ -62,9 +62,12 @@ func Place(env session.Env, t *session.Target) (session.Placement, error) {
 // provider Codex is configured with; any other fails the resume);
 // then response items (messages, reasoning, function and custom tool calls
 // with their outputs), the user_message and agent_message events the
-// picker shows, a turn_context naming Target.Model (the model Codex will
-// resume with, never the source's: Codex reads it back; none when Codex
-// is to use its default) and token_count events with the usage.
+// picker shows and token_count events with the usage; and, last, a
+// turn_context naming Target.Model (the model Codex will resume with,
+// never the source's: Codex reads it back; none when Codex is to use its
+// default). It comes after the history, whose usage then names no model:
+// Codex keeps none per message, and the turns it records did not run on
+// the target's model (priced so, they would be priced wrong).
 type Encoder struct {
 	w    io.Writer
 	t    session.Target
@@ -73,8 +76,9 @@ type Encoder struct {
 
 	model   string
 	total   tokenUsage
-	custom  map[string]bool // calls of custom (freeform) tools
-	hosted  map[string]bool // web searches run on OpenAI's side
+	custom  map[string]bool   // calls of custom (freeform) tools
+	hosted  map[string]bool   // web searches run on OpenAI's side
+	tools   map[string]string // each call's Codex tool, by call id
 	last    time.Time
 	started bool
 	buf     []byte // line buffer
@@ -86,7 +90,7 @@ func NewEncoder(w io.Writer, t session.Target, lost func(session.Loss)) *Encoder
 	if lost == nil {
 		lost = func(session.Loss) {}
 	}
-	return &Encoder{w: w, t: t, lost: lost, custom: map[string]bool{}, hosted: map[string]bool{}, last: t.Created}
+	return &Encoder{w: w, t: t, lost: lost, custom: map[string]bool{}, hosted: map[string]bool{}, tools: map[string]string{}, last: t.Created}
 }
 
 type outLine struct {
@@ -226,7 +230,6 @@ func (e *Encoder) Encode(en *session.Entry) error {
 		b = jsonl.AppendString(b, en.Content)
 		e.end(append(b, `,"images":[],"local_images":[],"text_elements":[]}`...))
 	case session.Assistant:
-		e.turnContext()
 		e.reasoning(en)
 		if en.Content != "" {
 			b := append(e.begin("response_item"), `{"type":"message","role":"assistant","content":[{"type":"output_text","text":`...)
@@ -242,7 +245,6 @@ func (e *Encoder) Encode(en *session.Entry) error {
 		}
 		e.usage(en.Usage)
 	case session.ToolCall:
-		e.turnContext()
 		e.call(en)
 		e.usage(en.Usage)
 	case session.ToolResult:
@@ -271,6 +273,7 @@ func (e *Encoder) reasoning(en *session.Entry) {
 }
 
 func (e *Encoder) call(en *session.Entry) {
+	e.tools[en.ID] = en.OriginalTool
 	if payload, ok := hostedCall(en); ok {
 		// A search Codex's model ran on OpenAI's side, written back to
 		// Codex as it was: it has no output item.
@@ -347,19 +350,28 @@ func (e *Encoder) result(en *session.Entry) {
 	case en.Native != nil:
 		// A Codex result written back to Codex keeps its output as it was
 		// (a JSON wrapper with the exit code, say).
+		// The oldest rollouts hold the item itself, not in a payload.
 		var rec struct {
+			Type    string          `json:"type"`
+			Output  json.RawMessage `json:"output"`
 			Payload struct {
+				Type   string          `json:"type"`
 				Output json.RawMessage `json:"output"`
 			} `json:"payload"`
 		}
-		if json.Unmarshal(en.Native.Record, &rec) == nil && len(rec.Payload.Output) > 0 {
-			output = rec.Payload.Output
+		if json.Unmarshal(en.Native.Record, &rec) == nil {
+			switch {
+			case isOutputItem(rec.Payload.Type) && len(rec.Payload.Output) > 0:
+				output = rec.Payload.Output
+			case isOutputItem(rec.Type) && len(rec.Output) > 0:
+				output = rec.Output
+			}
 		}
 	}
-	if en.Native == nil {
-		for range en.Attachments {
-			e.lost(session.Loss{Entry: en.ID, What: session.LostAttachment, How: session.HandledDropped,
-				Detail: "Codex tool outputs are text"})
+	if text, ok := output.(string); ok && len(en.Attachments) > 0 {
+		// Images go back as the content items Codex gives its model.
+		if items, ok := e.outputItems(en, text); ok {
+			output = items
 		}
 	}
 	b := append(e.begin("response_item"), `{"type":"`...)
@@ -374,6 +386,92 @@ func (e *Encoder) result(en *session.Entry) {
 		b = append(b, o...)
 	}
 	e.end(append(b, '}'))
+	if failed(en) {
+		written := []byte(out)
+		if raw, ok := output.(json.RawMessage); ok {
+			written = raw
+		}
+		if outputStatus(written) != session.StatusError {
+			// The text does not say it failed: the event that did
+			// in Codex does.
+			e.put("event_msg", e.failure(en.CallID, firstOf(e.tools[en.CallID], en.OriginalTool), out))
+		}
+	}
+}
+
+// isOutputItem reports whether typ is a tool output item.
+func isOutputItem(typ string) bool {
+	return typ == "function_call_output" || typ == "custom_tool_call_output"
+}
+
+// failed reports whether a result is a failure of its tool.
+func failed(en *session.Entry) bool {
+	return en.Status == session.StatusError || en.Status == "" && !en.Success && en.Error != ""
+}
+
+// outputItems is a result's text and images as the content items of a
+// tool output; what is not an image is reported lost.
+func (e *Encoder) outputItems(en *session.Entry, text string) (json.RawMessage, bool) {
+	items := []map[string]any{}
+	if text != "" {
+		items = append(items, map[string]any{"type": "input_text", "text": text})
+	}
+	images := 0
+	for _, a := range en.Attachments {
+		switch {
+		case a.Type == "image" && a.Data != "" && a.MediaType != "":
+			items = append(items, map[string]any{"type": "input_image", "image_url": "data:" + a.MediaType + ";base64," + a.Data})
+			images++
+		case a.Type == "image" && a.URL != "":
+			items = append(items, map[string]any{"type": "input_image", "image_url": a.URL})
+			images++
+		default:
+			e.lost(session.Loss{Entry: en.ID, What: session.LostAttachment, How: session.HandledDropped,
+				Detail: fmt.Sprintf("a Codex tool output holds text and images; the %s %q is left out", a.Type, firstOf(a.Name, a.Path))})
+		}
+	}
+	if images == 0 {
+		return nil, false
+	}
+	b, err := json.Marshal(items)
+	return b, err == nil
+}
+
+// collabEnds are the events that end a call of each collab tool.
+var collabEnds = map[string]string{
+	"spawn_agent":  "collab_agent_spawn_end",
+	"send_input":   "collab_agent_interaction_end",
+	"wait_agent":   "collab_waiting_end",
+	"close_agent":  "collab_close_end",
+	"resume_agent": "collab_resume_end",
+}
+
+// failure is the event with which Codex records that a call of tool
+// failed, when its output's text does not say so: an MCP call's Err, a
+// command's end with status failed (exit code 1: the source kept none
+// Codex could read), a patch or image generation that failed, a collab
+// agent that errored, else a dynamic tool's response that did not
+// succeed.
+func (e *Encoder) failure(callID, tool, text string) map[string]any {
+	if server, name, ok := strings.Cut(strings.TrimPrefix(tool, "mcp__"), "__"); ok && strings.HasPrefix(tool, "mcp__") {
+		return map[string]any{"type": "mcp_tool_call_end", "call_id": callID,
+			"invocation": map[string]any{"server": server, "tool": name, "arguments": nil},
+			"duration":   map[string]any{"secs": 0, "nanos": 0}, "result": map[string]any{"Err": text}}
+	}
+	if kind, ok := collabEnds[tool]; ok {
+		return map[string]any{"type": kind, "call_id": callID, "status": map[string]any{"errored": text}}
+	}
+	switch tool {
+	case "shell", "exec_command", "local_shell", "container.exec", "shell_command":
+		return map[string]any{"type": "exec_command_end", "call_id": callID, "command": []string{}, "cwd": e.t.Dir,
+			"stdout": "", "stderr": text, "aggregated_output": text, "exit_code": 1, "status": "failed",
+			"duration": map[string]any{"secs": 0, "nanos": 0}, "formatted_output": text}
+	case "apply_patch":
+		return map[string]any{"type": "patch_apply_end", "call_id": callID, "stdout": "", "stderr": text, "success": false}
+	case "image_generation":
+		return map[string]any{"type": "image_generation_end", "call_id": callID, "status": "failed"}
+	}
+	return map[string]any{"type": "dynamic_tool_call_response", "call_id": callID, "tool": tool, "success": false, "error": text}
 }
 
 // images returns the image URLs of a user message's images (data URLs for
@@ -417,9 +515,11 @@ func (e *Encoder) usage(u *session.Usage) {
 		"total_token_usage": e.total, "last_token_usage": last, "model_context_window": nil}, "rate_limits": nil})
 }
 
-// Close finishes the rollout: a title, if any, as the thread name.
+// Close finishes the rollout: the model Codex resumes with, and a title,
+// if any, as the thread name.
 func (e *Encoder) Close() error {
 	e.start()
+	e.turnContext()
 	if e.t.Title != "" {
 		e.put("event_msg", map[string]any{"type": "thread_name_updated", "thread_id": e.t.ID, "thread_name": e.t.Title})
 	}
