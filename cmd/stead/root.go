@@ -269,8 +269,9 @@ CLI, OpenCode and Kimi Code.
   Check      play declarative scenarios offline against the real CLIs and a
              scripted model (scenario run, stub).
 
-Exit codes: 0 ok, 1 error, 2 bad command line, 3 no session or run matched,
-4 a CLI stead must run is not installed, 130 interrupted.`,
+Exit codes: 0 ok, 1 error, 2 bad command line, 3 no session or run matched (or
+several did: ids can be cut to a prefix, as in git), 4 a CLI stead must run is
+not installed, 130 interrupted.`,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
