@@ -234,22 +234,59 @@ func countResponsesOnce(sums []session.Summary) {
 	}
 }
 
-// settleBorrowed drops usage a fork copied from a session that is also in
-// the list (it is counted there), and keeps it with the fork otherwise.
+// settleBorrowed drops usage a fork or a session stead wrote copied from
+// a session that is also in the list (it is counted there), and keeps it
+// with the copy otherwise. A Borrowed key is the id of a session of the
+// copy's CLI, or session.OriginKey of any CLI's. The history of a session
+// that is not in the list but was copied several times by stead counts
+// once, with the copy that holds the most of it: each copy holds the
+// source as it was when copied, or up to where a fork cut it.
 func settleBorrowed(sums []session.Summary) {
 	have := make(map[string]bool, len(sums))
 	for _, s := range sums {
-		have[s.CLI+"\x00"+s.ID] = true
+		have[session.OriginKey(s.CLI, s.ID)] = true
+	}
+	largest := map[string]int{} // an absent source's key -> the copy that adopts its history
+	for i := range sums {
+		s := &sums[i]
+		if h := s.History; h != nil && !have[h.From] {
+			j, ok := largest[h.From]
+			if !ok || holdsMore(s, &sums[j], h.From) {
+				largest[h.From] = i
+			}
+		}
 	}
 	for i := range sums {
 		s := &sums[i]
 		for origin := range s.Borrowed {
-			if !have[s.CLI+"\x00"+origin] {
-				s.Adopt(origin)
+			if have[session.OriginKey(s.CLI, origin)] || have[origin] {
+				continue
 			}
+			if j, ok := largest[origin]; ok && j != i && s.History != nil && s.History.From == origin {
+				continue // another copy counts it
+			}
+			s.Adopt(origin)
 		}
 		s.Borrowed = nil
 	}
+}
+
+// holdsMore reports whether a holds more of the history copied from
+// origin than b: more tokens, else fewer of them under no model (a
+// target that keeps no model per response), else the earlier copy, else
+// the first path.
+func holdsMore(a, b *session.Summary, origin string) bool {
+	x, y := a.Borrowed[origin], b.Borrowed[origin]
+	if x.Usage.Total() != y.Usage.Total() {
+		return x.Usage.Total() > y.Usage.Total()
+	}
+	if nx, ny := x.Models[""].Total(), y.Models[""].Total(); nx != ny {
+		return nx < ny
+	}
+	if !a.History.Written.Equal(b.History.Written) {
+		return a.History.Written.Before(b.History.Written)
+	}
+	return a.Path < b.Path
 }
 
 // Filter selects summaries.
@@ -263,7 +300,9 @@ type Filter struct {
 	Subagents bool
 }
 
-// Keep reports whether s passes the filter.
+// Keep reports whether s passes the filter. The times of a session stead
+// wrote are its own (from when it was written), not its copied
+// history's; see Select for its usage.
 func (f Filter) Keep(s *session.Summary) bool {
 	if !f.Subagents && s.Parent != nil && s.Parent.Kind == session.LinkSubagent {
 		return false
@@ -278,6 +317,55 @@ func (f Filter) Keep(s *session.Summary) bool {
 		return false
 	}
 	return true
+}
+
+// Select returns what of s the filter keeps, and whether it keeps any.
+// It is Keep, but for a session stead wrote that counts its copied
+// history's usage (the session it was copied from was not scanned: see
+// session.History.Adopted), which the period keeps by the history's own
+// times: a copy made today of a session of last week counts the history
+// in a period of last week and not in one of today. When the period
+// keeps only the history, the result has the history's usage and times
+// and nothing of the session's own.
+func (f Filter) Select(s session.Summary) (session.Summary, bool) {
+	h := s.History
+	if h == nil || h.Adopted.IsZero() || f.Since.IsZero() && f.Until.IsZero() {
+		return s, f.Keep(&s)
+	}
+	own := f.Keep(&s)
+	hs := s
+	hs.Start, hs.End = h.Start, h.End
+	if hs.Start.IsZero() {
+		hs.Start, hs.End = h.Written, h.Written
+	}
+	past := f.Keep(&hs)
+	switch {
+	case own && past:
+		return s, true
+	case own:
+		s.Usage.Sub(h.Adopted)
+		s.Models = subModels(s.Models, h.AdoptedModels)
+		return s, true
+	case past:
+		hs.Usage, hs.Models = h.Adopted, h.AdoptedModels
+		hs.Turns, hs.Tools, hs.ToolErrors, hs.Files = 0, nil, 0, nil
+		hs.Messages, hs.History = h.Messages, nil
+		hs.LastUsage = session.Usage{}
+		return hs, true
+	}
+	return s, false
+}
+
+// subModels returns models less sub, as a new map.
+func subModels(models, sub map[string]session.Usage) map[string]session.Usage {
+	out := make(map[string]session.Usage, len(models))
+	for m, u := range models {
+		u.Sub(sub[m])
+		if !u.IsZero() {
+			out[m] = u
+		}
+	}
+	return out
 }
 
 func matchProject(project, want string) bool {

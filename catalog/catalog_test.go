@@ -110,3 +110,78 @@ func TestFilter(t *testing.T) {
 		}
 	}
 }
+
+// copied is the summary of a session stead wrote at written from the
+// session from, with borrowed usage of in input tokens.
+func copied(cli, id, from string, written time.Time, in int64) session.Summary {
+	s := session.Summary{CLI: cli, ID: id, Path: "/" + cli + "/" + id, Start: written, End: written,
+		History: &session.History{From: from, Written: written, Start: written.AddDate(0, 0, -4), End: written.AddDate(0, 0, -4)}}
+	s.AddBorrowed(from, "m", session.Usage{Input: in})
+	return s
+}
+
+// TestCopiesCountOnce: usage stead copied from a session of another CLI
+// is dropped when that session is scanned too; otherwise it counts once,
+// with the copy holding the most of it.
+func TestCopiesCountOnce(t *testing.T) {
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	from := session.OriginKey(session.Claude, "c1")
+	source := session.Summary{CLI: session.Claude, ID: "c1", Usage: session.Usage{Input: 10}}
+	sums := []session.Summary{source, copied(session.Codex, "x1", from, now, 10), copied(session.Gemini, "g1", from, now, 10)}
+	settleBorrowed(sums)
+	for _, s := range sums[1:] {
+		if !s.Usage.IsZero() || s.Borrowed != nil {
+			t.Errorf("with the source: the %s copy counts %+v (borrowed %v)", s.CLI, s.Usage, s.Borrowed)
+		}
+	}
+	// A fork cut early holds less of the history than a whole copy.
+	sums = []session.Summary{copied(session.Codex, "x1", from, now, 4), copied(session.Gemini, "g1", from, now.Add(time.Hour), 10),
+		copied(session.Kimi, "k1", from, now, 10)}
+	settleBorrowed(sums)
+	got := map[string]int64{}
+	for _, s := range sums {
+		got[s.CLI] = s.Usage.Input
+	}
+	if got[session.Codex] != 0 || got[session.Gemini] != 0 || got[session.Kimi] != 10 {
+		t.Errorf("without the source: %v, want the earliest whole copy (kimi) to count 10", got)
+	}
+	if h := sums[2].History; h.Adopted.Input != 10 || h.AdoptedModels["m"].Input != 10 {
+		t.Errorf("the adopted history: %+v", h)
+	}
+}
+
+// TestSelectAdoptedHistory: a copy that counts its source's history
+// counts it in the history's own period only.
+func TestSelectAdoptedHistory(t *testing.T) {
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	s := copied(session.Codex, "x1", session.OriginKey(session.Claude, "c1"), now, 10)
+	s.AddUsage("own", session.Usage{Input: 3})
+	s.Turns = 1
+	sums := []session.Summary{s}
+	settleBorrowed(sums)
+	s = sums[0]
+	if s.Usage.Input != 13 {
+		t.Fatalf("usage %+v, want own and adopted", s.Usage)
+	}
+	for _, tt := range []struct {
+		f      Filter
+		keep   bool
+		input  int64
+		turns  int
+		models int
+	}{
+		{Filter{}, true, 13, 1, 2},
+		{Filter{Since: now.Add(-time.Hour)}, true, 3, 1, 1},
+		{Filter{Until: now.AddDate(0, 0, -1)}, true, 10, 0, 1},
+		{Filter{Since: now.AddDate(0, 0, -5)}, true, 13, 1, 2},
+		{Filter{Since: now.AddDate(0, 0, -3), Until: now.AddDate(0, 0, -2)}, false, 0, 0, 0},
+	} {
+		got, keep := tt.f.Select(s)
+		if keep != tt.keep || keep && (got.Usage.Input != tt.input || got.Turns != tt.turns || len(got.Models) != tt.models) {
+			t.Errorf("since %v until %v: keep %v, input %d, turns %d, models %v", tt.f.Since, tt.f.Until, keep, got.Usage.Input, got.Turns, got.Models)
+		}
+	}
+	if s.Usage.Input != 13 || len(s.Models) != 2 {
+		t.Errorf("Select changed the summary it was given: %+v", s)
+	}
+}

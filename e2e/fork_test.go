@@ -64,4 +64,24 @@ func TestForkResumes(t *testing.T) {
 			t.Errorf("the fork carries an entry after the fork point: %s", it)
 		}
 	}
+
+	// The fork's figures are what Codex did since stead wrote it: the
+	// turn it ran, not the copied history.
+	var stats struct {
+		Sessions []struct {
+			CLI   string `json:"cli"`
+			ID    string `json:"id"`
+			Turns int    `json:"turns"`
+		} `json:"sessions"`
+	}
+	if err := json.Unmarshal([]byte(l.stead("session", "stats", "--json")), &stats); err != nil {
+		t.Fatal(err)
+	}
+	turns := map[string]int{}
+	for _, s := range stats.Sessions {
+		turns[s.CLI+":"+s.ID] = s.Turns
+	}
+	if fork, src := turns["codex:"+rep.Target.ID], turns[ref]; fork != 1 || src != 1 {
+		t.Errorf("stats counts %d turns in the resumed fork and %d in its source, want 1 each: %v", fork, src, turns)
+	}
 }

@@ -141,6 +141,10 @@ func target(s *session.Session, w Writer, opts Options) session.Target {
 	if opts.Now != nil {
 		now = opts.Now
 	}
+	// When stead writes the session: every record it writes is history,
+	// timed at or before it, so summaries tell the history from what the
+	// target CLI adds later (session.Origin.Written).
+	written := now().UTC()
 	t := session.Target{
 		CLI:            w.CLI,
 		ID:             opts.ID,
@@ -150,7 +154,7 @@ func target(s *session.Session, w Writer, opts Options) session.Target {
 		SourceModel:    s.Model.Model,
 		SourceProvider: s.Model.Provider,
 		Title:          s.Title,
-		Origin:         session.Origin{CLI: s.Source.CLI, ID: s.ID, Tool: opts.Tool, At: opts.At},
+		Origin:         session.Origin{CLI: s.Source.CLI, ID: s.ID, Tool: opts.Tool, At: opts.At, Written: written},
 		Format:         opts.Format,
 	}
 	if t.Model != "" {
@@ -168,7 +172,7 @@ func target(s *session.Session, w Writer, opts Options) session.Target {
 		}
 	}
 	if t.Created.IsZero() {
-		t.Created = now().UTC()
+		t.Created = written
 	}
 	return t
 }

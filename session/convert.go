@@ -53,6 +53,11 @@ type Origin struct {
 	// At is the entry a fork ends at: the source's history up to it and
 	// no further.
 	At string `json:"at,omitempty"`
+	// Written is when stead wrote the session (UTC). Every record it
+	// wrote is the source's history, timed as it was there and so at or
+	// before Written; what the target CLI adds later is the session's
+	// own. A summary tells the two apart by it (see Summary.History).
+	Written time.Time `json:"written,omitzero"`
 }
 
 // Placement is where a new native session goes in a CLI's store.

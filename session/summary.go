@@ -42,10 +42,20 @@ type Summary struct {
 	Start time.Time `json:"start,omitzero"`
 	End   time.Time `json:"end,omitzero"`
 	// Messages counts user prompts and assistant text replies (tool
-	// calls, results, thinking and injected context are not messages).
+	// calls, results, thinking and injected context are not messages):
+	// every one the file holds, copied history included (History).
 	Messages int `json:"messages"`
 	// Turns counts user prompts.
 	Turns int `json:"turns"`
+	// History describes the history a session stead wrote (a
+	// conversion, fork, A/B arm, chain step or template) copied from
+	// another session; nil for any other session. For such a session
+	// Start is when stead wrote it and End its last record since (or
+	// Start), and Turns, Usage, Tools, ToolErrors and Files count only
+	// what happened in it: the history's usage is in Borrowed under
+	// History.From, and its turns, tool calls, errors and files are
+	// not counted.
+	History *History `json:"history,omitempty"`
 	// Parent links a fork or subagent to its parent session.
 	Parent *Link `json:"parent,omitempty"`
 
@@ -56,9 +66,10 @@ type Summary struct {
 	// Models splits Usage by model.
 	Models map[string]Usage `json:"models,omitempty"`
 	// Borrowed holds usage of responses this file copied from other
-	// sessions (forks), keyed by the id of the session that made them.
-	// A caller that also scans that session should drop it; otherwise it
-	// belongs to this file.
+	// sessions (forks), keyed by the id of the session that made them,
+	// or by OriginKey(cli, id) when that session is another CLI's or
+	// stead copied it. A caller that also scans that session should drop
+	// it; otherwise it belongs to this file.
 	Borrowed map[string]BorrowedUsage `json:"borrowed,omitempty"`
 	// Responses lists the responses whose usage Usage counts, by a hash
 	// of their ids, so that a caller scanning several files counts a
@@ -88,6 +99,41 @@ func (s *Summary) Skip(line int, msg string) {
 	if len(s.Warnings) < MaxSummaryWarnings {
 		s.Warnings = append(s.Warnings, Warning{Line: line, Message: msg})
 	}
+}
+
+// History is the part of a session that stead copied from another
+// session when it wrote it.
+type History struct {
+	// From names the session the history was copied from, as
+	// OriginKey gives it: the key of its usage in Summary.Borrowed.
+	From string `json:"from"`
+	// Written is when stead wrote the session: its records timed at or
+	// before Written are the history.
+	Written time.Time `json:"written"`
+	// Start and End span the history's own records, as timed in the
+	// session they were copied from.
+	Start time.Time `json:"start,omitzero"`
+	End   time.Time `json:"end,omitzero"`
+	// Messages counts the history's messages, which Summary.Messages
+	// includes.
+	Messages int `json:"messages"`
+	// Adopted is the history's usage that Summary.Usage counts after
+	// all, because the session it was copied from is not known to the
+	// caller (see Adopt); AdoptedModels splits it by model.
+	Adopted       Usage            `json:"adopted,omitzero"`
+	AdoptedModels map[string]Usage `json:"adoptedModels,omitempty"`
+}
+
+// OriginKey names session id of CLI cli as a key of Summary.Borrowed.
+func OriginKey(cli, id string) string { return cli + ":" + id }
+
+// OwnMessages counts the messages of the session itself, not those of
+// copied history.
+func (s *Summary) OwnMessages() int {
+	if s.History == nil {
+		return s.Messages
+	}
+	return s.Messages - s.History.Messages
 }
 
 // BorrowedUsage is usage copied from another session, split by model.
@@ -146,6 +192,12 @@ func (s *Summary) Adopt(origin string) {
 	s.Usage.Add(b.Usage)
 	for m, u := range b.Models {
 		addModel(&s.Models, m, u)
+	}
+	if h := s.History; h != nil && h.From == origin {
+		h.Adopted.Add(b.Usage)
+		for m, u := range b.Models {
+			addModel(&h.AdoptedModels, m, u)
+		}
 	}
 	delete(s.Borrowed, origin)
 }

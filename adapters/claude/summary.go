@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/stead-dev/stead/adapters/internal/history"
 	"github.com/stead-dev/stead/adapters/internal/jsonl"
 	"github.com/stead-dev/stead/adapters/internal/storefile"
 	"github.com/stead-dev/stead/session"
@@ -50,10 +51,13 @@ func summarizeWith(s *jsonl.Scanner, path string, detail session.Detail) (sessio
 			jsonl.SkipFailed(&z.sum, s, path)
 			continue
 		}
+		z.origin()
+		z.history.Record(&z.sum, z.l.ts)
 		if z.commit() {
 			z.lastTimed = s.LineOffset()
 		}
 	}
+	z.history.Finish(&z.sum)
 	return z.sum, z.lastTimed, s.Err()
 }
 
@@ -69,7 +73,9 @@ type summarizer struct {
 	lastModel  string
 	agent      bool
 	forkLinked bool
-	results    recentSet // uuids of the tool result records read
+	results    recentSet     // uuids of the tool result records read
+	history    history.Split // of a session stead wrote
+	provenance bool          // its steadOrigin was read
 }
 
 // line holds what one record said. Byte slices are reused between lines.
@@ -84,6 +90,9 @@ type line struct {
 	// seed-era top-level tool records
 	name    []byte
 	isError bool
+	// steadOrigin, on the first record of a session stead wrote
+	origin                       bool
+	originCLI, originID, written []byte
 }
 
 func (l *line) reset() {
@@ -92,6 +101,7 @@ func (l *line) reset() {
 		requestID: l.requestID[:0], reqSession: l.reqSession[:0], sessionID: l.sessionID[:0],
 		agentID: l.agentID[:0], cwd: l.cwd[:0], title: l.title[:0], customTitle: l.customTitle[:0],
 		name: l.name[:0], uuid: l.uuid[:0],
+		originCLI: l.originCLI[:0], originID: l.originID[:0], written: l.written[:0],
 	}
 }
 
@@ -162,6 +172,8 @@ func (z *summarizer) parseLine(s *jsonl.Scanner) {
 			l.name = append(l.name, s.String(256)...)
 		case "is_error":
 			l.isError = s.Bool()
+		case "steadOrigin":
+			z.parseOrigin(s)
 		case "attachment":
 			return // injected context: nothing here counts
 		case "toolUseResult":
@@ -270,6 +282,10 @@ func (z *summarizer) assistantTail(rest []byte) {
 			l.agentID = append(l.agentID, v...)
 		case "isApiErrorMessage":
 			l.isAPIError = string(v) == "true"
+		case "steadOrigin":
+			if !z.provenance {
+				z.originFields(v)
+			}
 		case "cwd":
 			if z.sum.Project == "" {
 				if u, ok := jsonl.Unquote(v); ok {
@@ -279,6 +295,63 @@ func (z *summarizer) assistantTail(rest []byte) {
 		}
 		return true
 	})
+}
+
+// parseOrigin reads the provenance stead puts on the first record of a
+// session it writes: {"cli", "id", "tool", "written"}.
+func (z *summarizer) parseOrigin(s *jsonl.Scanner) {
+	l := &z.l
+	if z.provenance || s.Kind() != '{' {
+		s.Skip()
+		return
+	}
+	l.origin = true
+	s.BeginObject()
+	for s.NextKey() {
+		switch string(s.Key()) {
+		case "cli":
+			l.originCLI = append(l.originCLI, s.String(64)...)
+		case "id":
+			l.originID = append(l.originID, s.String(256)...)
+		case "written":
+			l.written = append(l.written, s.String(64)...)
+		default:
+			s.Skip()
+		}
+	}
+}
+
+// originFields reads the provenance from its raw JSON object, in what
+// follows an assistant record's message.
+func (z *summarizer) originFields(v []byte) {
+	l := &z.l
+	l.origin = true
+	jsonl.EachField(v, func(k, v []byte) bool {
+		u, ok := jsonl.Unquote(v)
+		if !ok {
+			return true
+		}
+		switch string(k) {
+		case "cli":
+			l.originCLI = append(l.originCLI, u...)
+		case "id":
+			l.originID = append(l.originID, u...)
+		case "written":
+			l.written = append(l.written, u...)
+		}
+		return true
+	})
+}
+
+// origin takes the provenance of a session stead wrote, from its first
+// record.
+func (z *summarizer) origin() {
+	l := &z.l
+	if !l.origin || z.provenance {
+		return
+	}
+	z.provenance = true
+	z.history.From(string(l.originCLI), string(l.originID), jsonl.Time(l.written))
 }
 
 // text notes a text block: the first one of a user record may become the
@@ -592,6 +665,9 @@ func seeTail(f *os.File, lastTimed int64, sum *session.Summary) {
 			default:
 				s.Skip()
 			}
+		}
+		if h := sum.History; h != nil && !ts.After(h.Written) {
+			continue // copied history: not the session's own time
 		}
 		// The same records whose times a full summary sees.
 		switch string(typ) {

@@ -98,6 +98,10 @@ type origin struct {
 	CLI  string `json:"cli"`
 	ID   string `json:"id"`
 	Tool string `json:"tool,omitempty"`
+	// Written is when stead wrote the session: the records timed at or
+	// before it are the source's history (summaries count their usage
+	// with the source).
+	Written time.Time `json:"written,omitzero"`
 }
 
 type outRecord struct {
@@ -355,7 +359,7 @@ func (e *Encoder) record(typ, req string, msg outMessage, u *session.Usage) *out
 		rec.ParentUUID = &p
 	}
 	if e.first {
-		rec.SteadOrigin = &origin{CLI: e.t.Origin.CLI, ID: e.t.Origin.ID, Tool: e.t.Origin.Tool}
+		rec.SteadOrigin = &origin{CLI: e.t.Origin.CLI, ID: e.t.Origin.ID, Tool: e.t.Origin.Tool, Written: e.t.Origin.Written}
 		e.first = false
 	}
 	return rec

@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/stead-dev/stead/adapters/internal/history"
 	"github.com/stead-dev/stead/adapters/internal/jsonl"
 	"github.com/stead-dev/stead/adapters/internal/storefile"
 	"github.com/stead-dev/stead/session"
@@ -55,8 +56,10 @@ func summarizeWith(s *jsonl.Scanner, path string, detail session.Detail) (sessio
 			jsonl.SkipFailed(&z.sum, s, path)
 			continue
 		}
+		z.history.Record(&z.sum, z.l.ts)
 		z.commit()
 	}
+	z.history.Finish(&z.sum)
 	return z.sum, s.Err()
 }
 
@@ -70,8 +73,9 @@ type summarizer struct {
 	model   string
 	tokens  usageCounter
 	titled  bool
-	done    bool  // a listing needs nothing more from this record
-	calls   calls // tool calls by id, from items and events (as the decoder pairs them)
+	done    bool          // a listing needs nothing more from this record
+	calls   calls         // tool calls by id, from items and events (as the decoder pairs them)
+	history history.Split // of a rollout stead wrote
 }
 
 type line struct {
@@ -88,6 +92,10 @@ type line struct {
 	callID, itemID, namespace, status []byte
 	end                               toolEnd
 	files                             [][]byte // a patch_apply_end's files
+
+	// a session_meta's stead_origin: the provenance of a rollout stead
+	// wrote
+	originCLI, originID, written []byte
 }
 
 func (l *line) reset() {
@@ -96,7 +104,7 @@ func (l *line) reset() {
 		model: l.model[:0], thread: l.thread[:0], forkedFrom: l.forkedFrom[:0], parent: l.parent[:0],
 		name: l.name[:0], text: l.text[:0], title: l.title[:0], args: l.args[:0],
 		callID: l.callID[:0], itemID: l.itemID[:0], namespace: l.namespace[:0], status: l.status[:0],
-		files: l.files[:0],
+		files: l.files[:0], originCLI: l.originCLI[:0], originID: l.originID[:0], written: l.written[:0],
 	}
 }
 
@@ -163,6 +171,8 @@ func (z *summarizer) parsePayload(s *jsonl.Scanner) {
 				l.model = append(l.model, s.String(256)...)
 			case "source":
 				l.parent = readSubagentParent(s, l.parent)
+			case "stead_origin":
+				z.parseOrigin(s)
 			default:
 				s.Skip()
 			}
@@ -480,6 +490,29 @@ func readTokenUsage(s *jsonl.Scanner, t *tokenUsage) bool {
 	return true
 }
 
+// parseOrigin reads a session_meta's stead_origin: {"cli", "id", "tool",
+// "written"}.
+func (z *summarizer) parseOrigin(s *jsonl.Scanner) {
+	l := &z.l
+	if s.Kind() != '{' {
+		s.Skip()
+		return
+	}
+	s.BeginObject()
+	for s.NextKey() {
+		switch string(s.Key()) {
+		case "cli":
+			l.originCLI = append(l.originCLI, s.String(64)...)
+		case "id":
+			l.originID = append(l.originID, s.String(256)...)
+		case "written":
+			l.written = append(l.written, s.String(64)...)
+		default:
+			s.Skip()
+		}
+	}
+}
+
 func readSubagentParent(s *jsonl.Scanner, dst []byte) []byte {
 	if s.Kind() != '{' {
 		s.Skip()
@@ -530,6 +563,9 @@ func (z *summarizer) commit() {
 		z.started = true
 		z.id = string(l.id)
 		sum.ID = z.id
+		if len(l.written) > 0 {
+			z.history.From(string(l.originCLI), string(l.originID), jsonl.Time(l.written))
+		}
 		sum.Project = string(l.cwd)
 		if len(l.model) > 0 {
 			z.model = string(l.model)

@@ -186,6 +186,20 @@ func (e *Encoder) start() {
 	if e.t.Provider != "" {
 		meta["model_provider"] = e.t.Provider
 	}
+	if o := e.t.Origin; o.CLI != "" || o.ID != "" {
+		// Provenance, a field Codex does not know and skips: the source
+		// and when stead wrote the rollout, whose records timed at or
+		// before then are the source's history (summaries count their
+		// usage with the source).
+		p := map[string]any{"cli": o.CLI, "id": o.ID}
+		if o.Tool != "" {
+			p["tool"] = o.Tool
+		}
+		if !o.Written.IsZero() {
+			p["written"] = o.Written.UTC().Format(time.RFC3339Nano)
+		}
+		meta["stead_origin"] = p
+	}
 	e.put("session_meta", meta)
 }
 

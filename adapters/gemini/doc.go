@@ -77,8 +77,9 @@
 //
 // Place and Encoder write a new session Gemini CLI lists and resumes
 // (gemini.md §5.2, §5.3): a metadata line with a non-empty sessionId and
-// projectHash (plus a steadOrigin field naming the source, which the CLI
-// ignores), then one line per message, each with an id. A model turn is
+// projectHash (plus a steadOrigin field naming the source and when stead
+// wrote the session, which the CLI ignores; Summarize counts the messages
+// timed up to then as the source's history), then one line per message, each with an id. A model turn is
 // one gemini message, its tool calls each with a result in
 // toolCalls[].result and a status; the result is not repeated as a user
 // functionResponse message, as the CLI's own files do, which a resume

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/stead-dev/stead/adapters/internal/history"
 	"github.com/stead-dev/stead/adapters/internal/jsonl"
 	"github.com/stead-dev/stead/adapters/internal/storefile"
 	"github.com/stead-dev/stead/session"
@@ -54,6 +55,7 @@ func summarize(r io.Reader, path string, detail session.Detail) (session.Summary
 		}
 		z.commit()
 	}
+	z.history.Finish(&z.sum)
 	return z.sum, s.Err()
 }
 
@@ -69,6 +71,8 @@ type summarizer struct {
 	part      []byte            // scratch for a text part
 	strs      map[string]string // interned types, models and tool names
 	listText  []byte            // scratch for the prompt of a message in a list
+	history   history.Split     // of a session stead wrote
+	origin    bool              // its steadOrigin was read
 }
 
 func newSummarizer(detail session.Detail) *summarizer {
@@ -86,13 +90,17 @@ type line struct {
 	self                                         sview   // the record as a message
 	setList, metaList                            []sview // $set.messages, metadata messages
 	selfText                                     []byte  // scratch for self's prompt
+	// the metadata line's steadOrigin: the provenance of a session stead
+	// wrote
+	hasOrigin                    bool
+	originCLI, originID, written []byte
 }
 
 func (l *line) reset() {
 	*l = line{
 		sessionID: l.sessionID[:0], setSessionID: l.setSessionID[:0], summary: l.summary[:0], dir: l.dir[:0],
 		times: l.times[:0], setList: l.setList[:0], metaList: l.metaList[:0], self: sview{text: l.selfText[:0]},
-		selfText: l.selfText,
+		selfText: l.selfText, originCLI: l.originCLI[:0], originID: l.originID[:0], written: l.written[:0],
 	}
 }
 
@@ -155,8 +163,34 @@ func (z *summarizer) parseLine(s *jsonl.Scanner) {
 			l.dir = z.firstDir(s, l.dir)
 		case "messages":
 			l.metaList = z.parseList(s, l.metaList[:0])
+		case "steadOrigin":
+			z.parseOrigin(s)
 		default:
 			z.messageField(s, &l.self)
+		}
+	}
+}
+
+// parseOrigin reads the metadata line's steadOrigin: {"cli", "id",
+// "tool", "geminiVersion", "written"}.
+func (z *summarizer) parseOrigin(s *jsonl.Scanner) {
+	l := &z.l
+	if s.Kind() != '{' {
+		s.Skip()
+		return
+	}
+	l.hasOrigin = true
+	s.BeginObject()
+	for s.NextKey() {
+		switch string(s.Key()) {
+		case "cli":
+			l.originCLI = append(l.originCLI, s.String(64)...)
+		case "id":
+			l.originID = append(l.originID, s.String(1<<10)...)
+		case "written":
+			l.written = append(l.written, s.String(64)...)
+		default:
+			s.Skip()
 		}
 	}
 }
@@ -713,6 +747,10 @@ func (z *summarizer) commit() {
 		list = l.setList
 	case l.sidString && l.projectHash:
 		z.info(l.sessionID)
+		if l.hasOrigin && !z.origin {
+			z.origin = true
+			z.history.From(string(l.originCLI), string(l.originID), jsonl.Time(l.written))
+		}
 		list = l.metaList
 	default:
 		return
@@ -742,6 +780,7 @@ func (z *summarizer) info(id []byte) {
 // own directory, which comes before a <session_context>'s.
 func (z *summarizer) message(v *sview, dir string) {
 	sum := &z.sum
+	z.history.Record(sum, v.ts)
 	sum.See(v.ts)
 	if !z.projKnown {
 		if dir == "" {

@@ -108,6 +108,10 @@ type origin struct {
 	ID      string `json:"id"`
 	Tool    string `json:"tool,omitempty"`
 	Version string `json:"geminiVersion"`
+	// Written is when stead wrote the session: the messages timed at or
+	// before it are the source's history (summaries count their usage
+	// with the source).
+	Written time.Time `json:"written,omitzero"`
 }
 
 type userMsg struct {
@@ -179,19 +183,24 @@ func (e *Encoder) start() {
 		return
 	}
 	e.started = true
+	// Now (when stead writes the session, as the provenance records
+	// it), not when the source last changed: session retention (30 days
+	// by default) deletes a session whose lastUpdated is older, at the
+	// CLI's next start.
+	updated := e.t.Origin.Written
+	if updated.IsZero() {
+		updated = e.now()
+	}
 	m := meta{
 		SessionID:   e.t.ID,
 		ProjectHash: projectHash(e.t.Dir),
 		StartTime:   stamp(e.t.Created),
-		// Now, not when the source last changed: session retention
-		// (30 days by default) deletes a session whose lastUpdated is
-		// older, at the CLI's next start.
-		LastUpdated: stamp(e.now()),
+		LastUpdated: stamp(updated),
 		Kind:        "main",
 		Summary:     clipBytes(e.t.Title, metaMax),
 	}
 	if o := e.t.Origin; o.CLI != "" || o.ID != "" {
-		m.SteadOrigin = &origin{CLI: clipBytes(o.CLI, metaMax/4), ID: clipBytes(o.ID, metaMax/4), Tool: clipBytes(o.Tool, metaMax/4), Version: WriteVersion}
+		m.SteadOrigin = &origin{CLI: clipBytes(o.CLI, metaMax/4), ID: clipBytes(o.ID, metaMax/4), Tool: clipBytes(o.Tool, metaMax/4), Version: WriteVersion, Written: o.Written}
 	}
 	e.put(m)
 }

@@ -108,8 +108,10 @@
 // records it and, as the encoder's File, the context.jsonl kimi-cli
 // resumes from, with no system prompt row, so that kimi-cli puts its own
 // first. Kimi Code tool calls become kimi-cli's (Bash is Shell, Edit is
-// StrReplaceFile…); kimi-cli records no model. The provenance goes in the
-// wire's metadata line, which kimi-cli never rewrites; for Kimi Code in
+// StrReplaceFile…); kimi-cli records no model. The provenance (the source
+// and when stead wrote the session: the records timed up to then are the
+// source's history, which Summarize counts as such) goes in the wire's
+// metadata line, which kimi-cli never rewrites; for Kimi Code in
 // state.json's custom object, which it keeps.
 //
 // All knowledge of Kimi lives in this package.

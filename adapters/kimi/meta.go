@@ -32,6 +32,10 @@ type meta struct {
 	// parent's marker too).
 	origin string
 	forks  int
+	// stead is the provenance of a Kimi Code session stead wrote
+	// (state.json's custom.stead_origin); a legacy one's is in its
+	// journal.
+	stead *session.Origin
 	// subagents are the subagent files of a main session's own
 	// subagents.
 	subagents []session.Link
@@ -51,7 +55,8 @@ type codeState struct {
 		ParentAgentID string `json:"parentAgentId"`
 	} `json:"agents"`
 	Custom struct {
-		Cwd string `json:"cwd"`
+		Cwd         string          `json:"cwd"`
+		SteadOrigin json.RawMessage `json:"stead_origin"`
 	} `json:"custom"`
 }
 
@@ -98,6 +103,12 @@ func (m *meta) readCode(p place, links bool) {
 		m.readJSON(filepath.Join(p.dir, "session-meta", "state.json"), &st)
 	}
 	m.project = firstNonEmpty(st.Cwd, st.WorkDir, st.Custom.Cwd)
+	if p.agent == "" && len(st.Custom.SteadOrigin) > 0 {
+		var o session.Origin
+		if json.Unmarshal(st.Custom.SteadOrigin, &o) == nil {
+			m.stead = &o
+		}
+	}
 	if m.project == "" && p.root != "" {
 		m.project = indexWorkDir(filepath.Join(p.root, "session_index.jsonl"), p.sid)
 	}

@@ -138,6 +138,11 @@ func provenance(o session.Origin) map[string]any {
 	if o.Tool != "" {
 		m["tool"] = o.Tool
 	}
+	if !o.Written.IsZero() {
+		// The records timed at or before it are the source's history
+		// (summaries count their usage with the source).
+		m["written"] = o.Written.UTC().Format(time.RFC3339Nano)
+	}
 	return m
 }
 

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"io"
 	"strconv"
+	"time"
 
+	"github.com/stead-dev/stead/adapters/internal/history"
 	"github.com/stead-dev/stead/adapters/internal/jsonl"
 	"github.com/stead-dev/stead/adapters/internal/storefile"
 	"github.com/stead-dev/stead/session"
@@ -26,8 +28,6 @@ const argsMax = 64 << 10
 // results, and each model response's usage once (a Kimi Code step's
 // step.end, or its usage.record when step.end has none; a legacy
 // StatusUpdate). Lines it cannot parse are counted in Summary.Skipped.
-// Start and End of a legacy session are to the second: the scanner reads
-// kimi-cli's float timestamps as whole seconds.
 //
 // With session.DetailList it leaves usage, tools, errors and files out.
 func Summarize(r io.Reader, detail session.Detail) (session.Summary, error) {
@@ -50,22 +50,29 @@ type summarizer struct {
 	forked       int
 	titled       bool
 	scratch      []byte
-	done         bool // the rest of the line counts for nothing
+	done         bool          // the rest of the line counts for nothing
+	history      history.Split // of a session stead wrote
 }
 
 // line is what a record holds that a summary needs, gathered whatever the
 // order of its fields (the derived event records put "type" after
 // "message").
 type line struct {
-	typ, kind, role  []byte
-	time, ts, create int64
-	model, alias     []byte
-	cwd              []byte
-	usage            tokenUsage
-	hasUsage         bool
-	msg              msgInfo // "message", or a legacy context row's own fields
-	hasMsg           bool
-	ev               msgInfo // "event" of a loop record
+	typ, kind, role []byte
+	time, create    int64
+	ts              float64 // a legacy record's, in seconds
+	raw             []byte  // scratch: ts as written
+	model, alias    []byte
+	cwd             []byte
+	usage           tokenUsage
+	hasUsage        bool
+	msg             msgInfo // "message", or a legacy context row's own fields
+	hasMsg          bool
+	ev              msgInfo // "event" of a loop record
+	// a legacy metadata record's stead_origin: the provenance of a
+	// session stead wrote
+	hasOrigin                    bool
+	originCLI, originID, written []byte
 }
 
 // msgInfo is what a message, a legacy wire message or a loop event holds.
@@ -105,7 +112,8 @@ func (l *line) reset() {
 	if ev.used {
 		ev.reset()
 	}
-	*l = line{typ: l.typ[:0], kind: l.kind[:0], role: l.role[:0], model: l.model[:0], alias: l.alias[:0], cwd: l.cwd[:0], msg: msg, ev: ev}
+	*l = line{typ: l.typ[:0], kind: l.kind[:0], role: l.role[:0], model: l.model[:0], alias: l.alias[:0], cwd: l.cwd[:0], msg: msg, ev: ev, raw: l.raw[:0],
+		originCLI: l.originCLI[:0], originID: l.originID[:0], written: l.written[:0]}
 }
 
 // run summarises what s reads of the file at path ("" for a stream).
@@ -122,6 +130,7 @@ func (z *summarizer) run(s *jsonl.Scanner, path string) (session.Summary, error)
 		}
 		z.commit()
 	}
+	z.history.Finish(&z.sum)
 	return z.sum, s.Err()
 }
 
@@ -150,13 +159,19 @@ func (z *summarizer) parseLine(s *jsonl.Scanner) {
 		case "created_at":
 			l.create = s.Int()
 		case "timestamp":
-			l.ts = s.Int() // seconds; the fraction is dropped
+			// Seconds with a fraction: to the millisecond, the fraction
+			// tells a copy's own records from its history written in the
+			// same second.
+			l.raw = s.AppendRaw(l.raw[:0])
+			l.ts, _ = strconv.ParseFloat(string(l.raw), 64)
 		case "model":
 			l.model = append(l.model, s.String(256)...)
 		case "modelAlias":
 			l.alias = append(l.alias, s.String(256)...)
 		case "environmentDisclosure":
 			l.cwd = readKey(s, "cwd", l.cwd, 4096)
+		case "stead_origin":
+			z.parseOrigin(s)
 		case "usage":
 			l.hasUsage = z.readUsage(s, &l.usage)
 		case "message":
@@ -189,6 +204,30 @@ func (z *summarizer) parseLine(s *jsonl.Scanner) {
 		case "tool_calls":
 			l.msg.used = true
 			z.readCalls(s, &l.msg)
+		default:
+			s.Skip()
+		}
+	}
+}
+
+// parseOrigin reads a legacy metadata record's stead_origin: {"cli",
+// "id", "tool", "written"}.
+func (z *summarizer) parseOrigin(s *jsonl.Scanner) {
+	l := &z.l
+	if s.Kind() != '{' {
+		s.Skip()
+		return
+	}
+	l.hasOrigin = true
+	s.BeginObject()
+	for s.NextKey() {
+		switch string(s.Key()) {
+		case "cli":
+			l.originCLI = append(l.originCLI, s.String(64)...)
+		case "id":
+			l.originID = append(l.originID, s.String(256)...)
+		case "written":
+			l.written = append(l.written, s.String(64)...)
 		default:
 			s.Skip()
 		}
@@ -585,16 +624,24 @@ func (z *summarizer) commit() {
 	typ := string(l.typ)
 	switch {
 	case typ == "metadata":
+		if l.hasOrigin {
+			z.history.From(string(l.originCLI), string(l.originID), jsonl.Time(l.written))
+		}
 		z.sum.See(msTime(float64(l.create)))
 	case typ != "" && string(l.kind) == "event":
 		z.sum.See(msTime(float64(l.time)))
 	case typ != "":
-		z.sum.See(msTime(float64(l.time)))
+		t := msTime(float64(l.time))
+		z.history.Record(&z.sum, t)
+		z.sum.See(t)
 		z.code(typ)
 	case l.hasMsg && len(l.role) == 0:
-		z.sum.See(secTime(float64(l.ts)))
+		t := secTime(l.ts)
+		z.history.Record(&z.sum, t)
+		z.sum.See(t)
 		z.wire(&l.msg)
 	case len(l.role) > 0:
+		z.history.Record(&z.sum, time.Time{}) // a context row has no time
 		if l.role[0] != '_' {
 			z.message(&l.msg, false)
 		}
@@ -784,6 +831,9 @@ func SummarizeFile(ref session.Ref, detail session.Detail) (session.Summary, err
 	s := jsonl.GetScanner(f)
 	defer jsonl.PutScanner(s)
 	z := summarizer{list: detail == session.DetailList, origin: m.origin, forks: m.forks}
+	if m.stead != nil {
+		z.history.From(m.stead.CLI, m.stead.ID, m.stead.Written)
+	}
 	sum, err := z.run(s, ref.Path)
 	if err != nil {
 		return sum, err

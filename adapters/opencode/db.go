@@ -168,6 +168,10 @@ func (st *store) sessionRow(id string) (sessionInfo, json.RawMessage, error) {
 			info.Time.Created = millis(n)
 		case "time_updated":
 			info.Time.Updated = millis(n)
+		case "metadata":
+			if s != "" {
+				info.Metadata = json.RawMessage(s)
+			}
 		}
 	}
 	if err := rows.Err(); err != nil {

@@ -113,9 +113,11 @@
 // OpenCode continues a session with the model its last user message
 // names, so Place makes user messages name the default model of the
 // OpenCode configuration the store's environment sees (else the
-// source's). Provenance (the source CLI and session) goes in the
-// session's metadata, {"steadOrigin": {...}}, a free-form record OpenCode
-// keeps and `opencode import` carries over.
+// source's). Provenance (the source CLI and session, and when stead wrote
+// it: the messages created up to then are the source's history, which
+// Summarize counts as such) goes in the session's metadata,
+// {"steadOrigin": {...}}, a free-form record OpenCode keeps and `opencode
+// import` carries over.
 //
 // # Not supported
 //

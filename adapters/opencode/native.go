@@ -75,6 +75,24 @@ type sessionInfo struct {
 		Created millis `json:"created"`
 		Updated millis `json:"updated"`
 	} `json:"time"`
+	// Metadata is a free-form record; stead keeps a written session's
+	// provenance in it as steadOrigin.
+	Metadata json.RawMessage `json:"metadata"`
+}
+
+// steadOrigin returns the provenance stead keeps in the metadata of a
+// session it wrote, or nil.
+func (s *sessionInfo) steadOrigin() *session.Origin {
+	if len(s.Metadata) == 0 {
+		return nil
+	}
+	var m struct {
+		SteadOrigin *session.Origin `json:"steadOrigin"`
+	}
+	if json.Unmarshal(s.Metadata, &m) != nil {
+		return nil
+	}
+	return m.SteadOrigin
 }
 
 // tokens is OpenCode's token count of a model response. OpenCode takes

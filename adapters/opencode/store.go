@@ -80,6 +80,9 @@ type store struct {
 	// warning is set when the database is read without its -wal.
 	warning string
 	db      *sql.DB
+	// metadata says the session table has a metadata column (OpenCode
+	// added it in 2026-05).
+	metadata bool
 
 	mu    sync.Mutex
 	stmts map[string]*sql.Stmt
@@ -259,6 +262,12 @@ func newStore(path string, mode openMode, warning string) (*store, error) {
 		}
 		return nil, fmt.Errorf("opencode: %s is not an OpenCode database (it lacks the session, message and part tables)", path)
 	}
+	err = db.QueryRow(`SELECT count(*) FROM pragma_table_info('session') WHERE name = 'metadata'`).Scan(&n)
+	if err != nil {
+		db.Close()
+		return nil, st.wrap("read", err)
+	}
+	st.metadata = n > 0
 	return st, nil
 }
 

@@ -3,11 +3,13 @@ package opencode
 import (
 	"bytes"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 
+	"github.com/stead-dev/stead/adapters/internal/history"
 	"github.com/stead-dev/stead/adapters/internal/jsonl"
 	"github.com/stead-dev/stead/adapters/internal/storefile"
 	"github.com/stead-dev/stead/internal/safetext"
@@ -31,6 +33,7 @@ type summarizer struct {
 	msgTokens   *tokens
 	stepUsage   bool
 	steps       session.Usage
+	history     history.Split // of a session stead wrote
 }
 
 func newSummarizer(detail session.Detail) *summarizer {
@@ -48,6 +51,9 @@ func (z *summarizer) session(info *sessionInfo, linkPath string) {
 	if info.ParentID != "" {
 		z.sum.Parent = &session.Link{Kind: session.LinkSubagent, CLI: session.OpenCode, ID: info.ParentID, Path: linkPath}
 	}
+	if o := info.steadOrigin(); o != nil {
+		z.history.From(o.CLI, o.ID, o.Written)
+	}
 }
 
 func (z *summarizer) message(r row) {
@@ -56,6 +62,11 @@ func (z *summarizer) message(r row) {
 	if err := parseJSON(r.data, &m); err != nil {
 		z.sum.Skip(r.line, fmt.Sprintf("message %s: %s", r.id, errText(err)))
 	}
+	created := msTime(int64(m.Time.Created))
+	if r.created > 0 {
+		created = msTime(r.created)
+	}
+	z.history.Record(&z.sum, created)
 	z.role = m.Role
 	z.model, _ = m.model()
 	if m.Role == "assistant" {
@@ -121,6 +132,7 @@ func (z *summarizer) endMessage() {
 
 func (z *summarizer) finish() session.Summary {
 	z.endMessage()
+	z.history.Finish(&z.sum)
 	z.sum.Title = z.title
 	if z.sum.Title == "" {
 		z.sum.Title = z.prompt
@@ -240,7 +252,7 @@ func summarizeStorage(path string, detail session.Detail) (session.Summary, erro
 // parts (a substring test passes over the others inside SQLite), each with
 // its message's role, in order. The role is read by SQLite's JSON
 // functions, "" when the message's data is not valid JSON.
-const qListRows = `SELECT m.id,
+const qListRows = `SELECT m.id, m.time_created,
 	CASE WHEN NOT json_valid(m.data) THEN '' WHEN json_type(m.data, '$.role') = 'text' THEN json_extract(m.data, '$.role') ELSE '' END,
 	p.id, p.data
 FROM message m JOIN part p ON p.message_id = m.id
@@ -249,11 +261,18 @@ ORDER BY m.time_created, m.id, p.id`
 
 // qSummarySession reads the columns of a session row a summary needs, and
 // the total length of the session's rows' data, from the record headers
-// only (octet_length reads no overflow page).
-const qSummarySession = `SELECT id, coalesce(parent_id, ''), directory, title, time_created, time_updated,
+// only (octet_length reads no overflow page); qSummarySessionMeta its
+// metadata too, where the table has the column.
+const (
+	qSummarySession = `SELECT id, coalesce(parent_id, ''), directory, title, time_created, time_updated,
 	(SELECT coalesce(sum(octet_length(data)), 0) FROM message WHERE session_id = ?1)
-	+ (SELECT coalesce(sum(octet_length(data)), 0) FROM part WHERE session_id = ?1)
+	+ (SELECT coalesce(sum(octet_length(data)), 0) FROM part WHERE session_id = ?1), NULL
 FROM session WHERE id = ?1`
+	qSummarySessionMeta = `SELECT id, coalesce(parent_id, ''), directory, title, time_created, time_updated,
+	(SELECT coalesce(sum(octet_length(data)), 0) FROM message WHERE session_id = ?1)
+	+ (SELECT coalesce(sum(octet_length(data)), 0) FROM part WHERE session_id = ?1), metadata
+FROM session WHERE id = ?1`
+)
 
 func summarizeDB(path, id string, detail session.Detail) (session.Summary, error) {
 	st, err := openStore(path)
@@ -261,7 +280,11 @@ func summarizeDB(path, id string, detail session.Detail) (session.Summary, error
 		return session.Summary{}, err
 	}
 	var info sessionInfo
-	rows, err := st.query(qSummarySession, id)
+	q := qSummarySession
+	if st.metadata {
+		q = qSummarySessionMeta
+	}
+	rows, err := st.query(q, id)
 	if err != nil {
 		return session.Summary{}, err
 	}
@@ -269,8 +292,12 @@ func summarizeDB(path, id string, detail session.Detail) (session.Summary, error
 	var size int64
 	if found {
 		var created, updated int64
-		err = rows.Scan(&info.ID, &info.ParentID, &info.Directory, &info.Title, &created, &updated, &size)
+		var meta sql.NullString
+		err = rows.Scan(&info.ID, &info.ParentID, &info.Directory, &info.Title, &created, &updated, &size, &meta)
 		info.Time.Created, info.Time.Updated = millis(created), millis(updated)
+		if meta.Valid {
+			info.Metadata = json.RawMessage(meta.String)
+		}
 	}
 	rows.Close()
 	if err == nil {
@@ -315,13 +342,15 @@ func (st *store) eachListRow(id string, z *summarizer) error {
 	defer rows.Close()
 	var last string
 	var mid, role, pid, pdata sql.RawBytes
+	var created int64
 	for rows.Next() {
-		if err := rows.Scan(&mid, &role, &pid, &pdata); err != nil {
+		if err := rows.Scan(&mid, &created, &role, &pid, &pdata); err != nil {
 			return st.wrap("read parts of", err)
 		}
 		if string(mid) != last {
 			last = string(mid)
 			z.endMessage()
+			z.history.Record(&z.sum, msTime(created))
 			z.role = string(role)
 		}
 		z.part(row{kind: rowPart, id: string(pid), msgID: last, data: pdata})

@@ -310,7 +310,12 @@ func (e *Encoder) start() {
 		s.Metadata = map[string]any{"steadOrigin": e.t.Origin}
 	}
 	s.Time.Created = e.t.Created.UnixMilli()
-	s.Time.Updated = max(now().UnixMilli(), s.Time.Created)
+	// Updated when stead writes it, as the provenance records it.
+	updated := e.t.Origin.Written
+	if updated.IsZero() {
+		updated = now()
+	}
+	s.Time.Updated = max(updated.UnixMilli(), s.Time.Created)
 	var b bytes.Buffer
 	b.WriteString(`{"info":`)
 	e.encode(&b, s)

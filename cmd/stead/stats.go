@@ -168,15 +168,16 @@ func statsRun(cmd *cobra.Command, opts *StatsOptions) error {
 	allModels := map[string]session.Usage{}
 	var allUsage session.Usage
 	for i := range res.Summaries {
-		s := &res.Summaries[i]
-		if !filter.Keep(s) {
+		sel, ok := filter.Select(res.Summaries[i])
+		if !ok {
 			continue
 		}
+		s := &sel
 		models, cost, unpriced := modelCosts(prices, s.Models)
 		st := sessionStatsJSON{
 			CLI: s.CLI, ID: s.ID, Project: s.Project, ProjectName: baseName(s.Project), Title: s.Title, Path: s.Path,
 			Start: jsonTime(s.Start), End: jsonTime(s.End), DurationSeconds: s.Duration().Seconds(),
-			Turns: s.Turns, Messages: s.Messages, Tokens: toTokens(s.Usage), ContextTokens: s.LastUsage.Context(),
+			Turns: s.Turns, Messages: s.OwnMessages(), Tokens: toTokens(s.Usage), ContextTokens: s.LastUsage.Context(),
 			CacheHitRate: s.Usage.CacheHitRate(), Cost: cost, Unpriced: unpriced, Models: models,
 			ToolCalls: s.Tools, ToolErrors: s.ToolErrors, HasErrors: s.ToolErrors > 0,
 			FilesModified: s.Files, SkippedLines: s.Skipped, Parent: s.Parent,
@@ -195,7 +196,7 @@ func statsRun(cmd *cobra.Command, opts *StatsOptions) error {
 
 		tot.Sessions++
 		tot.Turns += s.Turns
-		tot.Messages += s.Messages
+		tot.Messages += st.Messages
 		allUsage.Add(s.Usage)
 		for m, u := range s.Models {
 			x := allModels[m]
