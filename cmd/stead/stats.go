@@ -281,7 +281,7 @@ func writeStatsTable(f *Factory, out *statsJSON, all []session.Summary) {
 			count(s.Tokens.CacheRead), count(s.Tokens.CacheWrite), money(s.Cost, len(s.Unpriced) > 0))
 	}
 	t := out.Totals
-	fmt.Fprintf(tw, "TOTAL\t%d sessions\t\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", t.Sessions, t.Turns, t.ToolCallsTotal,
+	fmt.Fprintf(tw, "TOTAL\t%s\t\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", plural(t.Sessions, "session"), t.Turns, t.ToolCallsTotal,
 		t.ToolErrors, count(t.Tokens.Input), count(t.Tokens.Output), count(t.Tokens.CacheRead), count(t.Tokens.CacheWrite),
 		money(t.Cost, len(t.Unpriced) > 0))
 	tw.Flush()
