@@ -543,7 +543,14 @@ func deliver(ctx context.Context, c *capture.Capture, w io.Writer, tui session.T
 	if _, err := w.Write([]byte(text)); err != nil {
 		return err
 	}
-	for try := 0; try < 2; try++ {
+	// Enter, then two more tries: a CLI that was still setting up its
+	// input (Gemini CLI, a few seconds after it drew its prompt) drops
+	// the Enter and keeps the text, so Enter goes again after 2 s (it
+	// waited 10 s: Gemini's A/B variants took 10 s longer); keys that
+	// went nowhere at all are typed again after 10 s, when even a slow
+	// CLI would have shown that it took them.
+	waited := time.Duration(0)
+	for try, wait := range []time.Duration{2 * time.Second, 8 * time.Second, 10 * time.Second} {
 		if try > 0 {
 			// A dialog that came up over the prompt (and took its keys)
 			// must go first.
@@ -551,33 +558,46 @@ func deliver(ctx context.Context, c *capture.Capture, w io.Writer, tui session.T
 				time.Sleep(200 * time.Millisecond)
 			}
 		}
-		if try > 0 && lost(c, prompt) {
+		if try >= 2 && lost(c, prompt) {
 			// The keys went nowhere (typed while the CLI was still
 			// setting up its input): type the prompt again.
 			if _, err := w.Write([]byte(text)); err != nil {
 				return err
 			}
 		}
-		time.Sleep(tui.EnterAfter)
-		if _, err := w.Write([]byte("\r")); err != nil {
-			return err
+		if try == 0 || try >= 2 || !lost(c, prompt) {
+			time.Sleep(tui.EnterAfter)
+			if _, err := w.Write([]byte("\r")); err != nil {
+				return err
+			}
 		}
-		deadline := time.Now().Add(10 * time.Second)
-		for time.Now().Before(deadline) {
-			// Waiting counts only when no dialog shows: a dialog that
-			// came up as the prompt was typed is not the prompt's turn.
-			_, dialog := c.Dialog()
-			if st := c.State(); st == session.RunBusy || st == session.RunWaiting && !dialog || recorded() || st.Done() {
-				return nil
-			}
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(20 * time.Millisecond):
-			}
+		if taken(ctx, c, recorded, wait) {
+			return ctx.Err()
+		}
+		waited += wait
+	}
+	return fmt.Errorf("the CLI did not take the prompt: it showed no sign of work within %s%s", waited, screenTail(c))
+}
+
+// taken waits up to wait for a sign that the CLI took a prompt: it went
+// busy, or waiting on something other than a dialog the prompt did not
+// cause, or recorded it, or ended; or for ctx to end.
+func taken(ctx context.Context, c *capture.Capture, recorded func() bool, wait time.Duration) bool {
+	deadline := time.Now().Add(wait)
+	for time.Now().Before(deadline) {
+		// Waiting counts only when no dialog shows: a dialog that came
+		// up as the prompt was typed is not the prompt's turn.
+		_, dialog := c.Dialog()
+		if st := c.State(); st == session.RunBusy || st == session.RunWaiting && !dialog || recorded() || st.Done() {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return true
+		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	return fmt.Errorf("the CLI did not take the prompt: it showed no sign of work within 20 s%s", screenTail(c))
+	return false
 }
 
 // lost reports whether a short one-line prompt is nowhere on the CLI's
