@@ -545,12 +545,27 @@ func (c *Capture) readScreen() {
 		st = ""
 	}
 	c.mu.Lock()
-	changed := st != c.screenSaid
+	was := c.screenSaid
+	changed := st != was
 	c.screenSaid = st
+	// A dialog that made the run wait is gone from the screen: it was
+	// answered and the CLI goes on, unless a live signal already says
+	// it is idle (its ready is pending).
+	answered := changed && was == session.RunWaiting && st == "" && c.state == session.RunWaiting &&
+		c.busyBy == "screen" && c.pendingReady.IsZero() && c.liveSaid != session.RunReady
 	c.mu.Unlock()
-	if changed && (st == session.RunBusy || st == session.RunWaiting) {
+	switch {
+	case changed && (st == session.RunBusy || st == session.RunWaiting):
 		c.structural(st, "screen", detail)
+	case answered:
+		c.structural(session.RunBusy, "screen", "the dialog was answered")
 	}
+}
+
+// dialogShows reports whether the run waits on a dialog the screen still
+// shows. c.mu is held.
+func (c *Capture) dialogShows() bool {
+	return c.state == session.RunWaiting && c.busyBy == "screen" && c.screenSaid == session.RunWaiting
 }
 
 // StatusFile polls the CLI's status file (TUI.StatusFile for pid) every
@@ -674,13 +689,22 @@ func (c *Capture) event(ev session.Event) {
 			if c.cfg.TUI.ErrorEndsTurn || idle {
 				c.structural(session.RunReady, "session record", "")
 			}
-		case e.Type == session.System && e.Kind == session.KindTurn:
+		case e.Type == session.System && e.Kind == session.KindTurn,
+			e.Type == session.System && e.Kind == session.KindInterrupt && c.cfg.TUI.InterruptEndsTurn:
 			c.structural(session.RunReady, "session record", "")
 		case e.Type == session.User && e.Kind == "":
 			c.structural(session.RunBusy, "session record", "")
 		case c.State() == session.RunWaiting && (e.Type == session.ToolCall || e.Type == session.ToolResult || e.Type == session.Assistant):
 			// The approval was given (or refused): the turn goes on.
-			c.structural(session.RunBusy, "session record", "")
+			// Not while the dialog is still on the screen: the call it
+			// asks about may reach the file while it shows (Codex
+			// writes it first, OpenCode's store has it running).
+			c.mu.Lock()
+			shows := c.dialogShows()
+			c.mu.Unlock()
+			if !shows {
+				c.structural(session.RunBusy, "session record", "")
+			}
 		}
 	}
 }

@@ -579,3 +579,114 @@ func TestTurnWithoutAnswer(t *testing.T) {
 		t.Errorf("a turn with an answer ended with %q (%+v)", st.Detail, c.LastTurn())
 	}
 }
+
+// TestScreenDialogWaits: a dialog only the screen shows (OpenCode's
+// permission prompt) makes the run wait while it shows, whatever the
+// store says meanwhile (the call it asks about is already there); once it
+// is gone the run is busy again, and the store ends the turn.
+func TestScreenDialogWaits(t *testing.T) {
+	p := newPub()
+	tui := session.TUI{Screen: func(lines []string) (session.RunState, string, bool) {
+		for _, l := range lines {
+			if strings.Contains(l, "Permission required") {
+				return session.RunWaiting, "approval", true
+			}
+		}
+		return "", "", false
+	}}
+	c := capture.New(capture.Config{Run: "r", CLI: "x", TUI: tui, Screen: vt.New(10, 60)}, p)
+	r, w := io.Pipe()
+	defer w.Close()
+	go c.Terminal(r, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	go c.Readiness(ctx)
+	io.WriteString(w, "> prompt box")
+	if _, err := c.Wait(ctx, session.RunReady); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var store []session.Entry
+	add := func(es ...session.Entry) {
+		mu.Lock()
+		store = append(store, es...)
+		mu.Unlock()
+	}
+	go c.Snapshot(ctx, 10*time.Millisecond, func() ([]session.Entry, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]session.Entry(nil), store...), nil
+	})
+	add(session.Entry{ID: "u1", Type: session.User, Content: "make the file"})
+	if _, err := c.Wait(ctx, session.RunBusy); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(w, "\x1b[5;1H△ Permission required")
+	if _, err := c.Wait(ctx, session.RunWaiting); err != nil {
+		t.Fatal(err)
+	}
+	add(session.Entry{ID: "c1", Type: session.ToolCall, Tool: session.ToolBash})
+	p.waitEntries(t, 2, "the call")
+	time.Sleep(100 * time.Millisecond)
+	if st := c.State(); st != session.RunWaiting {
+		t.Fatalf("the call reached the store while the dialog showed: the run is %s", st)
+	}
+	io.WriteString(w, "\x1b[5;1H\x1b[2K")
+	if _, err := c.Wait(ctx, session.RunBusy); err != nil {
+		t.Fatal(err)
+	}
+	add(session.Entry{ID: "r1", Type: session.ToolResult, Output: "done"},
+		session.Entry{ID: "a1", Type: session.Assistant, Content: "Made it.", Usage: &session.Usage{Input: 1, Output: 1}})
+	if _, err := c.Wait(ctx, session.RunReady); err != nil {
+		t.Fatal(err)
+	}
+	var seq []string
+	p.mu.Lock()
+	for _, s := range p.statuses {
+		seq = append(seq, string(s.State)+"/"+s.Signal+"/"+s.Detail)
+	}
+	p.mu.Unlock()
+	want := "ready/terminal quiet/ busy/session record/ waiting/screen/approval busy/screen/the dialog was answered ready/session store/"
+	if got := strings.Join(seq, " "); got != want {
+		t.Errorf("states\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestInterruptEndsTurn: a refused approval ends a Codex turn with
+// turn_aborted and no task_complete; a TUI that says so goes ready on it,
+// one that does not waits for another turn end.
+func TestInterruptEndsTurn(t *testing.T) {
+	a, _ := adapters.Lookup("codex")
+	for _, ends := range []bool{true, false} {
+		path := filepath.Join(t.TempDir(), "rollout.jsonl")
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		p := newPub()
+		tui := *a.TUI
+		tui.Screen = nil
+		tui.InterruptEndsTurn = ends
+		c := capture.New(capture.Config{Run: "r", CLI: "codex", TUI: tui}, p)
+		c.Set(session.RunReady, "terminal quiet", "", nil)
+		fol := capture.Follow(path, 0)
+		defer fol.Stop()
+		go c.File(fol, 0, func(r io.Reader) capture.Decoder { return a.NewDecoder(r) })
+		ts := `"timestamp":"2026-11-26T03:04:31.000Z",`
+		f.WriteString(`{` + ts + `"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Please make the marker file."}]}}` + "\n")
+		f.WriteString(`{` + ts + `"type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"touch m\"}","call_id":"c1"}}` + "\n")
+		f.WriteString(`{` + ts + `"type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"Wall time: 4.1 seconds\naborted by user"}}` + "\n")
+		f.WriteString(`{` + ts + `"type":"event_msg","payload":{"type":"turn_aborted","reason":"interrupted","turn_id":"t1"}}` + "\n")
+		p.waitEntries(t, 4, "the turn's records")
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		_, err = c.Wait(ctx, session.RunReady)
+		cancel()
+		switch {
+		case ends && err != nil:
+			t.Errorf("InterruptEndsTurn: the refused turn did not end: %v", err)
+		case !ends && err == nil:
+			t.Error("without InterruptEndsTurn an interrupt ended the turn")
+		}
+	}
+}

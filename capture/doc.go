@@ -7,7 +7,9 @@
 // busy, waiting, exited), read from structural signals first: the CLI's
 // own status file, its terminal title, the turn boundaries in its
 // records, and the terminal's bracketed-paste mode and quiet time for
-// readiness.
+// readiness; then from the screen (working lines, approval dialogs).
+// A dialog only the screen shows holds the run waiting until it is gone
+// from the screen, whatever records arrive meanwhile.
 //
 // capture knows no CLI: what to read and how comes in as a session.TUI,
 // decoder constructors and snapshot functions. It publishes through its

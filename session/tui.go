@@ -24,6 +24,10 @@ type TUI struct {
 	// ErrorEndsTurn says an error record in the session ends the turn
 	// (the CLI writes no other turn end after one).
 	ErrorEndsTurn bool
+	// InterruptEndsTurn says an interrupt record (a turn the user
+	// stopped, or whose approval they refused) ends the turn, for the
+	// same reason.
+	InterruptEndsTurn bool
 	// EnterAfter is the pause between typing a prompt (as a bracketed
 	// paste when Paste is set) and the Enter that submits it: TUIs turn
 	// an Enter that arrives too fast into a newline.
