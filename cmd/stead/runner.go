@@ -543,14 +543,23 @@ func deliver(ctx context.Context, c *capture.Capture, w io.Writer, tui session.T
 	if _, err := w.Write([]byte(text)); err != nil {
 		return err
 	}
-	// Enter, then two more tries: a CLI that was still setting up its
-	// input (Gemini CLI, a few seconds after it drew its prompt) drops
-	// the Enter and keeps the text, so Enter goes again after 2 s (it
-	// waited 10 s: Gemini's A/B variants took 10 s longer); keys that
-	// went nowhere at all are typed again after 10 s, when even a slow
-	// CLI would have shown that it took them.
-	waited := time.Duration(0)
-	for try, wait := range []time.Duration{2 * time.Second, 8 * time.Second, 10 * time.Second} {
+	// Enter again while the CLI shows no sign of taking the prompt: a
+	// CLI that was still setting up its input (Gemini CLI, a few seconds
+	// after it drew its prompt) drops the Enter and keeps the text, so
+	// Enter goes again after 2 s (it waited 10 s: Gemini's A/B variants
+	// took 10 s longer), then every 10 s (a CLI slowed by a loaded
+	// machine). Keys that went nowhere at all are typed again once,
+	// after 10 s, when even a slow CLI would have shown that it took
+	// them.
+	waited, retyped := time.Duration(0), false
+	for try := 0; waited < promptTake; try++ {
+		wait := 10 * time.Second
+		switch try {
+		case 0:
+			wait = 2 * time.Second
+		case 1:
+			wait = 8 * time.Second
+		}
 		if try > 0 {
 			// A dialog that came up over the prompt (and took its keys)
 			// must go first.
@@ -558,14 +567,15 @@ func deliver(ctx context.Context, c *capture.Capture, w io.Writer, tui session.T
 				time.Sleep(200 * time.Millisecond)
 			}
 		}
-		if try >= 2 && lost(c, prompt) {
+		if try >= 2 && !retyped && lost(c, prompt) {
 			// The keys went nowhere (typed while the CLI was still
 			// setting up its input): type the prompt again.
 			if _, err := w.Write([]byte(text)); err != nil {
 				return err
 			}
+			retyped = true
 		}
-		if try == 0 || try >= 2 || !lost(c, prompt) {
+		if try != 1 || !lost(c, prompt) {
 			time.Sleep(tui.EnterAfter)
 			if _, err := w.Write([]byte("\r")); err != nil {
 				return err
@@ -578,6 +588,9 @@ func deliver(ctx context.Context, c *capture.Capture, w io.Writer, tui session.T
 	}
 	return fmt.Errorf("the CLI did not take the prompt: it showed no sign of work within %s%s", waited, screenTail(c))
 }
+
+// promptTake is how long a CLI has to show it took a prompt.
+const promptTake = 60 * time.Second
 
 // taken waits up to wait for a sign that the CLI took a prompt: it went
 // busy, or waiting on something other than a dialog the prompt did not
