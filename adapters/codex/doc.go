@@ -29,5 +29,18 @@
 // its last_token_usage (or the change in the total when that is missing),
 // and input tokens exclude cached ones.
 //
+// # Driving the TUI
+//
+// TUI (tui.go) runs `codex --no-daemon` under stead's supervisor. Busy
+// and idle come from the rollout's turn records (task_complete, and
+// turn_aborted, which a refused approval or Esc writes with no
+// task_complete after it); the screen says busy sooner ("esc to
+// interrupt") and says waiting for an approval overlay ("Would you like
+// to run the following command?" above "Press enter to confirm or esc to
+// cancel"), of which the rollout has no record. In its default policy
+// (on-request) Codex asks only when the model asks to leave the sandbox
+// (sandbox_permissions "require_escalated"); testdata/tui_screens.txt
+// holds the measured screens.
+//
 // All knowledge of Codex's formats lives in this package.
 package codex

@@ -13,10 +13,13 @@ import (
 // follows typed text too closely is taken as part of a paste burst, so
 // Enter waits half a second; Ctrl-C on an empty composer quits with code
 // 0. Busy and idle come from the rollout's turn records; the screen's
-// "Working (Ns • esc to interrupt)" line says busy sooner, and a
-// dialog's "enter continue" footer says Codex waits for an answer.
+// "Working (Ns • esc to interrupt)" line says busy sooner, and an
+// approval overlay or a dialog's "enter continue" footer says Codex waits
+// for an answer. A refused approval (or Esc) ends the turn with
+// turn_aborted, and no task_complete follows.
 var TUI = session.TUI{
-	Screen: screenState,
+	Screen:            screenState,
+	InterruptEndsTurn: true,
 	Dialogs: []session.Dialog{{
 		Name:     "trust the project folder",
 		Match:    []string{"Trust this folder?", "Trust and continue"},
@@ -46,10 +49,13 @@ func TUIArgv(l session.Launch) []string {
 	return args
 }
 
-// screenState reads Codex's screen: its working line (not shown while
-// text streams, so its absence says nothing) and the footer of its
-// dialogs (folder trust, working directory on resume).
+// screenState reads Codex's screen: its approval overlays, its working
+// line (not shown while text streams, so its absence says nothing) and
+// the footer of its dialogs (folder trust, working directory on resume).
 func screenState(lines []string) (session.RunState, string, bool) {
+	if q, ok := approval(lines); ok {
+		return session.RunWaiting, "approval: " + q, true
+	}
 	for _, l := range lines {
 		switch {
 		case strings.Contains(l, "esc to interrupt"):
@@ -59,6 +65,25 @@ func screenState(lines []string) (session.RunState, string, bool) {
 		}
 	}
 	return "", "", false
+}
+
+// approval finds an approval overlay: its question ("Would you like to
+// run the following command?", "... make the following edits?", "Do
+// you want to approve network access to ...?") above the footer "Press
+// enter to confirm or esc to cancel" (tui_screens.txt 11). The rollout
+// holds no record of it: the call it asks about is written first.
+func approval(lines []string) (string, bool) {
+	question := ""
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		switch {
+		case (strings.HasPrefix(t, "Would you like to ") || strings.HasPrefix(t, "Do you want to ")) && strings.HasSuffix(t, "?"):
+			question = t
+		case question != "" && strings.HasPrefix(t, "Press ") && strings.Contains(t, " to confirm or ") && strings.HasSuffix(t, " to cancel"):
+			return question, true
+		}
+	}
+	return "", false
 }
 
 // dialogTitle is the first non-blank line of a dialog's screen.

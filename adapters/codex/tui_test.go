@@ -40,6 +40,9 @@ func TestScreenState(t *testing.T) {
 		{"4", session.RunBusy},     // Working (2s • esc to interrupt)
 		{"5", ""},                  // turn finished
 		{"10", session.RunWaiting}, // working directory on resume
+		{"11", session.RunWaiting}, // approval of a command
+		{"12", ""},                 // approved, turn finished
+		{"13", ""},                 // refused: the turn was interrupted
 	} {
 		st, detail, ok := screenState(s[tc.screen])
 		if !ok {
@@ -51,6 +54,19 @@ func TestScreenState(t *testing.T) {
 	}
 	if _, detail, _ := screenState(s["10"]); detail != "a dialog: Working directory · resume" {
 		t.Errorf("dialog detail %q", detail)
+	}
+	if _, detail, _ := screenState(s["11"]); detail != "approval: Would you like to run the following command?" {
+		t.Errorf("approval detail %q", detail)
+	}
+	// The question alone, or the footer alone, is not an overlay: a
+	// transcript may quote either.
+	for _, lines := range [][]string{
+		{"• Would you like to run the following command?", "› Ask Codex to do anything"},
+		{"  Press enter to confirm or esc to cancel"},
+	} {
+		if st, _, ok := screenState(lines); ok && st == session.RunWaiting {
+			t.Errorf("%q reads as waiting", lines)
+		}
 	}
 }
 
