@@ -127,5 +127,14 @@
 // projection are not read: OpenCode builds the history the model sees from
 // session, message and part alone.
 //
+// # Driving the TUI
+//
+// TUI (tui.go) runs the TUI on a session. Its footer's "esc interrupt"
+// says busy; its permission prompt ("△ Permission required", choices
+// Allow once, Allow always, Reject, footer "enter confirm") says waiting:
+// the store has no record of it (the tool part reads "running"). OpenCode
+// asks only where its configuration says "ask" (its default allows bash);
+// testdata/tui holds the measured screens.
+//
 // All knowledge of OpenCode lives in this package.
 package opencode

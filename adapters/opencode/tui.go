@@ -13,7 +13,9 @@ import (
 // drops them until then) and sets its title ("OC | <title>") when it does; Ctrl-C on an empty input quits with
 // code 0. Its session lives in a database, which capture polls; its
 // footer's "esc interrupt" (painted cell by cell, so read from the
-// screen) says busy before the database does.
+// screen) says busy before the database does, and its permission prompt
+// (only where the configuration says "ask": its default allows bash)
+// says it waits.
 var TUI = session.TUI{
 	Screen:     screenState,
 	Argv:       TUIArgv,
@@ -33,13 +35,44 @@ func TUIArgv(l session.Launch) []string {
 	return args
 }
 
-// screenState reads OpenCode's footer: "esc interrupt" while it works
-// (retries of a failing model included).
+// screenState reads OpenCode's screen: its permission prompt, which
+// replaces the input box ("△ Permission required" above the choices and
+// the footer "enter confirm"), and its footer's "esc interrupt" while it
+// works (retries of a failing model included). The store has no record
+// of the prompt: the tool part it asks about reads "running".
 func screenState(lines []string) (session.RunState, string, bool) {
+	for i, l := range lines {
+		if strings.Contains(l, "△ Permission required") && confirmBelow(lines[i+1:]) {
+			return session.RunWaiting, "approval: " + permissionTitle(lines[i+1:]), true
+		}
+	}
 	for _, l := range lines {
 		if strings.Contains(l, "esc interrupt") {
 			return session.RunBusy, "", true
 		}
 	}
 	return "", "", false
+}
+
+// confirmBelow reports whether the permission prompt's footer ("⇆ select
+// enter confirm") is below its title.
+func confirmBelow(lines []string) bool {
+	for _, l := range lines {
+		if strings.Contains(l, "enter confirm") {
+			return true
+		}
+	}
+	return false
+}
+
+// permissionTitle is what a permission prompt asks about: the line under
+// its title ("# Shell command"), without the box's border.
+func permissionTitle(lines []string) string {
+	for _, l := range lines {
+		t := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(l), "┃"))
+		if t != "" {
+			return strings.TrimSpace(strings.TrimPrefix(t, "#"))
+		}
+	}
+	return "a permission"
 }
