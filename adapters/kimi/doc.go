@@ -114,5 +114,15 @@
 // metadata line, which kimi-cli never rewrites; for Kimi Code in
 // state.json's custom object, which it keeps.
 //
+// # Driving the TUI
+//
+// TUI (tui.go) runs Kimi Code's TUI on a session. Busy and idle come from
+// the wire's turn records; the spinner line says busy on the screen, and
+// the approval panel ("▶ Run this command?" above "↑/↓ select · 1/2/3/4
+// choose · ↵ confirm"), which Kimi shows before a command in its default
+// mode, says waiting. The wire has it too (interaction.request of kind
+// approval, then interaction.resolved and the tool call), as records no
+// universal entry stands for; testdata/tui holds the measured screens.
+//
 // All knowledge of Kimi lives in this package.
 package kimi

@@ -13,7 +13,8 @@ import (
 // dialogs: readiness waits for both. A paste followed by Enter submits;
 // two Ctrl-C within 1.5 s quit with code 0. Busy and idle come from the
 // wire's turn records (turn.prompt, turn.ended); its spinner line above
-// the input box says busy on the screen.
+// the input box says busy on the screen, and its approval panel (it asks
+// before a command in its default mode) says it waits.
 var TUI = session.TUI{
 	Screen: screenState,
 	Dialogs: []session.Dialog{{
@@ -46,11 +47,15 @@ func TUIArgv(l session.Launch) []string {
 	return args
 }
 
-// screenState reads the line Kimi shows above its input box while it
-// works: a moon phase while it waits for the model ("🌑 · Tip: …"), a
-// braille spinner while it streams ("⠋ Thinking…", "⠋ Working…"), and
-// "Running… (Ns)" while a tool runs.
+// screenState reads Kimi's approval panel, which replaces its input
+// box, and the line it shows above that box while it works: a moon phase
+// while it waits for the model ("🌑 · Tip: …"), a braille spinner while
+// it streams ("⠋ Thinking…", "⠋ Working…"), and "Running… (Ns)" while a
+// tool runs.
 func screenState(lines []string) (session.RunState, string, bool) {
+	if q, ok := approval(lines); ok {
+		return session.RunWaiting, "approval: " + q, true
+	}
 	for _, l := range lines {
 		t := strings.TrimSpace(l)
 		if strings.HasPrefix(t, "Running… (") && strings.Contains(t, "to run in background") {
@@ -69,4 +74,23 @@ func screenState(lines []string) (session.RunState, string, bool) {
 		}
 	}
 	return "", "", false
+}
+
+// approval finds Kimi's approval panel (testdata/tui/approval_command.txt):
+// its question ("▶ Run this command?") above the choices and the footer
+// "↑/↓ select · 1/2/3/4 choose · ↵ confirm". The wire also says it
+// (interaction.request, kind approval, then interaction.resolved), but as
+// records no entry stands for.
+func approval(lines []string) (string, bool) {
+	question := ""
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(t, "▶ ") && strings.HasSuffix(t, "?"):
+			question = strings.TrimSpace(strings.TrimPrefix(t, "▶ "))
+		case question != "" && strings.Contains(t, "select ·") && strings.HasSuffix(t, "↵ confirm"):
+			return question, true
+		}
+	}
+	return "", false
 }

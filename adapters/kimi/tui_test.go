@@ -1,6 +1,8 @@
 package kimi
 
 import (
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/stead-dev/stead/session"
@@ -28,5 +30,33 @@ func TestScreenState(t *testing.T) {
 		if st != tc.want {
 			t.Errorf("%q: %q, want %q", tc.line, st, tc.want)
 		}
+	}
+}
+
+// The screens are Kimi Code 2.1.0's under stead's PTY, asking before a
+// command in its default mode, then after Enter approved it.
+func TestApprovalScreens(t *testing.T) {
+	for file, want := range map[string]session.RunState{
+		"approval_command.txt":       session.RunWaiting,
+		"approval_approved_idle.txt": "",
+	} {
+		data, err := os.ReadFile("testdata/tui/" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, detail, ok := screenState(strings.Split(string(data), "\n"))
+		if !ok {
+			st = ""
+		}
+		if st != want {
+			t.Errorf("%s: %q, want %q", file, st, want)
+		}
+		if want == session.RunWaiting && detail != "approval: Run this command?" {
+			t.Errorf("%s: detail %q", file, detail)
+		}
+	}
+	// A question in the transcript is not the panel.
+	if st, _, ok := screenState([]string{" ▶ Shall I go on?", " │ >"}); ok && st == session.RunWaiting {
+		t.Error("a question without the panel's footer reads as waiting")
 	}
 }
