@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -112,6 +113,10 @@ type Capture struct {
 	// last prompt; lastTurn says how the last turn ended.
 	answeredTurn bool
 	lastTurn     TurnEnd
+	// failure says the turn's model request failed for good, as the
+	// CLI's debug log told (TUI.Failed), until the model answers or a
+	// new prompt comes.
+	failure string
 }
 
 // TurnEnd says how a turn ended.
@@ -237,6 +242,14 @@ func (c *Capture) LastTurn() TurnEnd {
 	return c.lastTurn
 }
 
+// Failure says why the turn's model request failed for good, when the
+// CLI's debug log said so and the turn has not ended.
+func (c *Capture) Failure() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.failure
+}
+
 // Set changes the state and publishes the change. A run that is over
 // stays over.
 func (c *Capture) Set(state session.RunState, signal, detail string, code *int) {
@@ -249,6 +262,11 @@ func (c *Capture) Set(state session.RunState, signal, detail string, code *int) 
 		return
 	}
 	turnOver := state == session.RunReady && (c.state == session.RunBusy || c.state == session.RunWaiting)
+	if turnOver && c.lastErr == "" && c.failure != "" {
+		// The CLI gave the failed request up (it was cancelled) and
+		// recorded no error of its own: the failure is the turn's.
+		c.lastErr = c.failure
+	}
 	if turnOver {
 		c.lastTurn = TurnEnd{Answered: c.answeredTurn, Error: c.lastErr}
 	}
@@ -259,7 +277,7 @@ func (c *Capture) Set(state session.RunState, signal, detail string, code *int) 
 		detail = "the turn ended without an answer from the model"
 	}
 	if state == session.RunReady {
-		c.lastErr = ""
+		c.lastErr, c.failure = "", ""
 		if turnOver {
 			c.turns++
 		}
@@ -361,11 +379,19 @@ func (c *Capture) structural(st session.RunState, signal, detail string) {
 	starting := c.state == session.RunStarting
 	live := c.cfg.TUI.StatusFile != nil || c.cfg.TUI.Title != nil
 	fromRecords := signal == "session record"
-	if live && !fromRecords && signal != "screen" {
+	liveSignal := live && !fromRecords && signal != "screen" && signal != "debug log"
+	repeated := liveSignal && st == c.liveSaid
+	if liveSignal {
 		c.liveSaid = st
 	}
 	switch {
 	case starting:
+		c.mu.Unlock()
+		return
+	case repeated && st == session.RunBusy && c.state == session.RunWaiting:
+		// The live signal says busy again, as it did before another
+		// signal made the run wait (Gemini's title stays "Working"
+		// under its question): nothing changed.
 		c.mu.Unlock()
 		return
 	case signal == "screen" && st == session.RunBusy && c.recordsEnded:
@@ -622,6 +648,51 @@ func (c *Capture) File(f *Follower, history int64, newDecoder func(io.Reader) De
 	}
 }
 
+// DebugLog follows the CLI's debug log through f, from offset from (what
+// was there before the run), until f is stopped and drained. A line that
+// says a model request failed for good (TUI.Failed) makes a busy run wait
+// on it: the CLI retries in silence, and only giving the request up (a
+// supervisor types TUI.Cancel) or the model answering after all moves
+// the turn on.
+func (c *Capture) DebugLog(f *Follower, from int64) error {
+	if c.cfg.TUI.Failed == nil {
+		return nil
+	}
+	r := bufio.NewReader(f)
+	if _, err := io.CopyN(io.Discard, r, from); err != nil {
+		if err == io.EOF {
+			return nil
+		}
+		return fmt.Errorf("capture: debug log: %w", err)
+	}
+	for {
+		line, err := r.ReadString('\n')
+		if why, ok := c.cfg.TUI.Failed(strings.TrimRight(line, "\r\n")); ok && err == nil {
+			c.modelFailed(why)
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("capture: debug log: %w", err)
+		}
+	}
+}
+
+// modelFailed notes that the turn's model request failed for good.
+func (c *Capture) modelFailed(why string) {
+	c.mu.Lock()
+	working := c.state == session.RunBusy || c.state == session.RunWaiting
+	if working {
+		c.failure = why
+	}
+	busy := c.state == session.RunBusy
+	c.mu.Unlock()
+	if busy {
+		c.structural(session.RunWaiting, "debug log", why)
+	}
+}
+
 // Known marks entries as already there (the history), so they are not
 // published.
 func (c *Capture) Known(entries []session.Entry) {
@@ -659,9 +730,11 @@ func (c *Capture) event(ev session.Event) {
 			c.prompts++
 			c.lastPrompt = e.Content
 			c.answeredTurn = false
+			c.failure = ""
 		case e.Type == session.Assistant && e.Content != "":
 			c.answered = c.lastRecord
 			c.answeredTurn = true
+			c.failure = "" // the request went through after all
 		case e.Type == session.ToolCall:
 			c.answered = time.Time{}
 		}

@@ -690,3 +690,79 @@ func TestInterruptEndsTurn(t *testing.T) {
 		}
 	}
 }
+
+// TestDebugLogFailure: a model request that failed for good, which the
+// CLI says only in its debug log (Gemini CLI, which then retries in
+// silence under a title still "Working"), makes the busy run wait; the
+// title saying working again changes nothing; once the request is given
+// up the turn ends in that failure.
+func TestDebugLogFailure(t *testing.T) {
+	a, _ := adapters.Lookup("gemini")
+	tui := *a.TUI
+	p := newPub()
+	c := capture.New(capture.Config{Run: "r", CLI: "gemini", TUI: tui, Screen: vt.New(10, 60)}, p)
+	r, w := io.Pipe()
+	defer w.Close()
+	go c.Terminal(r, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	go c.Readiness(ctx)
+	c.Set(session.RunReady, "test", "", nil)
+	path := filepath.Join(t.TempDir(), "debug.log")
+	os.WriteFile(path, []byte("[2026-11-26T03:40:00.000Z] [WARN] Attempt 1 failed: {\"error\":{\"code\":500}}. Max attempts reached\n"), 0o644)
+	old, _ := os.Stat(path)
+	fol := capture.Follow(path, 5*time.Millisecond)
+	defer fol.Stop()
+	go c.DebugLog(fol, old.Size())
+	working := "\x1b]0;✦  Working… (project)\a"
+	io.WriteString(w, working)
+	if _, err := c.Wait(ctx, session.RunBusy); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if st := c.State(); st != session.RunBusy || c.Failure() != "" {
+		t.Fatalf("a failure logged before the run (the user's own log) counts: %s %q", st, c.Failure())
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	f.WriteString(`[2026-11-26T03:43:10.129Z] [WARN] Attempt 2 failed: {"error":{"code":500,"message":"boom","status":"INTERNAL"}}. Max attempts reached` + "\n")
+	if _, err := c.Wait(ctx, session.RunWaiting); err != nil {
+		t.Fatal(err)
+	}
+	why := c.Failure()
+	if !strings.Contains(why, "HTTP 500 INTERNAL: boom") {
+		t.Errorf("failure %q", why)
+	}
+	io.WriteString(w, working)
+	time.Sleep(100 * time.Millisecond)
+	if st := c.State(); st != session.RunWaiting {
+		t.Fatalf("the title saying working again made the run %s", st)
+	}
+	// Given up (Esc): the title says ready, the CLI records no error.
+	io.WriteString(w, "\x1b]0;◇  Ready (project)\a")
+	if _, err := c.Wait(ctx, session.RunReady); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.LastTurn().Error; got != why {
+		t.Errorf("the turn's error %q, want %q", got, why)
+	}
+	p.mu.Lock()
+	last := p.statuses[len(p.statuses)-1]
+	var seq []string
+	for _, s := range p.statuses {
+		seq = append(seq, string(s.State)+"/"+s.Signal)
+	}
+	p.mu.Unlock()
+	if last.Detail != "the turn ended in an error: "+why {
+		t.Errorf("ready says %q", last.Detail)
+	}
+	if got := strings.Join(seq, " "); got != "ready/test busy/title waiting/debug log ready/title" {
+		t.Errorf("states %q", got)
+	}
+	if c.Failure() != "" {
+		t.Errorf("the failure outlived its turn: %q", c.Failure())
+	}
+}

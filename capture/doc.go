@@ -6,8 +6,9 @@
 // records, in order and each once; and the CLI's state (starting, ready,
 // busy, waiting, exited), read from structural signals first: the CLI's
 // own status file, its terminal title, the turn boundaries in its
-// records, and the terminal's bracketed-paste mode and quiet time for
-// readiness; then from the screen (working lines, approval dialogs).
+// records, its debug log where a CLI says only there that a model request
+// failed for good, and the terminal's bracketed-paste mode and quiet time
+// for readiness; then from the screen (working lines, approval dialogs).
 // A dialog only the screen shows holds the run waiting until it is gone
 // from the screen, whatever records arrive meanwhile.
 //

@@ -53,10 +53,23 @@ type TUI struct {
 	// signal: a working footer says busy, an approval dialog says
 	// waiting. ok is false when the screen does not tell.
 	Screen func(lines []string) (state RunState, detail string, ok bool)
-	// Dialogs are the dialogs the TUI may show before it takes input.
-	// While one is on screen the CLI is not ready; a supervisor that may
-	// answer one types its Accept keys.
+	// Dialogs are the dialogs a supervisor may answer: those the TUI
+	// shows before it takes input (folder trust) and those that ask
+	// whether to give up a turn (GiveUp). While one is on screen the CLI
+	// is not ready; a supervisor that may answer one types its keys.
 	Dialogs []Dialog
+	// DebugLog returns the file the CLI writes its debug log to in a
+	// supervised run, given dir (a directory of the run's own, removed
+	// when the run ends), and the variables that make it write there;
+	// "" when it keeps none. Failed reads a line of that log: that a
+	// model request failed for good, after the CLI's own retries, and
+	// why. A CLI that then retries in silence (Gemini CLI) shows it
+	// nowhere else: the run waits on it, as on a question.
+	DebugLog func(env Env, dir string) (vars []string, path string)
+	Failed   func(line string) (why string, ok bool)
+	// Cancel is what to type to give up the work of a turn whose model
+	// request failed for good, when no dialog asks (Gemini CLI: Escape).
+	Cancel []Key
 }
 
 // Dialog is a dialog a TUI shows, known by texts on its screen.
@@ -74,6 +87,11 @@ type Dialog struct {
 	Confirm  Key
 	// Trust marks a dialog that asks to trust the project folder.
 	Trust bool
+	// GiveUp marks a dialog that asks whether to keep retrying a model
+	// request that failed after the CLI's own retries: Select, Selected
+	// and Confirm choose to stop, and a supervisor nobody watches does,
+	// so that the turn ends in the CLI's error instead of a retry loop.
+	GiveUp bool
 }
 
 // Key is input typed into a terminal, then a pause.

@@ -108,5 +108,17 @@
 // files; Sniff recognises records. ToolArgs and ToolCall translate tool
 // calls to and from universal arguments; Place and NewEncoder write.
 //
+// # Driving the TUI
+//
+// TUI (tui.go) runs the TUI on a session: its terminal title says ready,
+// working and waiting for an approval. A model request that fails for
+// good (after general.maxAttempts) is retried again in silence for ever
+// with ui.errorVerbosity "low", its default, or asked about ("Keep
+// trying / Stop") with "full" and for a model that does not exist: the
+// debug log a supervised run has the CLI write (GEMINI_DEBUG_LOG_FILE)
+// and the question on the screen make the run wait, and a supervisor
+// nobody watches gives the request up (Esc, or Stop), so that the turn
+// ends in the error. testdata/tui holds the measured screens and log.
+//
 // All knowledge of Gemini CLI lives in this package.
 package gemini

@@ -146,6 +146,21 @@ func supervise(ctx context.Context, f *Factory, b *bus.Bus, s *session.Session, 
 	// STEAD_RUN tells a later stead that the process is this run's CLI
 	// (recoverRuns stops it only then).
 	env := append(environ(f.Env), append(tui.Env, "STEAD_RUN="+spec.ID)...)
+	var debugLog string // the CLI's debug log, and its length before the run
+	var debugFrom int64
+	if tui.DebugLog != nil {
+		dir, err := os.MkdirTemp("", "stead-run-")
+		if err != nil {
+			return rec, fmt.Errorf("a directory for the run of %s: %w", dst.Name, err)
+		}
+		defer os.RemoveAll(dir)
+		var vars []string
+		vars, debugLog = tui.DebugLog(f.Env, dir)
+		if fi, err := os.Stat(debugLog); err == nil {
+			debugFrom = fi.Size()
+		}
+		env = append(env, vars...)
+	}
 	ps := supervisor.Spec{Path: bin, Args: append(prefix, tui.Argv(l)...), Dir: spec.Dir, Env: env, Rows: 50, Cols: 200}
 	if term != nil {
 		if rows, cols, ok := termSize(term.In); ok {
@@ -280,6 +295,17 @@ func supervise(ctx context.Context, f *Factory, b *bus.Bus, s *session.Session, 
 			return c.Snapshot(runCtx, 100*time.Millisecond, snap)
 		}, func(error) { cancel() })
 	}
+	if debugLog != "" { // The CLI's debug log: a model request failed for good.
+		fol := capture.Follow(debugLog, 50*time.Millisecond)
+		g.Add(func() error {
+			defer fol.Close()
+			if err := c.DebugLog(fol, debugFrom); err != nil {
+				log.Warn("following the CLI's debug log", "err", err)
+			}
+			<-runCtx.Done()
+			return nil
+		}, func(error) { fol.Stop() })
+	}
 	{ // Structural state: readiness, the CLI's status file.
 		g.Add(func() error {
 			go c.StatusFile(runCtx, proc.Pid(), capture.StatusEvery)
@@ -323,6 +349,13 @@ func supervise(ctx context.Context, f *Factory, b *bus.Bus, s *session.Session, 
 	if spec.Trust && len(tui.Dialogs) > 0 {
 		g.Add(func() error {
 			answerTrust(runCtx, c, proc, log)
+			<-runCtx.Done()
+			return nil
+		}, func(error) { cancel() })
+	}
+	if term == nil && (giveUpDialogs(tui.Dialogs) || tui.Failed != nil && len(tui.Cancel) > 0) {
+		g.Add(func() error {
+			answerGiveUp(runCtx, c, proc, tui.Cancel, log)
 			<-runCtx.Done()
 			return nil
 		}, func(error) { cancel() })
@@ -442,19 +475,77 @@ func answerTrust(ctx context.Context, c *capture.Capture, w io.Writer, log *slog
 		case since.IsZero():
 			since = time.Now()
 		case time.Since(since) >= 700*time.Millisecond:
-			chosen := func() bool { return strings.Contains(c.Screen(), d.Selected) }
-			if !chosen() {
-				for _, k := range d.Select {
-					w.Write([]byte(k.Bytes))
-					time.Sleep(k.Wait)
-				}
-			}
-			if chosen() {
+			if choose(c, w, d) {
 				log.Info("trusting the folder", "dialog", d.Name)
-				w.Write([]byte(d.Confirm.Bytes))
-				time.Sleep(d.Confirm.Wait)
 			}
 			since = time.Now() // try again later if it is still there
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// choose answers dialog d on the screen: it presses d's Select keys
+// unless its choice already shows, and confirms only once it does.
+func choose(c *capture.Capture, w io.Writer, d session.Dialog) bool {
+	chosen := func() bool { return strings.Contains(c.Screen(), d.Selected) }
+	if !chosen() {
+		for _, k := range d.Select {
+			w.Write([]byte(k.Bytes))
+			time.Sleep(k.Wait)
+		}
+	}
+	if !chosen() {
+		return false
+	}
+	w.Write([]byte(d.Confirm.Bytes))
+	time.Sleep(d.Confirm.Wait)
+	return true
+}
+
+func giveUpDialogs(ds []session.Dialog) bool {
+	for _, d := range ds {
+		if d.GiveUp {
+			return true
+		}
+	}
+	return false
+}
+
+// answerGiveUp, for a run nobody watches, gives up a model request that
+// failed after the CLI's own retries, where the CLI would retry it for
+// ever (Gemini CLI): it answers the CLI's question to stop (a GiveUp
+// dialog), or, where the CLI asks nothing and only its debug log said so,
+// types cancel. The turn then ends in the error, not at the run's
+// timeout. It waits a moment first, so that the run's waiting shows on
+// the bus and a question coming up is answered rather than cancelled.
+func answerGiveUp(ctx context.Context, c *capture.Capture, w io.Writer, cancel []session.Key, log *slog.Logger) {
+	var since time.Time // when the run was first seen stuck
+	for !c.State().Done() {
+		d, asks := c.Dialog()
+		asks = asks && d.GiveUp
+		failed := c.Failure() != "" && c.State() == session.RunWaiting && len(cancel) > 0
+		switch {
+		case !asks && !failed:
+			since = time.Time{}
+		case since.IsZero():
+			since = time.Now()
+		case time.Since(since) < 700*time.Millisecond:
+		case asks:
+			if choose(c, w, d) {
+				log.Info("stopping a failed model request", "dialog", d.Name)
+			}
+			since = time.Now() // try again later if it is still there
+		default:
+			log.Info("cancelling a failed model request the CLI keeps retrying", "failure", c.Failure())
+			for _, k := range cancel {
+				w.Write([]byte(k.Bytes))
+				time.Sleep(k.Wait)
+			}
+			since = time.Now().Add(2 * time.Second) // again in a while if it is still stuck
 		}
 		select {
 		case <-ctx.Done():
