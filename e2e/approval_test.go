@@ -1,0 +1,169 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stead-dev/stead/modelstub"
+	"github.com/stead-dev/stead/session"
+)
+
+// askedStates is the run's states from its first waiting on, joined.
+func askedStates(msgs []watchMsg) string {
+	var seq []string
+	for _, st := range states(msgs) {
+		if len(seq) > 0 || st.State == session.RunWaiting {
+			seq = append(seq, string(st.State))
+		}
+	}
+	return strings.Join(seq, " ")
+}
+
+func waited(msgs []watchMsg) bool {
+	for _, st := range states(msgs) {
+		if st.State == session.RunWaiting {
+			return true
+		}
+	}
+	return false
+}
+
+// TestLiveApproval: a detached run without --auto-approve whose model
+// asks for a shell command. The CLI's approval dialog reads as waiting on
+// the bus, with what it asks; an Enter typed through `stead send --raw`
+// approves it; the command runs, and the turn goes on (busy) to the
+// model's answer (ready). Codex asks in its default policy when the model
+// asks to leave the sandbox; OpenCode allows bash unless configured to
+// ask (the test says "ask"); Kimi Code asks in its default mode.
+func TestLiveApproval(t *testing.T) {
+	const marker = "approved-by-user.txt"
+	for _, tc := range []struct {
+		src, dst string
+		call     modelstub.ToolUse
+		ask      func(t *testing.T, l *live)
+	}{
+		{src: "claude", dst: "codex", call: modelstub.ToolUse{Tool: session.ToolBash, Name: "exec_command", Args: map[string]any{
+			"cmd": "touch " + marker, "sandbox_permissions": "require_escalated", "justification": "May I create the marker file?"}}},
+		{src: "codex", dst: "opencode", call: modelstub.ToolUse{Tool: session.ToolBash, Args: map[string]any{
+			"command": "touch " + marker, "description": "Create the marker file"}},
+			ask: func(t *testing.T, l *live) {
+				path := filepath.Join(l.dst.Home, ".config", "opencode", "opencode.json")
+				data, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				asking := strings.Replace(string(data), `"bash": "allow"`, `"bash": "ask"`, 1)
+				if asking == string(data) {
+					t.Fatalf("no bash permission to change in %s:\n%s", path, data)
+				}
+				if err := os.WriteFile(path, []byte(asking), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}},
+		{src: "codex", dst: "kimi", call: modelstub.ToolUse{Tool: session.ToolBash, Args: map[string]any{
+			"command": "touch " + marker, "description": "Create the marker file"}}},
+	} {
+		t.Run(tc.dst, func(t *testing.T) {
+			l, ref := newLive(t, tc.src, tc.dst,
+				modelstub.Turn{Text: "Making it.", Tools: []modelstub.ToolUse{tc.call}},
+				modelstub.Turn{Text: liveReply})
+			if tc.ask != nil {
+				tc.ask(t, l)
+			}
+			begin := time.Now()
+			rec, w := l.startRun(t, ref, tc.dst)
+			msgs := w.until(t, "waiting", 3*time.Minute, waited)
+			asked := time.Since(begin)
+			var ask session.Status
+			for _, st := range states(msgs) {
+				if st.State == session.RunWaiting {
+					ask = st
+				}
+			}
+			if ask.Signal != "screen" || !strings.HasPrefix(ask.Detail, "approval: ") {
+				t.Errorf("waiting said by %q: %q, want the screen's approval", ask.Signal, ask.Detail)
+			}
+			if _, err := os.Stat(filepath.Join(l.dir, marker)); err == nil {
+				t.Fatal("the command ran before it was approved")
+			}
+			// Still waiting a moment later: nothing else moves the run
+			// while the dialog shows.
+			time.Sleep(time.Second)
+			now := w.until(t, "what it printed", time.Second, func([]watchMsg) bool { return true })
+			if st := lastState(now); st.State != session.RunWaiting {
+				t.Fatalf("the run went %s (%s: %s) with the dialog still up", st.State, st.Signal, st.Detail)
+			}
+			l.stead("send", "--raw", rec.ID, "\r")
+			msgs = w.until(t, "the reply, then ready", 3*time.Minute, replied)
+			if _, err := os.Stat(filepath.Join(l.dir, marker)); err != nil {
+				t.Errorf("the approved command did not run: %v", err)
+			}
+			if got := askedStates(msgs); !strings.HasPrefix(got, "waiting busy") || !strings.HasSuffix(got, "ready") {
+				t.Errorf("states from the dialog on: %q, want waiting busy ... ready", got)
+			}
+			t.Logf("%s asked after %s; answered, its turn ended %s later", tc.dst, asked.Round(100*time.Millisecond),
+				time.Since(begin.Add(asked)).Round(100*time.Millisecond))
+			l.stead("stop", rec.ID)
+			w.until(t, "the end of the run", time.Minute, ended)
+		})
+	}
+}
+
+// TestLiveGeminiModelError: the model fails for good. Gemini CLI would
+// retry for ever: behind its spinner for a 500 (only its debug log says
+// the attempts are used up), under its question "Keep trying / Stop" for
+// a model that does not exist. Either way the run reads waiting, stead
+// (nobody is at the terminal) gives the request up (Esc, or Stop), and
+// the turn ends in the error, saying so; the CLI sends no more requests.
+func TestLiveGeminiModelError(t *testing.T) {
+	for _, tc := range []struct {
+		name, model, signal, why string
+		turn                     modelstub.Turn
+	}{
+		{name: "500", signal: "debug log", why: "HTTP 500", turn: modelstub.Turn{Fault: modelstub.Fault500}},
+		{name: "unknown-model", model: "claude-sonnet-4-5", signal: "screen", why: "not found", turn: modelstub.Turn{Text: liveReply}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l, ref := newLive(t, "codex", "gemini", tc.turn)
+			begin := time.Now()
+			args := []string{"session", "resume", ref, "--to", "gemini", "--cwd", l.dir, "--prompt", livePrompt, "--detach", "--json"}
+			if tc.model != "" {
+				args = append(args, "--model", tc.model)
+			}
+			var rec session.Run
+			if err := json.Unmarshal([]byte(l.stead(args...)), &rec); err != nil || rec.ID == "" {
+				t.Fatalf("resume --detach: %v", err)
+			}
+			w := l.watch(rec.ID)
+			msgs := w.until(t, "waiting, then ready", 3*time.Minute, func(msgs []watchMsg) bool {
+				return strings.HasPrefix(askedStates(msgs), "waiting") && lastState(msgs).State == session.RunReady
+			})
+			took := time.Since(begin)
+			for _, st := range states(msgs) {
+				if st.State == session.RunWaiting && (st.Signal != tc.signal || !strings.Contains(st.Detail, tc.why)) {
+					t.Errorf("waiting said by %q: %q, want the %s, with %q", st.Signal, st.Detail, tc.signal, tc.why)
+				}
+			}
+			if last := lastState(msgs); !strings.Contains(last.Detail, "the turn ended in an error") || !strings.Contains(last.Detail, tc.why) {
+				t.Errorf("the status after the error says %q, want why", last.Detail)
+			}
+			// The requests stopped with the turn.
+			count := func() int {
+				data, _ := os.ReadFile(l.dst.LogPath())
+				return strings.Count(string(data), "\n")
+			}
+			n := count()
+			time.Sleep(2 * time.Second)
+			if m := count(); m != n {
+				t.Errorf("%d more requests after the turn ended", m-n)
+			}
+			t.Logf("the failed turn ended %s after the run started, after %d requests", took.Round(100*time.Millisecond), n)
+			l.stead("stop", rec.ID)
+			w.until(t, "the end of the run", time.Minute, ended)
+		})
+	}
+}
