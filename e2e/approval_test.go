@@ -23,6 +23,21 @@ func askedStates(msgs []watchMsg) string {
 	return strings.Join(seq, " ")
 }
 
+// answeredStates reports whether states from a dialog on (askedStates)
+// are the dialog's waiting, then work, then ready, and nothing else.
+func answeredStates(states string) bool {
+	f := strings.Fields(states)
+	if len(f) < 2 || f[0] != string(session.RunWaiting) || f[len(f)-1] != string(session.RunReady) {
+		return false
+	}
+	for _, st := range f[1 : len(f)-1] {
+		if st != string(session.RunBusy) && st != string(session.RunWaiting) {
+			return false
+		}
+	}
+	return true
+}
+
 func waited(msgs []watchMsg) bool {
 	for _, st := range states(msgs) {
 		if st.State == session.RunWaiting {
@@ -102,8 +117,11 @@ func TestLiveApproval(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(l.dir, marker)); err != nil {
 				t.Errorf("the approved command did not run: %v", err)
 			}
-			if got := askedStates(msgs); !strings.HasPrefix(got, "waiting busy") || !strings.HasSuffix(got, "ready") {
-				t.Errorf("states from the dialog on: %q, want waiting busy ... ready", got)
+			// Once answered the run works, then is ready; a CLI that
+			// runs the command and answers before its screen is read
+			// again (Codex, in about a second) goes to ready at once.
+			if got := askedStates(msgs); !answeredStates(got) {
+				t.Errorf("states from the dialog on: %q, want waiting, busy while it works, then ready", got)
 			}
 			t.Logf("%s asked after %s; answered, its turn ended %s later", tc.dst, asked.Round(100*time.Millisecond),
 				time.Since(begin.Add(asked)).Round(100*time.Millisecond))
