@@ -275,6 +275,14 @@ func runVariant(ctx context.Context, f *Factory, b *bus.Bus, from *session.Sessi
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		v.TimedOut = true
 		v.State, v.Error = string(session.RunFailed), fmt.Sprintf("did not finish within --timeout %s", opts.Timeout)
+		// What the run was doing when time ran out, and its screen.
+		rctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if r, err := b.Run(rctx, v.Run); err == nil {
+			if why, ok := strings.CutPrefix(r.Reason, errOutOfTime); ok && why != "" {
+				v.Error += why
+			}
+		}
+		cancel()
 	}
 	if v.Error == "" && v.Answer == "" {
 		v.Error = "the CLI gave no answer"

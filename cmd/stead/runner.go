@@ -93,6 +93,9 @@ func failedRun(b *bus.Bus, spec RunSpec, cause error, log *slog.Logger) {
 		State: session.RunFailed, Started: now, Ended: now, Reason: "it did not start: " + cause.Error()}, log)
 }
 
+// errOutOfTime starts the reason of a run stopped by its deadline.
+const errOutOfTime = "it did not finish in the time it was given"
+
 // ErrRunFailed is returned when the CLI of a run failed.
 var ErrRunFailed = errors.New("the run failed")
 
@@ -306,10 +309,17 @@ func supervise(ctx context.Context, f *Factory, b *bus.Bus, s *session.Session, 
 			return nil
 		}, func(error) { fol.Stop() })
 	}
-	{ // Structural state: readiness, the CLI's status file.
+	{ // Structural state: readiness, and the CLI's status file, each an
+		// actor of the run's group (the status file's was a goroutine
+		// no one joined: it could set a state after the run's record
+		// was written).
 		g.Add(func() error {
-			go c.StatusFile(runCtx, proc.Pid(), capture.StatusEvery)
 			c.Readiness(runCtx)
+			<-runCtx.Done()
+			return nil
+		}, func(error) { cancel() })
+		g.Add(func() error {
+			c.StatusFile(runCtx, proc.Pid(), capture.StatusEvery)
 			<-runCtx.Done()
 			return nil
 		}, func(error) { cancel() })
@@ -417,7 +427,7 @@ func supervise(ctx context.Context, f *Factory, b *bus.Bus, s *session.Session, 
 	live := c.State()
 	switch {
 	case cut && errors.Is(ctx.Err(), context.DeadlineExceeded):
-		state, rec.Reason = session.RunFailed, "it did not finish in the time it was given"
+		state, rec.Reason = session.RunFailed, fmt.Sprintf("%s: it was %s%s", errOutOfTime, live, screenTail(c))
 	case cut && (spec.Once || live == session.RunBusy || live == session.RunWaiting || live == session.RunStarting):
 		state, rec.Reason = session.RunInterrupted, fmt.Sprintf("interrupted while %s (stead was interrupted or stopped)", live)
 	case cut:
