@@ -63,6 +63,22 @@ func (p *pub) Entry(ev session.Event) error {
 	p.poke()
 	return nil
 }
+
+// published waits until the last status published is of state: the
+// capture changes its state before it publishes the status.
+func (p *pub) published(t *testing.T, state session.RunState) {
+	t.Helper()
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		p.mu.Lock()
+		ok := len(p.statuses) > 0 && p.statuses[len(p.statuses)-1].State == state
+		p.mu.Unlock()
+		if ok {
+			return
+		}
+	}
+	t.Fatalf("no %s status was published", state)
+}
+
 func (p *pub) Status(st session.Status) error {
 	p.mu.Lock()
 	p.statuses = append(p.statuses, st)
@@ -514,6 +530,7 @@ func TestStaleScreenBusyExpires(t *testing.T) {
 	if _, err := c.Wait(ctx, session.RunReady); err != nil {
 		t.Fatal(err)
 	}
+	p.published(t, session.RunReady)
 	p.mu.Lock()
 	last := p.statuses[len(p.statuses)-1]
 	p.mu.Unlock()
@@ -640,6 +657,7 @@ func TestScreenDialogWaits(t *testing.T) {
 	if _, err := c.Wait(ctx, session.RunReady); err != nil {
 		t.Fatal(err)
 	}
+	p.published(t, session.RunReady)
 	var seq []string
 	p.mu.Lock()
 	for _, s := range p.statuses {
@@ -749,6 +767,7 @@ func TestDebugLogFailure(t *testing.T) {
 	if got := c.LastTurn().Error; got != why {
 		t.Errorf("the turn's error %q, want %q", got, why)
 	}
+	p.published(t, session.RunReady)
 	p.mu.Lock()
 	last := p.statuses[len(p.statuses)-1]
 	var seq []string
