@@ -91,8 +91,8 @@ type line struct {
 	name    []byte
 	isError bool
 	// steadOrigin, on the first record of a session stead wrote
-	origin                       bool
-	originCLI, originID, written []byte
+	origin bool
+	prov   history.Origin // stead's provenance, on a session it wrote
 }
 
 func (l *line) reset() {
@@ -101,7 +101,7 @@ func (l *line) reset() {
 		requestID: l.requestID[:0], reqSession: l.reqSession[:0], sessionID: l.sessionID[:0],
 		agentID: l.agentID[:0], cwd: l.cwd[:0], title: l.title[:0], customTitle: l.customTitle[:0],
 		name: l.name[:0], uuid: l.uuid[:0],
-		originCLI: l.originCLI[:0], originID: l.originID[:0], written: l.written[:0],
+		prov: l.prov.Empty(),
 	}
 }
 
@@ -300,25 +300,11 @@ func (z *summarizer) assistantTail(rest []byte) {
 // parseOrigin reads the provenance stead puts on the first record of a
 // session it writes: {"cli", "id", "tool", "written"}.
 func (z *summarizer) parseOrigin(s *jsonl.Scanner) {
-	l := &z.l
-	if z.provenance || s.Kind() != '{' {
+	if z.provenance {
 		s.Skip()
 		return
 	}
-	l.origin = true
-	s.BeginObject()
-	for s.NextKey() {
-		switch string(s.Key()) {
-		case "cli":
-			l.originCLI = append(l.originCLI, s.String(64)...)
-		case "id":
-			l.originID = append(l.originID, s.String(256)...)
-		case "written":
-			l.written = append(l.written, s.String(64)...)
-		default:
-			s.Skip()
-		}
-	}
+	z.l.origin = z.l.prov.Parse(s)
 }
 
 // originFields reads the provenance from its raw JSON object, in what
@@ -333,11 +319,11 @@ func (z *summarizer) originFields(v []byte) {
 		}
 		switch string(k) {
 		case "cli":
-			l.originCLI = append(l.originCLI, u...)
+			l.prov.CLI = append(l.prov.CLI, u...)
 		case "id":
-			l.originID = append(l.originID, u...)
+			l.prov.ID = append(l.prov.ID, u...)
 		case "written":
-			l.written = append(l.written, u...)
+			l.prov.Written = append(l.prov.Written, u...)
 		}
 		return true
 	})
@@ -351,7 +337,7 @@ func (z *summarizer) origin() {
 		return
 	}
 	z.provenance = true
-	z.history.From(string(l.originCLI), string(l.originID), jsonl.Time(l.written))
+	l.prov.Mark(&z.history, jsonl.Time)
 }
 
 // text notes a text block: the first one of a user record may become the

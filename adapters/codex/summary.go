@@ -95,7 +95,7 @@ type line struct {
 
 	// a session_meta's stead_origin: the provenance of a rollout stead
 	// wrote
-	originCLI, originID, written []byte
+	prov history.Origin // stead's provenance, on a session it wrote
 }
 
 func (l *line) reset() {
@@ -104,7 +104,7 @@ func (l *line) reset() {
 		model: l.model[:0], thread: l.thread[:0], forkedFrom: l.forkedFrom[:0], parent: l.parent[:0],
 		name: l.name[:0], text: l.text[:0], title: l.title[:0], args: l.args[:0],
 		callID: l.callID[:0], itemID: l.itemID[:0], namespace: l.namespace[:0], status: l.status[:0],
-		files: l.files[:0], originCLI: l.originCLI[:0], originID: l.originID[:0], written: l.written[:0],
+		files: l.files[:0], prov: l.prov.Empty(),
 	}
 }
 
@@ -492,26 +492,7 @@ func readTokenUsage(s *jsonl.Scanner, t *tokenUsage) bool {
 
 // parseOrigin reads a session_meta's stead_origin: {"cli", "id", "tool",
 // "written"}.
-func (z *summarizer) parseOrigin(s *jsonl.Scanner) {
-	l := &z.l
-	if s.Kind() != '{' {
-		s.Skip()
-		return
-	}
-	s.BeginObject()
-	for s.NextKey() {
-		switch string(s.Key()) {
-		case "cli":
-			l.originCLI = append(l.originCLI, s.String(64)...)
-		case "id":
-			l.originID = append(l.originID, s.String(256)...)
-		case "written":
-			l.written = append(l.written, s.String(64)...)
-		default:
-			s.Skip()
-		}
-	}
-}
+func (z *summarizer) parseOrigin(s *jsonl.Scanner) { z.l.prov.Parse(s) }
 
 func readSubagentParent(s *jsonl.Scanner, dst []byte) []byte {
 	if s.Kind() != '{' {
@@ -563,8 +544,8 @@ func (z *summarizer) commit() {
 		z.started = true
 		z.id = string(l.id)
 		sum.ID = z.id
-		if len(l.written) > 0 {
-			z.history.From(string(l.originCLI), string(l.originID), jsonl.Time(l.written))
+		if len(l.prov.Written) > 0 {
+			l.prov.Mark(&z.history, jsonl.Time)
 		}
 		sum.Project = string(l.cwd)
 		if len(l.model) > 0 {

@@ -92,15 +92,15 @@ type line struct {
 	selfText                                     []byte  // scratch for self's prompt
 	// the metadata line's steadOrigin: the provenance of a session stead
 	// wrote
-	hasOrigin                    bool
-	originCLI, originID, written []byte
+	hasOrigin bool
+	prov      history.Origin // stead's provenance, on a session it wrote
 }
 
 func (l *line) reset() {
 	*l = line{
 		sessionID: l.sessionID[:0], setSessionID: l.setSessionID[:0], summary: l.summary[:0], dir: l.dir[:0],
 		times: l.times[:0], setList: l.setList[:0], metaList: l.metaList[:0], self: sview{text: l.selfText[:0]},
-		selfText: l.selfText, originCLI: l.originCLI[:0], originID: l.originID[:0], written: l.written[:0],
+		selfText: l.selfText, prov: l.prov.Empty(),
 	}
 }
 
@@ -173,27 +173,7 @@ func (z *summarizer) parseLine(s *jsonl.Scanner) {
 
 // parseOrigin reads the metadata line's steadOrigin: {"cli", "id",
 // "tool", "geminiVersion", "written"}.
-func (z *summarizer) parseOrigin(s *jsonl.Scanner) {
-	l := &z.l
-	if s.Kind() != '{' {
-		s.Skip()
-		return
-	}
-	l.hasOrigin = true
-	s.BeginObject()
-	for s.NextKey() {
-		switch string(s.Key()) {
-		case "cli":
-			l.originCLI = append(l.originCLI, s.String(64)...)
-		case "id":
-			l.originID = append(l.originID, s.String(1<<10)...)
-		case "written":
-			l.written = append(l.written, s.String(64)...)
-		default:
-			s.Skip()
-		}
-	}
-}
+func (z *summarizer) parseOrigin(s *jsonl.Scanner) { z.l.hasOrigin = z.l.prov.Parse(s) }
 
 // intern returns b as a string, without allocating for the few strings a
 // session repeats (message types, models, tool names).
@@ -749,7 +729,7 @@ func (z *summarizer) commit() {
 		z.info(l.sessionID)
 		if l.hasOrigin && !z.origin {
 			z.origin = true
-			z.history.From(string(l.originCLI), string(l.originID), jsonl.Time(l.written))
+			l.prov.Mark(&z.history, jsonl.Time)
 		}
 		list = l.metaList
 	default:

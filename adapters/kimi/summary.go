@@ -71,8 +71,8 @@ type line struct {
 	ev              msgInfo // "event" of a loop record
 	// a legacy metadata record's stead_origin: the provenance of a
 	// session stead wrote
-	hasOrigin                    bool
-	originCLI, originID, written []byte
+	hasOrigin bool
+	prov      history.Origin // stead's provenance, on a session it wrote
 }
 
 // msgInfo is what a message, a legacy wire message or a loop event holds.
@@ -113,7 +113,7 @@ func (l *line) reset() {
 		ev.reset()
 	}
 	*l = line{typ: l.typ[:0], kind: l.kind[:0], role: l.role[:0], model: l.model[:0], alias: l.alias[:0], cwd: l.cwd[:0], msg: msg, ev: ev, raw: l.raw[:0],
-		originCLI: l.originCLI[:0], originID: l.originID[:0], written: l.written[:0]}
+		prov: l.prov.Empty()}
 }
 
 // run summarises what s reads of the file at path ("" for a stream).
@@ -212,27 +212,7 @@ func (z *summarizer) parseLine(s *jsonl.Scanner) {
 
 // parseOrigin reads a legacy metadata record's stead_origin: {"cli",
 // "id", "tool", "written"}.
-func (z *summarizer) parseOrigin(s *jsonl.Scanner) {
-	l := &z.l
-	if s.Kind() != '{' {
-		s.Skip()
-		return
-	}
-	l.hasOrigin = true
-	s.BeginObject()
-	for s.NextKey() {
-		switch string(s.Key()) {
-		case "cli":
-			l.originCLI = append(l.originCLI, s.String(64)...)
-		case "id":
-			l.originID = append(l.originID, s.String(256)...)
-		case "written":
-			l.written = append(l.written, s.String(64)...)
-		default:
-			s.Skip()
-		}
-	}
-}
+func (z *summarizer) parseOrigin(s *jsonl.Scanner) { z.l.hasOrigin = z.l.prov.Parse(s) }
 
 // parseMessage walks a Kimi Code context message, a legacy wire message
 // ({type, payload}) or a loop event into m. wire says the message may be a
@@ -625,7 +605,7 @@ func (z *summarizer) commit() {
 	switch {
 	case typ == "metadata":
 		if l.hasOrigin {
-			z.history.From(string(l.originCLI), string(l.originID), jsonl.Time(l.written))
+			l.prov.Mark(&z.history, jsonl.Time)
 		}
 		z.sum.See(msTime(float64(l.create)))
 	case typ != "" && string(l.kind) == "event":
