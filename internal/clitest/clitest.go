@@ -180,13 +180,14 @@ func New(tb testing.TB, cli string, script *modelstub.Script, opts ...Option) *E
 }
 
 // keep copies the test's directory (home, project, request log) to
-// $STEAD_E2E_KEEP/<test name>, when that is set, to look at after the test.
+// $STEAD_E2E_KEEP/<test name>/<cli>, when that is set, to look at after the test.
 func (e *Env) keep(root string) {
 	dir := os.Getenv("STEAD_E2E_KEEP")
 	if dir == "" {
 		return
 	}
-	dst := filepath.Join(dir, strings.ReplaceAll(e.tb.Name(), "/", "_"))
+	// A test may drive several CLIs: each is kept apart.
+	dst := filepath.Join(dir, strings.ReplaceAll(e.tb.Name(), "/", "_"), e.CLI)
 	os.RemoveAll(dst)
 	if err := os.CopyFS(dst, os.DirFS(root)); err != nil {
 		e.tb.Logf("keeping %s: %v", root, err)
