@@ -39,7 +39,7 @@ duration and message count (user prompts plus assistant replies).`,
 	}
 	opts.Scan.register(cmd)
 	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", 0, "show at most this many sessions (0: all)")
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "write JSON (see README: JSON output)")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "write JSON (see docs/json.md)")
 	return cmd
 }
 

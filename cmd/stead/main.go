@@ -1,6 +1,6 @@
 // Command stead reads, converts and supervises AI coding CLI sessions.
 //
-// See the README for the commands; `stead help` lists them.
+// See the README and docs/ for the commands; `stead help` lists them.
 package main
 
 import "os"

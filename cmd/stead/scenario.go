@@ -36,7 +36,7 @@ each step must have done. 'stead scenario run' plays one against the real CLIs
 in a sandbox of its own, offline, and reports pass or fail per expectation.
 
 stead ships scenarios (stead scenario list); the format is in the scenarios
-package's documentation and the README.`,
+package's documentation and docs/commands/scenario.md.`,
 	}
 	cmd.AddCommand(newScenarioListCmd(f), newScenarioShowCmd(f), newScenarioRunCmd(f))
 	return cmd

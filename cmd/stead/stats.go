@@ -37,7 +37,7 @@ Each model response is counted once, even when a fork copied it.`,
 		},
 	}
 	opts.Scan.register(cmd)
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "write JSON (see README: JSON output)")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "write JSON (see docs/json.md)")
 	return cmd
 }
 
