@@ -81,14 +81,27 @@ func TestAB(t *testing.T) {
 	l.startDaemon(root)
 
 	page := filepath.Join(root, "ab.html")
-	out := l.stead("ab", "--from", from, "--from-cli", "claude", "--to", strings.Join(abCLIs(clis), ","), "--prompt", "Write your file. AB-PROMPT",
-		"--auto-approve", "--cwd", l.dir, "--json", "--html", page, "--timeout", "150s")
+	args := []string{"ab", "--from", from, "--from-cli", "claude", "--to", strings.Join(abCLIs(clis), ","), "--prompt", "Write your file. AB-PROMPT",
+		"--auto-approve", "--cwd", l.dir, "--json", "--html", page, "--timeout", "150s"}
+	cmd := exec.Command(l.bin, args...)
+	cmd.Env, cmd.Dir = l.env, l.dir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdout, err := cmd.Output()
+	out := string(stdout)
 	var ab struct {
 		ID       string
 		Variants []abVariant
 	}
-	if err := json.Unmarshal([]byte(out), &ab); err != nil {
-		t.Fatalf("stead ab printed %q: %v", out, err)
+	if jerr := json.Unmarshal(stdout, &ab); jerr != nil || err != nil {
+		// What each failed variant's run went through says why.
+		for _, v := range ab.Variants {
+			if v.Error != "" && v.Run != "" {
+				watched, _ := l.steadErr("watch", v.Run)
+				t.Logf("%s's run %s, as stead watch shows it:\n%s", v.Name, v.Run, watched)
+			}
+		}
+		t.Fatalf("stead %s: %v %v\n%s%s", strings.Join(args, " "), err, jerr, out, stderr.String())
 	}
 	for _, v := range ab.Variants {
 		t.Logf("%s: %s in %s; %+v tokens; tools %v; %d files; error %q", v.Name, v.State, time.Duration(v.TookNs).Round(time.Millisecond), v.Tokens, v.Tools, v.Changes.Files, v.Error)

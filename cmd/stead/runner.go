@@ -246,12 +246,17 @@ func supervise(ctx context.Context, f *Factory, b *bus.Bus, s *session.Session, 
 	// What the bus could not store yet is retried while the run goes
 	// on, and for publishDrain after it ended; then it is given up.
 	context.AfterFunc(runCtx, func() { time.AfterFunc(publishDrain, stopTrying) })
+	var cutScreen string // the screen when stead cut the run short, before the CLI was stopped
 	{ // The process: the run ends when it exits.
 		g.Add(func() error {
 			select {
 			case <-proc.Done():
 				return nil
 			case <-runCtx.Done():
+				if ctx.Err() != nil {
+					// What the CLI was doing, not its goodbye.
+					cutScreen = screenTail(c)
+				}
 				stop()
 				<-proc.Done()
 				return nil
@@ -342,7 +347,8 @@ func supervise(ctx context.Context, f *Factory, b *bus.Bus, s *session.Session, 
 				stop()
 				return nil
 			case controlPrompt:
-				return deliver(runCtx, c, proc, tui, req.Prompt)
+				_, err := deliver(runCtx, c, proc, tui, req.Prompt)
+				return err
 			default: // controlResize
 				return sized{proc, c}.Resize(req.Rows, req.Cols)
 			}
@@ -372,8 +378,7 @@ func supervise(ctx context.Context, f *Factory, b *bus.Bus, s *session.Session, 
 	}
 	if spec.Prompt != "" {
 		g.Add(func() error {
-			turns := c.Turns()
-			err := deliver(runCtx, c, proc, tui, spec.Prompt)
+			turns, err := deliver(runCtx, c, proc, tui, spec.Prompt)
 			if err != nil && runCtx.Err() == nil {
 				log.Warn("delivering the prompt", "err", err)
 				fmt.Fprintf(f.IO.ErrOut, "stead: %v\n", err)
@@ -427,7 +432,7 @@ func supervise(ctx context.Context, f *Factory, b *bus.Bus, s *session.Session, 
 	live := c.State()
 	switch {
 	case cut && errors.Is(ctx.Err(), context.DeadlineExceeded):
-		state, rec.Reason = session.RunFailed, fmt.Sprintf("%s: it was %s%s", errOutOfTime, live, screenTail(c))
+		state, rec.Reason = session.RunFailed, fmt.Sprintf("%s: it was %s%s", errOutOfTime, live, cutScreen)
 	case cut && (spec.Once || live == session.RunBusy || live == session.RunWaiting || live == session.RunStarting):
 		state, rec.Reason = session.RunInterrupted, fmt.Sprintf("interrupted while %s (stead was interrupted or stopped)", live)
 	case cut:
@@ -605,18 +610,23 @@ func (s sized) Resize(rows, cols uint16) error {
 	return s.Proc.Resize(rows, cols)
 }
 
-// deliver waits until the CLI takes input, types the prompt the way it
-// accepts one, and checks that it was taken: the CLI went busy or
-// recorded the prompt; if not, it presses Enter once more.
 // promptWait is how long a prompt waits for its CLI to be ready for it.
 const promptWait = 90 * time.Second
 
-func deliver(ctx context.Context, c *capture.Capture, w io.Writer, tui session.TUI, prompt string) error {
+// deliver waits until the CLI takes input, types the prompt the way it
+// accepts one, and checks that it was taken: the CLI went busy or
+// recorded the prompt; if not, it presses Enter once more. It returns
+// how many turns had ended when the prompt was typed: the prompt's turn
+// is the next one. (Counted before the CLI was ready, a dialog answered
+// at startup, which ends a waiting spell, passed for the prompt's turn:
+// a Codex A/B variant was stopped as "ended without an answer" before it
+// had sent the prompt.)
+func deliver(ctx context.Context, c *capture.Capture, w io.Writer, tui session.TUI, prompt string) (turns int, err error) {
 	wctx, cancel := context.WithTimeout(ctx, promptWait)
 	defer cancel()
 	for {
 		if _, err := c.Wait(wctx, session.RunReady); err != nil {
-			return fmt.Errorf("the CLI did not become ready for the prompt within %s (it is %s): %w%s", promptWait, c.State(), err, screenTail(c))
+			return 0, fmt.Errorf("the CLI did not become ready for the prompt within %s (it is %s): %w%s", promptWait, c.State(), err, screenTail(c))
 		}
 		// A dialog that came up after the terminal went quiet takes
 		// the keys: wait until it is gone.
@@ -625,10 +635,11 @@ func deliver(ctx context.Context, c *capture.Capture, w io.Writer, tui session.T
 		}
 		select {
 		case <-wctx.Done():
-			return fmt.Errorf("the CLI shows a dialog and never became ready for the prompt%s", screenTail(c))
+			return 0, fmt.Errorf("the CLI shows a dialog and never became ready for the prompt%s", screenTail(c))
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+	turns = c.Turns()
 	// Taken means the CLI went busy or recorded a new prompt; other
 	// entries prove nothing (Gemini writes its startup context a few
 	// seconds in, after it may already be ready).
@@ -642,7 +653,7 @@ func deliver(ctx context.Context, c *capture.Capture, w io.Writer, tui session.T
 		text = "\x1b[200~" + prompt + "\x1b[201~"
 	}
 	if _, err := w.Write([]byte(text)); err != nil {
-		return err
+		return turns, err
 	}
 	// Enter again while the CLI shows no sign of taking the prompt: a
 	// CLI that was still setting up its input (Gemini CLI, a few seconds
@@ -672,22 +683,22 @@ func deliver(ctx context.Context, c *capture.Capture, w io.Writer, tui session.T
 			// The keys went nowhere (typed while the CLI was still
 			// setting up its input): type the prompt again.
 			if _, err := w.Write([]byte(text)); err != nil {
-				return err
+				return turns, err
 			}
 			retyped = true
 		}
 		if try != 1 || !lost(c, prompt) {
 			time.Sleep(tui.EnterAfter)
 			if _, err := w.Write([]byte("\r")); err != nil {
-				return err
+				return turns, err
 			}
 		}
 		if taken(ctx, c, recorded, wait) {
-			return ctx.Err()
+			return turns, ctx.Err()
 		}
 		waited += wait
 	}
-	return fmt.Errorf("the CLI did not take the prompt: it showed no sign of work within %s%s", waited, screenTail(c))
+	return turns, fmt.Errorf("the CLI did not take the prompt: it showed no sign of work within %s%s", waited, screenTail(c))
 }
 
 // promptTake is how long a CLI has to show it took a prompt.

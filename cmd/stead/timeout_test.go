@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/session"
+)
+
+// busyCodex stands in for a Codex that takes the prompt and then works
+// for ever: its working line ticks until it is interrupted, when it says
+// goodbye as Codex does.
+const busyCodex = `#!/bin/sh
+trap 'printf "\033[2J\033[HToken usage: total=10\r\nTo continue this session, run:\r\n  codex resume x\r\n"; exit 0' INT
+printf '\033[?2004h'
+printf '\033[2J\033[H> Ask Codex to do anything\r\n'
+read line
+i=0
+while :; do
+  printf '\033[2J\033[H  Working (%ds - esc to interrupt)\r\n' $i
+  i=$((i+1))
+  sleep 0.2
+done
+`
+
+// TestRunOutOfTimeSaysWhatItWasDoing gives a run of one turn less time
+// than its CLI takes: the run fails as out of time, and says what the
+// CLI's screen showed while it worked, not the goodbye it printed when
+// it was stopped.
+func TestRunOutOfTimeSaysWhatItWasDoing(t *testing.T) {
+	root := t.TempDir()
+	cli := filepath.Join(root, "codex")
+	if err := os.WriteFile(cli, []byte(busyCodex), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	proj := filepath.Join(root, "proj")
+	os.MkdirAll(proj, 0o755)
+	env := session.Env{Home: root, Vars: map[string]string{
+		"HOME": root, "PATH": os.Getenv("PATH"), "CODEX_HOME": filepath.Join(root, ".codex"),
+		"STEAD_CODEX_BIN": cli,
+	}}
+	f := &Factory{IO: &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard}, Env: env,
+		Logger: slog.New(slog.DiscardHandler)}
+	b, err := bus.New(context.Background(), bus.Options{StoreDir: filepath.Join(root, "nats")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	src := &session.Session{Source: session.Source{CLI: "claude", OriginalID: "s1"}, Timeline: []session.Entry{
+		{ID: "u1", Type: session.User, Content: "Start the work"},
+		{ID: "a1", Type: session.Assistant, Content: "On it."},
+	}}
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Second)
+	defer cancel()
+	rec, err := superviseRun(ctx, f, b, src, RunSpec{ID: "out-of-time", To: "codex", Dir: proj, Prompt: "Do the work", Once: true}, nil, nil)
+	if !errors.Is(err, ErrRunFailed) || rec.State != session.RunFailed {
+		t.Fatalf("the run ended %s (%v), want failed", rec.State, err)
+	}
+	if !strings.HasPrefix(rec.Reason, errOutOfTime+": it was busy") {
+		t.Errorf("reason %q, want it to start %q", rec.Reason, errOutOfTime+": it was busy")
+	}
+	if !strings.Contains(rec.Reason, "Working (") || strings.Contains(rec.Reason, "To continue") {
+		t.Errorf("reason %q: want the working screen, not the goodbye", rec.Reason)
+	}
+}
