@@ -247,7 +247,7 @@ func supervise(ctx context.Context, f *Factory, b *bus.Bus, s *session.Session, 
 	// on, and for publishDrain after it ended; then it is given up.
 	context.AfterFunc(runCtx, func() { time.AfterFunc(publishDrain, stopTrying) })
 	var cutScreen string // the screen when stead cut the run short, before the CLI was stopped
-	{ // The process: the run ends when it exits.
+	{                    // The process: the run ends when it exits.
 		g.Add(func() error {
 			select {
 			case <-proc.Done():
