@@ -246,8 +246,9 @@ func supervise(ctx context.Context, f *Factory, b *bus.Bus, s *session.Session, 
 	// What the bus could not store yet is retried while the run goes
 	// on, and for publishDrain after it ended; then it is given up.
 	context.AfterFunc(runCtx, func() { time.AfterFunc(publishDrain, stopTrying) })
-	var cutScreen string // the screen when stead cut the run short, before the CLI was stopped
-	{                    // The process: the run ends when it exits.
+	// The screen when stead cut the run short, before the CLI was stopped.
+	var cutScreen string
+	{ // The process: the run ends when it exits.
 		g.Add(func() error {
 			select {
 			case <-proc.Done():
