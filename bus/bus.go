@@ -688,16 +688,19 @@ var ErrStop = errors.New("stop watching")
 // runs it, wherever that is, and waits for it to say the bytes were
 // written.
 func (b *Bus) Send(ctx context.Context, run string, data []byte) error {
-	return b.ask(ctx, run, Input, data)
+	return b.ask(ctx, run, Input, Request{Op: OpInput, Data: data})
 }
 
-// Ask sends a control request ("stop") to the run's supervisor and waits
-// for it to be carried out.
-func (b *Bus) Ask(ctx context.Context, run string, req string) error {
-	return b.ask(ctx, run, Control, []byte(req))
+// Ask sends a control request (OpStop, OpPrompt, OpResize) to the run's
+// supervisor and waits for it to be carried out. Its error wraps the
+// sentinel the reply's code names (ErrBadRequest, ErrNoRun,
+// ErrNotRunning, ErrFailed), or ErrNotListening when no supervisor
+// answers.
+func (b *Bus) Ask(ctx context.Context, run string, req Request) error {
+	return b.ask(ctx, run, Control, req)
 }
 
-func (b *Bus) ask(ctx context.Context, run, kind string, data []byte) error {
+func (b *Bus) ask(ctx context.Context, run, kind string, req Request) error {
 	if !ValidRun(run) {
 		return fmt.Errorf("bus: run %q: %w", run, ErrNoRun)
 	}
@@ -705,6 +708,11 @@ func (b *Bus) ask(ctx context.Context, run, kind string, data []byte) error {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
+	}
+	req.V = Version
+	data, err := json.Marshal(req)
+	if err != nil {
+		return fmt.Errorf("bus: %s request: %w", req.Op, err)
 	}
 	reply, err := b.nc.RequestWithContext(ctx, Subject(run, kind), data)
 	if errors.Is(err, nats.ErrNoResponders) {
@@ -716,22 +724,34 @@ func (b *Bus) ask(ctx context.Context, run, kind string, data []byte) error {
 	if err != nil {
 		return fmt.Errorf("bus: send to %s: %w", run, err)
 	}
-	if msg := string(reply.Data); msg != "ok" {
-		return fmt.Errorf("bus: %s: %s", run, msg)
+	r, err := ParseReply(reply.Data)
+	if err != nil {
+		return err
+	}
+	if err := r.Err(); err != nil {
+		return fmt.Errorf("bus: %s: %w", run, err)
 	}
 	return nil
 }
 
 // Serve answers Send requests (kind Input) or Ask requests (kind
-// Control) for run with handle until stop is called. handle's error, if
-// any, is what Send or Ask returns.
-func (b *Bus) Serve(run, kind string, handle func(data []byte) error) (stop func(), err error) {
+// Control) for run with handle until stop is called. Requests are read
+// and checked (ParseRequest) before handle sees them; one of the wrong
+// kind is refused. handle's error is what Send or Ask returns: its text,
+// and the code of the sentinel it wraps (ErrBadRequest, ErrNoRun,
+// ErrNotRunning; any other error is CodeFailed).
+func (b *Bus) Serve(run, kind string, handle func(Request) error) (stop func(), err error) {
 	sub, err := b.nc.Subscribe(Subject(run, kind), func(m *nats.Msg) {
-		reply := "ok"
-		if err := handle(m.Data); err != nil {
-			reply = err.Error()
+		req, err := ParseRequest(m.Data)
+		switch {
+		case err != nil:
+		case (kind == Input) != (req.Op == OpInput):
+			err = fmt.Errorf("%w: a %s request on the %s subject", ErrBadRequest, req.Op, kind)
+		default:
+			err = handle(req)
 		}
-		m.Respond([]byte(reply))
+		out, _ := json.Marshal(replyFor(err))
+		m.Respond(out)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("bus: take input of %s: %w", run, err)

@@ -136,11 +136,11 @@ func TestSendReachesTheServer(t *testing.T) {
 		t.Fatalf("send with no supervisor: %v", err)
 	}
 	got := make(chan string, 1)
-	stop, err := b.Serve("r", bus.Input, func(data []byte) error {
-		if string(data) == "bad" {
-			return errors.New("the run has ended")
+	stop, err := b.Serve("r", bus.Input, func(req bus.Request) error {
+		if string(req.Data) == "bad" {
+			return fmt.Errorf("the run has ended: %w", bus.ErrNotRunning)
 		}
-		got <- string(data)
+		got <- string(req.Data)
 		return nil
 	})
 	if err != nil {
@@ -153,7 +153,8 @@ func TestSendReachesTheServer(t *testing.T) {
 	if s := <-got; s != "hello\r" {
 		t.Errorf("served %q", s)
 	}
-	if err := b.Send(c, "r", []byte("bad")); err == nil || !strings.Contains(err.Error(), "the run has ended") {
+	// The supervisor's error comes back with its text and its code.
+	if err := b.Send(c, "r", []byte("bad")); !errors.Is(err, bus.ErrNotRunning) || !strings.Contains(err.Error(), "the run has ended") {
 		t.Errorf("send refused: %v", err)
 	}
 	if err := b.Send(c, "no.dots", nil); !errors.Is(err, bus.ErrNoRun) {

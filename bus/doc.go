@@ -12,6 +12,15 @@
 //	stead.run.<run>.entry   universal entries (session.Event JSON), in order, each once
 //	stead.run.<run>.status  state changes (session.Status JSON): starting, ready, busy, waiting, exited, failed
 //	stead.run.<run>.input   bytes to type into the CLI's terminal (not kept)
+//	stead.run.<run>.control stop, prompt and resize requests to the run's supervisor (not kept)
+//
+// # Requests and replies
+//
+// The input and control subjects take a Request as JSON, with the
+// protocol's Version; the supervisor answers with a Reply whose Code maps
+// back to an error (ErrBadRequest, ErrNoRun, ErrNotRunning, ErrFailed), so
+// that an error of a supervisor on another machine is the same error to
+// the client that asked. Send and Ask send them; Serve answers them.
 //
 // The pty, native, entry and status subjects are kept in JetStream (streams
 // STEAD_PTY and STEAD_RUNS), so a watcher that joins late, or restarts, gets

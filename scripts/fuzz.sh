@@ -5,7 +5,7 @@
 #   scripts/fuzz.sh [SECONDS] [PATTERN]
 #
 # PATTERN, a regular expression, picks the targets whose "package.Target"
-# it matches (scripts/fuzz.sh 30 'cusf|FuzzParseControl').
+# it matches (scripts/fuzz.sh 30 'cusf|FuzzParseRequest').
 #
 # It fails when a target finds a failure (go test writes the input to the
 # package's testdata/fuzz/<Target>/, where it stays a test case) or runs

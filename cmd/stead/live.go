@@ -602,7 +602,7 @@ bracketed paste then Enter, with the pause the CLI needs, once it is ready.
 				if r.State != session.RunReady {
 					fmt.Fprintf(f.IO.ErrOut, "stead: run %s is %s: the prompt is typed once it is ready (waiting at most %s)\n", r.ID, r.State, promptWait)
 				}
-				err = b.Ask(ctx, r.ID, "prompt\n"+args[1])
+				err = b.Ask(ctx, r.ID, bus.Request{Op: bus.OpPrompt, Prompt: args[1]})
 			}
 			if err = noSupervisor(ctx, b, r, err); err != nil {
 				return err
@@ -643,7 +643,7 @@ func newStopCmd(f *Factory) *cobra.Command {
 				printRunEnd(f.IO.ErrOut, r)
 				return nil
 			}
-			if err := noSupervisor(ctx, b, r, b.Ask(ctx, r.ID, "stop")); err != nil {
+			if err := noSupervisor(ctx, b, r, b.Ask(ctx, r.ID, bus.Request{Op: bus.OpStop})); err != nil {
 				return err
 			}
 			// The record is final once the capture drained.
@@ -762,5 +762,5 @@ func (t busTerminal) Write(p []byte) (int, error) {
 }
 
 func (t busTerminal) Resize(rows, cols uint16) error {
-	return t.b.Ask(t.ctx, t.run, fmt.Sprintf("resize %d %d", rows, cols))
+	return t.b.Ask(t.ctx, t.run, bus.Request{Op: bus.OpResize, Rows: rows, Cols: cols})
 }

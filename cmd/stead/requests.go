@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"unicode"
 
@@ -61,58 +60,4 @@ func checkSpec(spec RunSpec) (RunSpec, error) {
 		return RunSpec{}, fmt.Errorf("bad work request: model %.80q", spec.Model)
 	}
 	return spec, nil
-}
-
-// controlKind is what a control request asks of a run's supervisor.
-type controlKind string
-
-const (
-	controlStop   controlKind = "stop"
-	controlPrompt controlKind = "prompt"
-	controlResize controlKind = "resize"
-)
-
-// controlRequest is a request on a run's control subject. On the wire it
-// is "stop", "prompt\n" followed by the prompt, or "resize ROWS COLS".
-type controlRequest struct {
-	Kind       controlKind
-	Prompt     string // for controlPrompt
-	Rows, Cols uint16 // for controlResize
-}
-
-// The largest terminal a resize may ask for. The capture keeps a screen
-// (two grids of runes) of this size, so an unbounded one would let a
-// request take gigabytes of the daemon's memory; real terminals, even on
-// an 8K display with a small font, are well inside it.
-const (
-	maxRows = 1000
-	maxCols = 2000
-)
-
-// parseControl reads a control request. A size of 0 is taken, as it was
-// before sizes were checked: a terminal that does not know its size
-// reports 0, and the screen is then one cell.
-func parseControl(data []byte) (controlRequest, error) {
-	req := string(data)
-	switch {
-	case req == "stop":
-		return controlRequest{Kind: controlStop}, nil
-	case strings.HasPrefix(req, "prompt\n"):
-		return controlRequest{Kind: controlPrompt, Prompt: strings.TrimPrefix(req, "prompt\n")}, nil
-	case strings.HasPrefix(req, "resize "):
-		f := strings.Fields(strings.TrimPrefix(req, "resize "))
-		if len(f) != 2 {
-			return controlRequest{}, fmt.Errorf("bad resize request %.40q: want resize ROWS COLS", req)
-		}
-		rows, err1 := strconv.ParseUint(f[0], 10, 16)
-		cols, err2 := strconv.ParseUint(f[1], 10, 16)
-		if err1 != nil || err2 != nil {
-			return controlRequest{}, fmt.Errorf("bad resize request %.40q: want resize ROWS COLS", req)
-		}
-		if rows > maxRows || cols > maxCols {
-			return controlRequest{}, fmt.Errorf("resize to %dx%d: a terminal has at most %d rows and %d columns", rows, cols, maxRows, maxCols)
-		}
-		return controlRequest{Kind: controlResize, Rows: uint16(rows), Cols: uint16(cols)}, nil
-	}
-	return controlRequest{}, fmt.Errorf("unknown request %.40q", req)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -102,76 +101,6 @@ func FuzzParseWorkRequest(f *testing.F) {
 		again, err := parseWorkRequest(workRequestOf(t, spec))
 		if err != nil || !reflect.DeepEqual(again, spec) {
 			t.Fatalf("detachRun's request for %+v reads back as %+v, %v", spec, again, err)
-		}
-	})
-}
-
-// controlWire is a control request as stead's clients send it.
-func controlWire(c controlRequest) string {
-	switch c.Kind {
-	case controlStop:
-		return "stop"
-	case controlPrompt:
-		return "prompt\n" + c.Prompt
-	}
-	return fmt.Sprintf("resize %d %d", c.Rows, c.Cols)
-}
-
-func TestParseControl(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want controlRequest
-		err  string
-	}{
-		{in: "stop", want: controlRequest{Kind: controlStop}},
-		{in: "prompt\nfix the tests\nplease", want: controlRequest{Kind: controlPrompt, Prompt: "fix the tests\nplease"}},
-		{in: "prompt\n", want: controlRequest{Kind: controlPrompt}},
-		{in: "resize 50 200", want: controlRequest{Kind: controlResize, Rows: 50, Cols: 200}},
-		{in: "resize 0 0", want: controlRequest{Kind: controlResize}},
-		{in: "resize  40\t120\n", want: controlRequest{Kind: controlResize, Rows: 40, Cols: 120}},
-		{in: "resize 65535 65535", err: "at most 1000 rows and 2000 columns"},
-		{in: "resize 1001 80", err: "at most"},
-		{in: "resize 65536 1", err: "bad resize request"},
-		{in: "resize -1 1", err: "bad resize request"},
-		{in: "resize 24 80 junk", err: "bad resize request"},
-		{in: "resize 24", err: "bad resize request"},
-		{in: "stop ", err: `unknown request "stop "`},
-		{in: "prompt", err: "unknown request"},
-		{in: strings.Repeat("x", 1<<20), err: `unknown request "xxxxxxxx`},
-	} {
-		got, err := parseControl([]byte(tc.in))
-		switch {
-		case tc.err == "" && (err != nil || got != tc.want):
-			t.Errorf("parseControl(%.40q) = %+v, %v; want %+v", tc.in, got, err, tc.want)
-		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
-			t.Errorf("parseControl(%.40q): error %v, want one containing %q", tc.in, err, tc.err)
-		case err != nil && len(err.Error()) > 200:
-			t.Errorf("parseControl(%.40q): an error of %d bytes", tc.in, len(err.Error()))
-		}
-	}
-}
-
-// FuzzParseControl checks that a control request is refused with a short
-// error or read as a request whose client encoding reads back the same,
-// and that a resize never asks for a screen larger than maxRows×maxCols.
-func FuzzParseControl(f *testing.F) {
-	for _, s := range []string{"stop", "prompt\nhello\nworld", "prompt\n", "resize 50 200", "resize 0 0", "resize 1000 2000", "resize 99999 1", "resize +1 2", "resize 1 2 3"} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		req, err := parseControl(data)
-		if err != nil {
-			if len(err.Error()) > 200 {
-				t.Fatalf("an error of %d bytes", len(err.Error()))
-			}
-			return
-		}
-		if req.Kind == controlResize && (req.Rows > maxRows || req.Cols > maxCols) {
-			t.Fatalf("resize to %dx%d accepted", req.Rows, req.Cols)
-		}
-		again, err := parseControl([]byte(controlWire(req)))
-		if err != nil || again != req {
-			t.Fatalf("%q reads as %+v, whose encoding %q reads as %+v, %v", data, req, controlWire(req), again, err)
 		}
 	})
 }

@@ -331,26 +331,22 @@ func supervise(ctx context.Context, f *Factory, b *bus.Bus, s *session.Session, 
 		}, func(error) { cancel() })
 	}
 	{ // Input and control through the bus.
-		stopInput, err := b.Serve(spec.ID, bus.Input, func(data []byte) error {
-			_, err := proc.Write(data)
-			return err
+		stopInput, err := b.Serve(spec.ID, bus.Input, func(req bus.Request) error {
+			_, err := proc.Write(req.Data)
+			return exited(err)
 		})
 		if err != nil {
 			return rec, err
 		}
-		stopControl, err := b.Serve(spec.ID, bus.Control, func(data []byte) error {
-			req, err := parseControl(data)
-			if err != nil {
-				return err
-			}
-			switch req.Kind {
-			case controlStop:
+		stopControl, err := b.Serve(spec.ID, bus.Control, func(req bus.Request) error {
+			switch req.Op {
+			case bus.OpStop:
 				stop()
 				return nil
-			case controlPrompt:
+			case bus.OpPrompt:
 				_, err := deliver(runCtx, c, proc, tui, req.Prompt)
-				return err
-			default: // controlResize
+				return exited(err)
+			default: // bus.OpResize
 				return sized{proc, c}.Resize(req.Rows, req.Cols)
 			}
 		})
@@ -475,6 +471,15 @@ func supervise(ctx context.Context, f *Factory, b *bus.Bus, s *session.Session, 
 		return rec, fmt.Errorf("run %s: %s: %w", spec.ID, rec.Reason, context.Canceled)
 	}
 	return rec, nil
+}
+
+// exited marks an error of input to a CLI that has exited as the bus's
+// ErrNotRunning, so that the client asking gets that code.
+func exited(err error) error {
+	if errors.Is(err, supervisor.ErrExited) {
+		return bus.ErrNotRunning
+	}
+	return err
 }
 
 // answerTrust accepts the CLI's folder-trust dialogs until it has taken
