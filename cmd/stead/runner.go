@@ -82,7 +82,7 @@ func supervisorName(host string) string { return fmt.Sprintf("%s/%d", host, os.G
 // stead runs shows it with its error (a record superviseRun stored is
 // kept).
 func failedRun(b *bus.Bus, spec RunSpec, cause error, log *slog.Logger) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), recordWait)
 	defer cancel()
 	if r, err := b.Run(ctx, spec.ID); err == nil && r.State.Done() {
 		return
@@ -95,6 +95,52 @@ func failedRun(b *bus.Bus, spec RunSpec, cause error, log *slog.Logger) {
 
 // errOutOfTime starts the reason of a run stopped by its deadline.
 const errOutOfTime = "it did not finish in the time it was given"
+
+// How a run drives its CLI, in time. Where a figure was measured it says
+// so; the others were chosen and have held in every end-to-end run since.
+const (
+	// dialogSteady is how long a dialog must stay on screen before it
+	// is answered: a TUI draws a dialog in several frames, and the keys
+	// must reach the dialog, not a frame before it is ready for them
+	// (chosen, not measured; the capture's screen settles in 30 ms).
+	dialogSteady = 700 * time.Millisecond
+	// answerPoll is how often the answerers of dialogs look at the
+	// screen; dialogPoll how often a prompt waiting for a dialog to go
+	// does.
+	answerPoll = 50 * time.Millisecond
+	dialogPoll = 200 * time.Millisecond
+	// statePoll is how often the run's state is read while waiting for a
+	// prompt to be taken or a late answer (the capture reads the screen
+	// every 10 ms).
+	statePoll = 20 * time.Millisecond
+	// cancelAgain is how long a cancelled model request that the CLI
+	// keeps retrying waits before it is cancelled again.
+	cancelAgain = 2 * time.Second
+	// firstEnterAgain is when Enter is pressed again if the CLI shows no
+	// sign of taking the prompt: Gemini CLI drops an Enter for a few
+	// seconds after it drew its prompt (with 10 s here, Gemini's A/B
+	// variants took 10 s longer).
+	firstEnterAgain = 2 * time.Second
+	// retypeAfter is when a prompt that is nowhere on the screen is typed
+	// again: even a CLI slowed by a loaded machine shows typed keys
+	// within it.
+	retypeAfter = 10 * time.Second
+	// enterAgain is how often Enter is pressed again after that, up to
+	// promptTake (ab-failure under a 2-core load took 11.9-27.5 s).
+	enterAgain = 10 * time.Second
+	// terminalDrain is how long the terminal's last output may take
+	// after the CLI exited (a grandchild may hold it open for good).
+	terminalDrain = 2 * time.Second
+	// snapshotEvery is how often a CLI whose session is a database
+	// (OpenCode) is read; debugLogEvery how often a CLI's debug log is.
+	snapshotEvery = 100 * time.Millisecond
+	debugLogEvery = 50 * time.Millisecond
+	// recordWait bounds storing or reading a run's record; storeWait
+	// storing its whole session; flushWait the bus's last flush.
+	recordWait = 10 * time.Second
+	storeWait  = 30 * time.Second
+	flushWait  = 5 * time.Second
+)
 
 // ErrRunFailed is returned when the CLI of a run failed.
 var ErrRunFailed = errors.New("the run failed")
@@ -283,7 +329,7 @@ func supervise(ctx context.Context, f *Factory, b *bus.Bus, s *session.Session, 
 			// for the drain, but not forever (a grandchild may hold it).
 			select {
 			case <-done:
-			case <-time.After(2 * time.Second):
+			case <-time.After(terminalDrain):
 				proc.Close()
 			}
 		})
@@ -301,11 +347,11 @@ func supervise(ctx context.Context, f *Factory, b *bus.Bus, s *session.Session, 
 		}, func(error) { fol.Stop() })
 	} else {
 		g.Add(func() error {
-			return c.Snapshot(runCtx, 100*time.Millisecond, snap)
+			return c.Snapshot(runCtx, snapshotEvery, snap)
 		}, func(error) { cancel() })
 	}
 	if debugLog != "" { // The CLI's debug log: a model request failed for good.
-		fol := capture.Follow(debugLog, 50*time.Millisecond)
+		fol := capture.Follow(debugLog, debugLogEvery)
 		g.Add(func() error {
 			defer fol.Close()
 			if err := c.DebugLog(fol, debugFrom); err != nil {
@@ -461,7 +507,7 @@ func supervise(ctx context.Context, f *Factory, b *bus.Bus, s *session.Session, 
 	} else if _, err := storeSession(b, spec.ID, s, dst.Name, rep.Placement.Path); err != nil {
 		log.Warn("storing the session", "err", err)
 	}
-	fctx, fcancel := context.WithTimeout(context.Background(), 5*time.Second)
+	fctx, fcancel := context.WithTimeout(context.Background(), flushWait)
 	b.Flush(fctx)
 	fcancel()
 	switch state {
@@ -495,7 +541,7 @@ func answerTrust(ctx context.Context, c *capture.Capture, w io.Writer, log *slog
 			since = time.Time{}
 		case since.IsZero():
 			since = time.Now()
-		case time.Since(since) >= 700*time.Millisecond:
+		case time.Since(since) >= dialogSteady:
 			if choose(c, w, d) {
 				log.Info("trusting the folder", "dialog", d.Name)
 			}
@@ -504,7 +550,7 @@ func answerTrust(ctx context.Context, c *capture.Capture, w io.Writer, log *slog
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(50 * time.Millisecond):
+		case <-time.After(answerPoll):
 		}
 	}
 }
@@ -554,7 +600,7 @@ func answerGiveUp(ctx context.Context, c *capture.Capture, w io.Writer, cancel [
 			since = time.Time{}
 		case since.IsZero():
 			since = time.Now()
-		case time.Since(since) < 700*time.Millisecond:
+		case time.Since(since) < dialogSteady:
 		case asks:
 			if choose(c, w, d) {
 				log.Info("stopping a failed model request", "dialog", d.Name)
@@ -566,12 +612,12 @@ func answerGiveUp(ctx context.Context, c *capture.Capture, w io.Writer, cancel [
 				w.Write([]byte(k.Bytes))
 				time.Sleep(k.Wait)
 			}
-			since = time.Now().Add(2 * time.Second) // again in a while if it is still stuck
+			since = time.Now().Add(cancelAgain) // again in a while if it is still stuck
 		}
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(50 * time.Millisecond):
+		case <-time.After(answerPoll):
 		}
 	}
 }
@@ -597,7 +643,7 @@ const lateAnswer = 2 * time.Second
 
 // answerComes waits up to lateAnswer for text from the model.
 func answerComes(ctx context.Context, c *capture.Capture) bool {
-	for deadline := time.Now().Add(lateAnswer); time.Now().Before(deadline) && ctx.Err() == nil; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(lateAnswer); time.Now().Before(deadline) && ctx.Err() == nil; time.Sleep(statePoll) {
 		if c.Answered() {
 			return true
 		}
@@ -642,7 +688,7 @@ func deliver(ctx context.Context, c *capture.Capture, w io.Writer, tui session.T
 		select {
 		case <-wctx.Done():
 			return 0, fmt.Errorf("the CLI shows a dialog and never became ready for the prompt%s", screenTail(c))
-		case <-time.After(200 * time.Millisecond):
+		case <-time.After(dialogPoll):
 		}
 	}
 	turns = c.Turns()
@@ -671,18 +717,18 @@ func deliver(ctx context.Context, c *capture.Capture, w io.Writer, tui session.T
 	// them.
 	waited, retyped := time.Duration(0), false
 	for try := 0; waited < promptTake; try++ {
-		wait := 10 * time.Second
+		wait := enterAgain
 		switch try {
 		case 0:
-			wait = 2 * time.Second
+			wait = firstEnterAgain
 		case 1:
-			wait = 8 * time.Second
+			wait = retypeAfter - firstEnterAgain
 		}
 		if try > 0 {
 			// A dialog that came up over the prompt (and took its keys)
 			// must go first.
 			for _, ok := c.Dialog(); ok && ctx.Err() == nil; _, ok = c.Dialog() {
-				time.Sleep(200 * time.Millisecond)
+				time.Sleep(dialogPoll)
 			}
 		}
 		if try >= 2 && !retyped && lost(c, prompt) {
@@ -725,7 +771,7 @@ func taken(ctx context.Context, c *capture.Capture, recorded func() bool, wait t
 		select {
 		case <-ctx.Done():
 			return true
-		case <-time.After(20 * time.Millisecond):
+		case <-time.After(statePoll):
 		}
 	}
 	return false
@@ -906,7 +952,7 @@ func (p *runPublisher) lost() string {
 }
 
 func putRun(b *bus.Bus, r session.Run, log *slog.Logger) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), recordWait)
 	defer cancel()
 	if err := b.PutRun(ctx, r); err != nil {
 		log.Warn("storing the run record", "err", err)
@@ -919,7 +965,7 @@ func putRun(b *bus.Bus, r session.Run, log *slog.Logger) {
 // produced it.
 // It returns how many entries the run added.
 func storeSession(b *bus.Bus, id string, history *session.Session, cli, path string) (int, error) {
-	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	sctx, cancel := context.WithTimeout(context.Background(), storeWait)
 	defer cancel()
 	build := session.NewBuilder(cli, path)
 	err := b.Replay(sctx, id, bus.Entry, func(m bus.Msg) error {
