@@ -51,9 +51,24 @@ func benchBus(b *testing.B) *bus.Bus {
 func subscribe(b *testing.B, bb *bus.Bus, run, kind string) chan time.Time {
 	ch := make(chan time.Time, 1024)
 	ctx, cancel := context.WithCancel(context.Background())
-	b.Cleanup(cancel)
-	go bb.Watch(ctx, run, bus.FromStart, func(bus.Msg) error { ch <- time.Now(); return nil }, kind)
+	start(b, "Watch", func() error {
+		return watch(ctx, bb, run, kind, func(bus.Msg) {
+			select {
+			case ch <- time.Now():
+			case <-ctx.Done():
+			}
+		})
+	}, cancel)
 	return ch
+}
+
+// watch watches a run on the bus until ctx ends.
+func watch(ctx context.Context, bb *bus.Bus, run, kind string, fn func(bus.Msg)) error {
+	err := bb.Watch(ctx, run, bus.FromStart, func(m bus.Msg) error { fn(m); return nil }, kind)
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
 }
 
 func reportLatency(b *testing.B, lat []time.Duration) {
@@ -77,8 +92,10 @@ func BenchmarkRecordToSubscriber(b *testing.B) {
 	defer f.Close()
 	c := capture.New(capture.Config{Run: "bench", CLI: "claude"}, busPub{bb, "bench"})
 	fol := capture.Follow(path, 0)
-	go c.File(fol, 0, func(r io.Reader) capture.Decoder { return a.NewDecoder(r) })
-	defer fol.Stop()
+	start(b, "File", func() error {
+		defer fol.Close()
+		return c.File(fol, 0, func(r io.Reader) capture.Decoder { return a.NewDecoder(r) })
+	}, fol.Stop)
 	got := subscribe(b, bb, "bench", bus.Entry)
 	pad := strings.Repeat("x", 400)
 	lat := make([]time.Duration, 0, b.N)
@@ -106,8 +123,7 @@ func BenchmarkTerminalToSubscriber(b *testing.B) {
 	bb := benchBus(b)
 	c := capture.New(capture.Config{Run: "tty"}, busPub{bb, "tty"})
 	r, w := io.Pipe()
-	go c.Terminal(r, nil)
-	defer w.Close()
+	start(b, "Terminal", func() error { return c.Terminal(r, nil) }, func() { w.Close() })
 	got := subscribe(b, bb, "tty", bus.PTY)
 	chunk := []byte(strings.Repeat("\x1b[2Kline of output ", 50))
 	lat := make([]time.Duration, 0, b.N)
@@ -131,14 +147,18 @@ func BenchmarkTerminalToSubscriber(b *testing.B) {
 func statusWaiter(b *testing.B, bb *bus.Bus, run string) chan session.RunState {
 	ch := make(chan session.RunState, 64)
 	ctx, cancel := context.WithCancel(context.Background())
-	b.Cleanup(cancel)
-	go bb.Watch(ctx, run, bus.FromStart, func(m bus.Msg) error {
-		var st session.Status
-		if json.Unmarshal(m.Data, &st) == nil {
-			ch <- st.State
-		}
-		return nil
-	}, bus.Status)
+	start(b, "Watch", func() error {
+		return watch(ctx, bb, run, bus.Status, func(m bus.Msg) {
+			var st session.Status
+			if json.Unmarshal(m.Data, &st) != nil {
+				return
+			}
+			select {
+			case ch <- st.State:
+			case <-ctx.Done():
+			}
+		})
+	}, cancel)
 	return ch
 }
 
@@ -158,18 +178,21 @@ func awaitState(b *testing.B, ch chan session.RunState, want session.RunState) t
 }
 
 // liveCapture starts a capture of cli's session file at path with its
-// TUI's live signals, already past startup.
-func liveCapture(b *testing.B, bb *bus.Bus, run, cli, path string, env session.Env, term io.Reader) *capture.Capture {
+// TUI's live signals, already past startup; term, when not nil, is the
+// CLI's terminal, and endTerm ends it.
+func liveCapture(b *testing.B, bb *bus.Bus, run, cli, path string, env session.Env, term io.Reader, endTerm func()) *capture.Capture {
 	a, _ := adapters.Lookup(cli)
 	c := capture.New(capture.Config{Run: run, CLI: cli, TUI: *a.TUI, Env: env}, busPub{bb, run})
 	ctx, cancel := context.WithCancel(context.Background())
 	fol := capture.Follow(path, 0)
-	b.Cleanup(func() { cancel(); fol.Stop() })
-	go c.File(fol, 0, func(r io.Reader) capture.Decoder { return a.NewDecoder(r) })
-	go c.Readiness(ctx)
-	go c.StatusFile(ctx, 4242, capture.StatusEvery)
+	start(b, "File", func() error {
+		defer fol.Close()
+		return c.File(fol, 0, func(r io.Reader) capture.Decoder { return a.NewDecoder(r) })
+	}, fol.Stop)
+	start(b, "Readiness", func() error { return c.Readiness(ctx) }, cancel)
+	start(b, "StatusFile", func() error { return c.StatusFile(ctx, 4242, capture.StatusEvery) }, cancel)
 	if term != nil {
-		go c.Terminal(term, nil)
+		start(b, "Terminal", func() error { return c.Terminal(term, nil) }, endTerm)
 	}
 	c.Set(session.RunReady, "bench", "", nil)
 	return c
@@ -196,7 +219,7 @@ func BenchmarkIdleFromStatusFile(b *testing.B) {
 	}
 	defer f.Close()
 	states := statusWaiter(b, bb, "idle-claude")
-	liveCapture(b, bb, "idle-claude", "claude", path, env, nil)
+	liveCapture(b, bb, "idle-claude", "claude", path, env, nil, nil)
 	awaitState(b, states, session.RunReady)
 	lat := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
@@ -232,7 +255,7 @@ func BenchmarkIdleFromTitle(b *testing.B) {
 	defer tw.Close()
 	title := func(t string) { fmt.Fprintf(tw, "\x1b]0;%-80s\x07", t) }
 	states := statusWaiter(b, bb, "idle-gemini")
-	liveCapture(b, bb, "idle-gemini", "gemini", path, session.Env{}, term)
+	liveCapture(b, bb, "idle-gemini", "gemini", path, session.Env{}, term, func() { tw.Close() })
 	awaitState(b, states, session.RunReady)
 	lat := make([]time.Duration, 0, b.N)
 	b.ResetTimer()

@@ -169,10 +169,10 @@ func TestFileEntriesAsRecordsArrive(t *testing.T) {
 			p := newPub()
 			c := capture.New(capture.Config{Run: "r", CLI: tc.cli}, p)
 			fol := capture.Follow(path, 0)
-			done := make(chan error, 1)
-			go func() {
-				done <- c.File(fol, histBytes, func(r io.Reader) capture.Decoder { return a.NewDecoder(r) })
-			}()
+			join := start(t, "File", func() error {
+				defer fol.Close()
+				return c.File(fol, histBytes, func(r io.Reader) capture.Decoder { return a.NewDecoder(r) })
+			}, fol.Stop)
 			var want []session.Entry
 			for i := history; i < len(lines); i++ {
 				if _, err := f.Write(lines[i]); err != nil {
@@ -182,7 +182,7 @@ func TestFileEntriesAsRecordsArrive(t *testing.T) {
 				p.waitEntries(t, len(want), "after line "+strconv.Itoa(i+1))
 			}
 			fol.Stop()
-			if err := <-done; err != nil {
+			if err := join(); err != nil {
 				t.Fatal(err)
 			}
 			if len(p.entries) != len(want) {
@@ -218,10 +218,10 @@ func TestReadinessTitlesAndTurns(t *testing.T) {
 	}}
 	c := capture.New(capture.Config{Run: "r", CLI: "x", TUI: tui}, p)
 	r, w := io.Pipe()
-	go c.Terminal(r, nil)
+	joinTerminal := start(t, "Terminal", func() error { return c.Terminal(r, nil) }, func() { w.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	go c.Readiness(ctx)
+	start(t, "Readiness", func() error { return c.Readiness(ctx) }, cancel)
 	// A title saying ready before paste mode is on does not make the
 	// CLI ready: keystrokes would be lost.
 	io.WriteString(w, "\x1b]0;Ready (x)\x07logo")
@@ -255,6 +255,11 @@ func TestReadinessTitlesAndTurns(t *testing.T) {
 	c.Set(session.RunExited, "process", "", &code)
 	c.Set(session.RunReady, "title", "", nil) // over is over
 	w.Close()
+	if err := joinTerminal(); err != nil {
+		t.Fatal(err)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	var states []string
 	for _, s := range p.statuses {
 		states = append(states, string(s.State))
@@ -285,11 +290,10 @@ func TestScreenFallback(t *testing.T) {
 	}}
 	c := capture.New(capture.Config{Run: "r", CLI: "x", TUI: tui, Screen: vt.New(10, 60)}, p)
 	r, w := io.Pipe()
-	defer w.Close()
-	go c.Terminal(r, nil)
+	start(t, "Terminal", func() error { return c.Terminal(r, nil) }, func() { w.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	go c.Readiness(ctx)
+	start(t, "Readiness", func() error { return c.Readiness(ctx) }, cancel)
 	io.WriteString(w, "\x1b[?1049h\x1b[H> prompt box")
 	if _, err := c.Wait(ctx, session.RunReady); err != nil {
 		t.Fatal(err)
@@ -365,20 +369,20 @@ func TestSnapshotWaitsForText(t *testing.T) {
 	var i sync.Mutex
 	n := 0
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		c.Snapshot(ctx, 5*time.Millisecond, func() ([]session.Entry, error) {
+	join := start(t, "Snapshot", func() error {
+		return c.Snapshot(ctx, 5*time.Millisecond, func() ([]session.Entry, error) {
 			i.Lock()
 			defer i.Unlock()
 			e := polls[min(n, len(polls)-1)]
 			n++
 			return e, nil
 		})
-	}()
+	}, cancel)
 	time.Sleep(100 * time.Millisecond)
 	cancel()
-	<-done
+	if err := join(); err != nil {
+		t.Fatal(err)
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var got []string
@@ -413,10 +417,12 @@ func TestBusySpellBetweenPolls(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	fol := capture.Follow(path, 0)
-	defer fol.Stop()
-	go c.File(fol, 0, func(r io.Reader) capture.Decoder { return a.NewDecoder(r) })
-	go c.Readiness(ctx)
-	go c.StatusFile(ctx, 4242, 5*time.Millisecond)
+	start(t, "File", func() error {
+		defer fol.Close()
+		return c.File(fol, 0, func(r io.Reader) capture.Decoder { return a.NewDecoder(r) })
+	}, fol.Stop)
+	start(t, "Readiness", func() error { return c.Readiness(ctx) }, cancel)
+	start(t, "StatusFile", func() error { return c.StatusFile(ctx, 4242, 5*time.Millisecond) }, cancel)
 	time.Sleep(50 * time.Millisecond)
 	c.Set(session.RunReady, "test", "", nil)
 	time.Sleep(50 * time.Millisecond) // the status file reads idle
@@ -464,10 +470,12 @@ func TestErrorBetweenPolls(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	fol := capture.Follow(path, 0)
-	defer fol.Stop()
-	go c.File(fol, 0, func(r io.Reader) capture.Decoder { return a.NewDecoder(r) })
-	go c.Readiness(ctx)
-	go c.StatusFile(ctx, 4242, 5*time.Millisecond)
+	start(t, "File", func() error {
+		defer fol.Close()
+		return c.File(fol, 0, func(r io.Reader) capture.Decoder { return a.NewDecoder(r) })
+	}, fol.Stop)
+	start(t, "Readiness", func() error { return c.Readiness(ctx) }, cancel)
+	start(t, "StatusFile", func() error { return c.StatusFile(ctx, 4242, 5*time.Millisecond) }, cancel)
 	time.Sleep(50 * time.Millisecond)
 	c.Set(session.RunReady, "test", "", nil)
 	time.Sleep(50 * time.Millisecond) // the status file reads idle
@@ -496,7 +504,9 @@ func TestErrorBetweenPolls(t *testing.T) {
 // TestStaleScreenBusyExpires: a busy only the screen said, with the
 // screen still and nothing from the session file, ends.
 func TestStaleScreenBusyExpires(t *testing.T) {
-	defer capture.SetStaleScreenBusy(300 * time.Millisecond)()
+	// Restored once the actors that read it have ended (cleanups run
+	// last first).
+	t.Cleanup(capture.SetStaleScreenBusy(300 * time.Millisecond))
 	p := newPub()
 	tui := session.TUI{Screen: func(lines []string) (session.RunState, string, bool) {
 		for _, l := range lines {
@@ -508,11 +518,10 @@ func TestStaleScreenBusyExpires(t *testing.T) {
 	}}
 	c := capture.New(capture.Config{Run: "r", CLI: "x", TUI: tui, Screen: vt.New(10, 60)}, p)
 	r, w := io.Pipe()
-	defer w.Close()
-	go c.Terminal(r, nil)
+	start(t, "Terminal", func() error { return c.Terminal(r, nil) }, func() { w.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	go c.Readiness(ctx)
+	start(t, "Readiness", func() error { return c.Readiness(ctx) }, cancel)
 	io.WriteString(w, "> prompt box")
 	if _, err := c.Wait(ctx, session.RunReady); err != nil {
 		t.Fatal(err)
@@ -554,8 +563,10 @@ func TestTurnWithoutAnswer(t *testing.T) {
 	c := capture.New(capture.Config{Run: "r", CLI: "codex"}, p)
 	c.Set(session.RunReady, "terminal quiet", "", nil)
 	fol := capture.Follow(path, 0)
-	defer fol.Stop()
-	go c.File(fol, 0, func(r io.Reader) capture.Decoder { return a.NewDecoder(r) })
+	start(t, "File", func() error {
+		defer fol.Close()
+		return c.File(fol, 0, func(r io.Reader) capture.Decoder { return a.NewDecoder(r) })
+	}, fol.Stop)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	turn := func(n int, answer string) session.Status {
@@ -613,11 +624,10 @@ func TestScreenDialogWaits(t *testing.T) {
 	}}
 	c := capture.New(capture.Config{Run: "r", CLI: "x", TUI: tui, Screen: vt.New(10, 60)}, p)
 	r, w := io.Pipe()
-	defer w.Close()
-	go c.Terminal(r, nil)
+	start(t, "Terminal", func() error { return c.Terminal(r, nil) }, func() { w.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	go c.Readiness(ctx)
+	start(t, "Readiness", func() error { return c.Readiness(ctx) }, cancel)
 	io.WriteString(w, "> prompt box")
 	if _, err := c.Wait(ctx, session.RunReady); err != nil {
 		t.Fatal(err)
@@ -629,11 +639,13 @@ func TestScreenDialogWaits(t *testing.T) {
 		store = append(store, es...)
 		mu.Unlock()
 	}
-	go c.Snapshot(ctx, 10*time.Millisecond, func() ([]session.Entry, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		return append([]session.Entry(nil), store...), nil
-	})
+	start(t, "Snapshot", func() error {
+		return c.Snapshot(ctx, 10*time.Millisecond, func() ([]session.Entry, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			return append([]session.Entry(nil), store...), nil
+		})
+	}, cancel)
 	add(session.Entry{ID: "u1", Type: session.User, Content: "make the file"})
 	if _, err := c.Wait(ctx, session.RunBusy); err != nil {
 		t.Fatal(err)
@@ -689,8 +701,10 @@ func TestInterruptEndsTurn(t *testing.T) {
 		c := capture.New(capture.Config{Run: "r", CLI: "codex", TUI: tui}, p)
 		c.Set(session.RunReady, "terminal quiet", "", nil)
 		fol := capture.Follow(path, 0)
-		defer fol.Stop()
-		go c.File(fol, 0, func(r io.Reader) capture.Decoder { return a.NewDecoder(r) })
+		start(t, "File", func() error {
+			defer fol.Close()
+			return c.File(fol, 0, func(r io.Reader) capture.Decoder { return a.NewDecoder(r) })
+		}, fol.Stop)
 		ts := `"timestamp":"2026-11-26T03:04:31.000Z",`
 		f.WriteString(`{` + ts + `"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Please make the marker file."}]}}` + "\n")
 		f.WriteString(`{` + ts + `"type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"touch m\"}","call_id":"c1"}}` + "\n")
@@ -720,18 +734,19 @@ func TestDebugLogFailure(t *testing.T) {
 	p := newPub()
 	c := capture.New(capture.Config{Run: "r", CLI: "gemini", TUI: tui, Screen: vt.New(10, 60)}, p)
 	r, w := io.Pipe()
-	defer w.Close()
-	go c.Terminal(r, nil)
+	start(t, "Terminal", func() error { return c.Terminal(r, nil) }, func() { w.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	go c.Readiness(ctx)
+	start(t, "Readiness", func() error { return c.Readiness(ctx) }, cancel)
 	c.Set(session.RunReady, "test", "", nil)
 	path := filepath.Join(t.TempDir(), "debug.log")
 	os.WriteFile(path, []byte("[2026-11-26T03:40:00.000Z] [WARN] Attempt 1 failed: {\"error\":{\"code\":500}}. Max attempts reached\n"), 0o644)
 	old, _ := os.Stat(path)
 	fol := capture.Follow(path, 5*time.Millisecond)
-	defer fol.Stop()
-	go c.DebugLog(fol, old.Size())
+	start(t, "DebugLog", func() error {
+		defer fol.Close()
+		return c.DebugLog(fol, old.Size())
+	}, fol.Stop)
 	working := "\x1b]0;✦  Working… (project)\a"
 	io.WriteString(w, working)
 	if _, err := c.Wait(ctx, session.RunBusy); err != nil {
