@@ -121,6 +121,9 @@ func serve(ctx context.Context, f *Factory, bf BusFlags, listen string, listenGi
 	} else if n > 0 {
 		fmt.Fprintf(f.IO.ErrOut, "stead: ended %d runs whose supervisor was gone (stead runs lists them)\n", n)
 	}
+	// Work is taken from the moment the daemon is up (a command that
+	// started it asks at once), until a signal ends ctx; then the daemon
+	// takes no more and waits for its runs, whose CLIs ctx stops.
 	stopWork, err := b.Handle(bus.WorkSubject, bus.WorkQueue, func(data []byte) []byte {
 		reply := startWork(ctx, f, b, data, &runs, &active)
 		out, _ := json.Marshal(reply)
@@ -129,11 +132,11 @@ func serve(ctx context.Context, f *Factory, bf BusFlags, listen string, listenGi
 	if err != nil {
 		return err
 	}
-	// The daemon lives until a signal ends ctx; then it takes no more
-	// work and waits for its runs, whose CLIs ctx stops.
 	var g oklog.Group
-	g.Add(func() error {
+	g.Add(func() error { // The work: taken until ctx ends, then its runs end.
 		<-ctx.Done()
+		stopWork()
+		runs.Wait()
 		return nil
 	}, func(error) { cancel() })
 	g.Add(func() error {
@@ -150,10 +153,7 @@ func serve(ctx context.Context, f *Factory, bf BusFlags, listen string, listenGi
 			}
 		}
 	}, func(error) { cancel() })
-	g.Run()
-	stopWork()
-	runs.Wait()
-	return nil
+	return g.Run()
 }
 
 // daemonStatus is what stead serve status reports.
