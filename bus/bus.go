@@ -24,16 +24,19 @@ import (
 	"github.com/stead-dev/stead/session"
 )
 
+// Kind is one kind of a run's messages: the last token of its subject.
+type Kind string
+
 // Subject kinds under stead.run.<run>.
 const (
-	PTY    = "pty"
-	Native = "native"
-	Entry  = "entry"
-	Status = "status"
-	Input  = "input"
+	PTY    Kind = "pty"
+	Native Kind = "native"
+	Entry  Kind = "entry"
+	Status Kind = "status"
+	Input  Kind = "input"
 	// Control carries requests to the run's supervisor ("stop"); not
 	// kept.
-	Control = "control"
+	Control Kind = "control"
 )
 
 // Names of what New creates in JetStream.
@@ -48,7 +51,7 @@ const (
 )
 
 // Subject returns the subject of one kind of a run's messages.
-func Subject(run, kind string) string { return "stead.run." + run + "." + kind }
+func Subject(run string, kind Kind) string { return "stead.run." + run + "." + string(kind) }
 
 // ValidRun reports whether id can name a run: a NATS subject token of
 // letters, digits, '-' and '_'.
@@ -504,7 +507,7 @@ func (s serverLog) Tracef(format string, v ...any) {
 // Msg is a message of a run, as a watcher receives it.
 type Msg struct {
 	Run  string
-	Kind string
+	Kind Kind
 	Data []byte
 	// Seq is the message's position in its stream, Time when it was
 	// stored.
@@ -523,7 +526,7 @@ var ErrClosed = errors.New("the connection to the bus was lost")
 // input.
 var ErrNotListening = errors.New("no supervisor is listening for the run's input")
 
-func kindOf(subject string) (run, kind string) {
+func kindOf(subject string) (run string, kind Kind) {
 	rest, ok := strings.CutPrefix(subject, "stead.run.")
 	if !ok {
 		return "", ""
@@ -532,14 +535,14 @@ func kindOf(subject string) (run, kind string) {
 	if i < 0 {
 		return "", ""
 	}
-	return rest[:i], rest[i+1:]
+	return rest[:i], Kind(rest[i+1:])
 }
 
 // Publish stores one message of a run (kind Native, Entry or Status) in
 // JetStream and waits for the server to acknowledge it. A non-empty id is
 // the message's Nats-Msg-Id: the server drops a second message with the
 // same id.
-func (b *Bus) Publish(ctx context.Context, run, kind string, data []byte, id string) error {
+func (b *Bus) Publish(ctx context.Context, run string, kind Kind, data []byte, id string) error {
 	m := &nats.Msg{Subject: Subject(run, kind), Data: data}
 	if id != "" {
 		m.Header = nats.Header{nats.MsgIdHdr: []string{id}}
@@ -587,12 +590,12 @@ const (
 // order they were stored, until ctx ends or fn returns an error (which
 // Watch returns; ErrStop ends it with nil). Terminal output (PTY) cannot
 // be mixed with other kinds in one watch: it lives in its own stream.
-func (b *Bus) Watch(ctx context.Context, run string, from From, fn func(Msg) error, kinds ...string) error {
+func (b *Bus) Watch(ctx context.Context, run string, from From, fn func(Msg) error, kinds ...Kind) error {
 	if !ValidRun(run) {
 		return fmt.Errorf("bus: run %q: %w", run, ErrNoRun)
 	}
 	if len(kinds) == 0 {
-		kinds = []string{Entry, Status}
+		kinds = []Kind{Entry, Status}
 	}
 	stream := StreamRuns
 	subjects := make([]string, len(kinds))
@@ -651,7 +654,7 @@ func (b *Bus) Watch(ctx context.Context, run string, from From, fn func(Msg) err
 // Replay calls fn for each stored message of the run of one kind, in
 // order, and returns once it has delivered the last one stored when
 // Replay was called.
-func (b *Bus) Replay(ctx context.Context, run, kind string, fn func(Msg) error) error {
+func (b *Bus) Replay(ctx context.Context, run string, kind Kind, fn func(Msg) error) error {
 	if !ValidRun(run) {
 		return fmt.Errorf("bus: run %q: %w", run, ErrNoRun)
 	}
@@ -700,7 +703,7 @@ func (b *Bus) Ask(ctx context.Context, run string, req Request) error {
 	return b.ask(ctx, run, Control, req)
 }
 
-func (b *Bus) ask(ctx context.Context, run, kind string, req Request) error {
+func (b *Bus) ask(ctx context.Context, run string, kind Kind, req Request) error {
 	if !ValidRun(run) {
 		return fmt.Errorf("bus: run %q: %w", run, ErrNoRun)
 	}
@@ -740,7 +743,7 @@ func (b *Bus) ask(ctx context.Context, run, kind string, req Request) error {
 // kind is refused. handle's error is what Send or Ask returns: its text,
 // and the code of the sentinel it wraps (ErrBadRequest, ErrNoRun,
 // ErrNotRunning; any other error is CodeFailed).
-func (b *Bus) Serve(run, kind string, handle func(Request) error) (stop func(), err error) {
+func (b *Bus) Serve(run string, kind Kind, handle func(Request) error) (stop func(), err error) {
 	sub, err := b.nc.Subscribe(Subject(run, kind), func(m *nats.Msg) {
 		req, err := ParseRequest(m.Data)
 		switch {

@@ -35,7 +35,7 @@ func ctx(t *testing.T) context.Context {
 }
 
 // collect watches run until n messages arrived.
-func collect(t *testing.T, b *bus.Bus, run string, from bus.From, n int, kinds ...string) []bus.Msg {
+func collect(t *testing.T, b *bus.Bus, run string, from bus.From, n int, kinds ...bus.Kind) []bus.Msg {
 	t.Helper()
 	var got []bus.Msg
 	err := b.Watch(ctx(t), run, from, func(m bus.Msg) error {

@@ -48,7 +48,7 @@ func benchBus(b *testing.B) *bus.Bus {
 }
 
 // subscribe delivers the run's messages of kind to a channel.
-func subscribe(b *testing.B, bb *bus.Bus, run, kind string) chan time.Time {
+func subscribe(b *testing.B, bb *bus.Bus, run string, kind bus.Kind) chan time.Time {
 	ch := make(chan time.Time, 1024)
 	ctx, cancel := context.WithCancel(context.Background())
 	start(b, "Watch", func() error {
@@ -63,7 +63,7 @@ func subscribe(b *testing.B, bb *bus.Bus, run, kind string) chan time.Time {
 }
 
 // watch watches a run on the bus until ctx ends.
-func watch(ctx context.Context, bb *bus.Bus, run, kind string, fn func(bus.Msg)) error {
+func watch(ctx context.Context, bb *bus.Bus, run string, kind bus.Kind, fn func(bus.Msg)) error {
 	err := bb.Watch(ctx, run, bus.FromStart, func(m bus.Msg) error { fn(m); return nil }, kind)
 	if ctx.Err() != nil {
 		return nil
