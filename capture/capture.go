@@ -109,6 +109,16 @@ type Capture struct {
 	// busySince when.
 	busyBy    string
 	busySince time.Time
+	// lastActivity is when the session file last gave entries or
+	// updates: a record that says nothing of the turn (Codex's
+	// thread_settings_applied) is no sign of work.
+	lastActivity time.Time
+	// waitFrom is the state a waiting spell began in, and waitPrompts
+	// the prompts recorded then: a dialog that came up while the CLI
+	// was idle (a folder-trust dialog drawn after its prompt) is no
+	// turn (see idleWait).
+	waitFrom    session.RunState
+	waitPrompts int
 	// answeredTurn says the session file got assistant text since the
 	// last prompt; lastTurn says how the last turn ended.
 	answeredTurn bool
@@ -261,7 +271,7 @@ func (c *Capture) Set(state session.RunState, signal, detail string, code *int) 
 		c.mu.Unlock()
 		return
 	}
-	turnOver := state == session.RunReady && (c.state == session.RunBusy || c.state == session.RunWaiting)
+	turnOver := state == session.RunReady && (c.state == session.RunBusy || c.state == session.RunWaiting && !c.idleWait())
 	if turnOver && c.lastErr == "" && c.failure != "" {
 		// The CLI gave the failed request up (it was cancelled) and
 		// recorded no error of its own: the failure is the turn's.
@@ -287,6 +297,9 @@ func (c *Capture) Set(state session.RunState, signal, detail string, code *int) 
 		c.recordsEnded = true
 	case signal == "session record" && state == session.RunBusy:
 		c.recordsEnded = false
+	}
+	if state == session.RunWaiting && c.state != session.RunWaiting {
+		c.waitFrom, c.waitPrompts = c.state, c.prompts
 	}
 	if state == session.RunBusy || state == session.RunWaiting {
 		if c.state != state {
@@ -538,7 +551,7 @@ func (c *Capture) Readiness(ctx context.Context) error {
 func (c *Capture) expireScreenBusy() {
 	c.mu.Lock()
 	stale := c.state == session.RunBusy && c.busyBy == "screen" && time.Since(c.lastOut) >= staleScreenBusy &&
-		time.Since(c.busySince) >= staleScreenBusy && c.lastRecord.Before(c.busySince)
+		time.Since(c.busySince) >= staleScreenBusy && c.lastActivity.Before(c.busySince)
 	c.mu.Unlock()
 	if stale {
 		c.Set(session.RunReady, "screen", fmt.Sprintf("the screen said busy, then showed nothing new for %s and the session file nothing at all", staleScreenBusy), nil)
@@ -580,12 +593,30 @@ func (c *Capture) readScreen() {
 	answered := changed && was == session.RunWaiting && st == "" && c.state == session.RunWaiting &&
 		c.busyBy == "screen" && c.pendingReady.IsZero() && c.liveSaid != session.RunReady
 	c.mu.Unlock()
+	c.mu.Lock()
+	idle := answered && c.idleWait()
+	c.mu.Unlock()
 	switch {
 	case changed && (st == session.RunBusy || st == session.RunWaiting):
 		c.structural(st, "screen", detail)
+	case idle:
+		// The dialog came up while the CLI was idle, and nothing of a
+		// turn happened under it: answered, the CLI is idle again (it
+		// read busy, and took a prompt typed into the dialog for one
+		// the CLI had taken).
+		c.Set(session.RunReady, "screen", "the dialog was answered; no turn had begun", nil)
 	case answered:
 		c.structural(session.RunBusy, "screen", "the dialog was answered")
 	}
+}
+
+// idleWait reports whether the run waits on a dialog that came up while
+// the CLI was idle, with no prompt recorded and no sign of work from the
+// session file since: a dialog of the CLI's own (folder trust), not a
+// question of a turn. c.mu is held.
+func (c *Capture) idleWait() bool {
+	return c.state == session.RunWaiting && c.waitFrom == session.RunReady && c.prompts == c.waitPrompts &&
+		c.lastActivity.Before(c.busySince)
 }
 
 // dialogShows reports whether the run waits on a dialog the screen still
@@ -724,6 +755,9 @@ func (c *Capture) event(ev session.Event) {
 	}
 	c.entries += len(fresh)
 	c.lastRecord = time.Now()
+	if len(fresh) > 0 || len(ev.Updates) > 0 {
+		c.lastActivity = c.lastRecord
+	}
 	for _, e := range fresh {
 		switch {
 		case e.Type == session.User && e.Kind == "":

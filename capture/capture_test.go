@@ -682,6 +682,92 @@ func TestScreenDialogWaits(t *testing.T) {
 	}
 }
 
+// TestIdleDialogIsNoTurn: a dialog the CLI draws while it is idle, after
+// it looked ready (Codex's folder-trust dialog comes up half a second
+// after its prompt), makes the run wait; answered with nothing of a turn
+// under it, the run is ready again, not busy, and no turn is counted. A
+// dialog that comes up once a prompt was recorded is a turn's question,
+// and the turn goes on after it.
+func TestIdleDialogIsNoTurn(t *testing.T) {
+	p := newPub()
+	tui := session.TUI{Screen: func(lines []string) (session.RunState, string, bool) {
+		for _, l := range lines {
+			if strings.Contains(l, "enter continue") {
+				return session.RunWaiting, "a dialog", true
+			}
+		}
+		return "", "", false
+	}}
+	c := capture.New(capture.Config{Run: "r", CLI: "x", TUI: tui, Screen: vt.New(10, 60)}, p)
+	r, w := io.Pipe()
+	start(t, "Terminal", func() error { return c.Terminal(r, nil) }, func() { w.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start(t, "Readiness", func() error { return c.Readiness(ctx) }, cancel)
+	var mu sync.Mutex
+	var store []session.Entry
+	add := func(es ...session.Entry) {
+		mu.Lock()
+		store = append(store, es...)
+		mu.Unlock()
+	}
+	start(t, "Snapshot", func() error {
+		return c.Snapshot(ctx, 10*time.Millisecond, func() ([]session.Entry, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			return append([]session.Entry(nil), store...), nil
+		})
+	}, cancel)
+	io.WriteString(w, "> prompt box")
+	if _, err := c.Wait(ctx, session.RunReady); err != nil {
+		t.Fatal(err)
+	}
+	// The trust dialog, drawn over the idle prompt, then answered.
+	io.WriteString(w, "\x1b[5;1HTrust this folder? enter continue")
+	if _, err := c.Wait(ctx, session.RunWaiting); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(w, "\x1b[5;1H\x1b[2K")
+	if _, err := c.Wait(ctx, session.RunReady); err != nil {
+		t.Fatalf("the idle dialog was answered: %v (the run is %s)", err, c.State())
+	}
+	if n := c.Turns(); n != 0 {
+		t.Errorf("%d turns counted for a dialog no prompt caused", n)
+	}
+	// A prompt, then a question of its turn: answered, the turn goes on.
+	add(session.Entry{ID: "u1", Type: session.User, Content: "make the file"})
+	if _, err := c.Wait(ctx, session.RunBusy); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(w, "\x1b[5;1HRun it? enter continue")
+	if _, err := c.Wait(ctx, session.RunWaiting); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(w, "\x1b[5;1H\x1b[2K")
+	if _, err := c.Wait(ctx, session.RunBusy); err != nil {
+		t.Fatalf("the turn's question was answered: %v (the run is %s)", err, c.State())
+	}
+	add(session.Entry{ID: "a1", Type: session.Assistant, Content: "Made it."}, session.Entry{ID: "t1", Type: session.System, Kind: session.KindTurn})
+	if _, err := c.Wait(ctx, session.RunReady); err != nil {
+		t.Fatal(err)
+	}
+	if n := c.Turns(); n != 1 {
+		t.Errorf("%d turns, want the prompt's one", n)
+	}
+	p.published(t, session.RunReady)
+	var seq []string
+	p.mu.Lock()
+	for _, s := range p.statuses {
+		seq = append(seq, string(s.State)+"/"+s.Signal+"/"+s.Detail)
+	}
+	p.mu.Unlock()
+	want := "ready/terminal quiet/ waiting/screen/a dialog ready/screen/the dialog was answered; no turn had begun " +
+		"busy/session record/ waiting/screen/a dialog busy/screen/the dialog was answered ready/session record/"
+	if got := strings.Join(seq, " "); got != want {
+		t.Errorf("states\n%s\nwant\n%s", got, want)
+	}
+}
+
 // TestInterruptEndsTurn: a refused approval ends a Codex turn with
 // turn_aborted and no task_complete; a TUI that says so goes ready on it,
 // one that does not waits for another turn end.

@@ -741,8 +741,15 @@ func deliver(ctx context.Context, c *capture.Capture, w io.Writer, tui session.T
 		}
 		if try != 1 || !lost(c, prompt) {
 			time.Sleep(tui.EnterAfter)
-			if _, err := w.Write([]byte("\r")); err != nil {
-				return turns, err
+			// Not into a dialog that came up over the prompt: the
+			// Enter would answer it (Codex draws its folder-trust
+			// dialog half a second after its prompt: it took an A/B
+			// variant's Enter, trusting the folder, and the prompt sat
+			// unsent).
+			if _, ok := c.Dialog(); !ok && c.State() != session.RunWaiting {
+				if _, err := w.Write([]byte("\r")); err != nil {
+					return turns, err
+				}
 			}
 		}
 		if taken(ctx, c, recorded, wait) {
