@@ -50,8 +50,13 @@ var rules = map[string][]string{
 	// and adapters; the stub is the other half of an offline scenario.
 	"scenarios": {"session", "adapters", "modelstub", "go.yaml.in/yaml/v3"},
 	"e2e":       {"session", "adapters", "adapters/", "catalog", "inject", "modelstub", "scenarios", "internal/clitest", "internal/usftest"},
-	"cmd/stead": {"*"},
-	"":          {},
+	// The library for runs: a session placed in a CLI's store, the CLI
+	// run under a terminal, driven and captured onto the bus.
+	"runs": {"session", "adapters", "inject", "supervisor", "capture", "bus", "vt", "scenarios",
+		"github.com/oklog/run", "golang.org/x/sys/unix", "golang.org/x/term"},
+	"internal/testdisk": {},
+	"cmd/stead":         {"*"},
+	"":                  {},
 }
 
 // ruleFor returns the rule of the most specific key matching pkg.

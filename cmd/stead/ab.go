@@ -20,6 +20,7 @@ import (
 	"github.com/stead-dev/stead/bus"
 	"github.com/stead-dev/stead/internal/atomicfile"
 	"github.com/stead-dev/stead/pricing"
+	"github.com/stead-dev/stead/runs"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -182,7 +183,7 @@ func runAB(ctx context.Context, f *Factory, b *bus.Bus, project string, from *se
 	if err != nil {
 		return nil, err
 	}
-	ab := &abRun{ID: "ab-" + newRunID(), Prompt: opts.Prompt, Project: project, From: opts.From, Started: time.Now().UTC()}
+	ab := &abRun{ID: "ab-" + runs.NewID(), Prompt: opts.Prompt, Project: project, From: opts.From, Started: time.Now().UTC()}
 	dir := abDir(f.Env, ab.ID)
 	for _, cli := range opts.To {
 		for n := range opts.Repeat {
@@ -194,7 +195,7 @@ func runAB(ctx context.Context, f *Factory, b *bus.Bus, project string, from *se
 			if err != nil {
 				return nil, fmt.Errorf("variant %s: %w", name, err)
 			}
-			ab.Variants = append(ab.Variants, abVariant{Name: name, CLI: cli, Run: newRunID(), Workspace: ws})
+			ab.Variants = append(ab.Variants, abVariant{Name: name, CLI: cli, Run: runs.NewID(), Workspace: ws})
 		}
 	}
 	if err := saveAB(f.Env, ab); err != nil {
@@ -251,9 +252,9 @@ func runVariant(ctx context.Context, f *Factory, b *bus.Bus, from *session.Sessi
 		}
 	} else {
 		history = len(from.Timeline)
-		spec := RunSpec{ID: v.Run, To: v.CLI, Dir: v.Workspace.Dir, Prompt: opts.Prompt, Model: opts.Model, Auto: opts.Auto, Once: true, Trust: true}
+		spec := runs.Spec{ID: v.Run, To: v.CLI, Dir: v.Workspace.Dir, Prompt: opts.Prompt, Model: opts.Model, Auto: opts.Auto, Once: true, Trust: true}
 		var rec session.Run
-		rec, err = superviseRun(ctx, f, b, from, spec, nil, nil)
+		rec, err = f.supervisor(b).Run(ctx, from, spec, nil, nil)
 		v.State = string(rec.State)
 		if err == nil {
 			s, err = loadSession(context.Background(), f, b, "run:"+v.Run, "")
@@ -278,7 +279,7 @@ func runVariant(ctx context.Context, f *Factory, b *bus.Bus, from *session.Sessi
 		// What the run was doing when time ran out, and its screen.
 		rctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		if r, err := b.Run(rctx, v.Run); err == nil {
-			if why, ok := strings.CutPrefix(r.Reason, errOutOfTime); ok && why != "" {
+			if why, ok := strings.CutPrefix(r.Reason, runs.OutOfTime); ok && why != "" {
 				v.Error += why
 			}
 		}

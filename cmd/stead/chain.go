@@ -18,6 +18,7 @@ import (
 
 	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/runs"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -171,7 +172,7 @@ func chainRun(ctx context.Context, opts *ChainOptions) error {
 // prev, starts a new session headless), and returns the whole session it
 // ends with.
 func runStep(ctx context.Context, f *Factory, b *bus.Bus, prev *session.Session, st chainStep, dir string, opts *ChainOptions, progress io.Writer) (stepResult, *session.Session, error) {
-	r := stepResult{CLI: st.CLI, Prompt: st.Prompt, Run: newRunID()}
+	r := stepResult{CLI: st.CLI, Prompt: st.Prompt, Run: runs.NewID()}
 	start := time.Now()
 	defer func() { r.Took = time.Since(start) }()
 	if prev == nil {
@@ -189,8 +190,8 @@ func runStep(ctx context.Context, f *Factory, b *bus.Bus, prev *session.Session,
 	}
 	wctx, stopWatch := context.WithCancel(ctx)
 	go watchRun(wctx, b, r.Run, &prefixWriter{w: progress, prefix: "    "}, false, false)
-	spec := RunSpec{ID: r.Run, To: st.CLI, Dir: dir, Prompt: st.Prompt, Model: opts.Model, Auto: opts.Auto, Once: true}
-	rec, err := superviseRun(ctx, f, b, prev, spec, nil, nil)
+	spec := runs.Spec{ID: r.Run, To: st.CLI, Dir: dir, Prompt: st.Prompt, Model: opts.Model, Auto: opts.Auto, Once: true}
+	rec, err := f.supervisor(b).Run(ctx, prev, spec, nil, nil)
 	time.Sleep(100 * time.Millisecond) // the watcher's last lines
 	stopWatch()
 	r.Took = time.Since(start)
@@ -220,16 +221,16 @@ func headlessStep(ctx context.Context, f *Factory, b *bus.Bus, id string, st cha
 	if a.Argv == nil || a.SessionID == nil {
 		return nil, fmt.Errorf("%s has no headless mode stead knows: start the chain --from a session", st.CLI)
 	}
-	bin, prefix, err := cliBinary(f.Env, st.CLI)
+	bin, prefix, err := runs.Program(f.Env, st.CLI)
 	if err != nil {
 		return nil, err
 	}
 	host, _ := os.Hostname()
-	rec := session.Run{ID: id, CLI: st.CLI, Dir: dir, Host: host, Supervisor: supervisorName(host),
+	rec := session.Run{ID: id, CLI: st.CLI, Dir: dir, Host: host, Supervisor: runs.SupervisorName(host),
 		State: session.RunBusy, Started: time.Now().UTC()}
-	putRun(b, rec, f.Logger)
+	runs.PutRun(b, rec, f.Logger)
 	cmd := exec.CommandContext(ctx, bin, append(prefix, a.Argv(session.Launch{Home: f.Env.Home, Dir: dir, Prompt: st.Prompt, Model: model})...)...)
-	cmd.Dir, cmd.Env = dir, environ(f.Env)
+	cmd.Dir, cmd.Env = dir, runs.Environ(f.Env)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	runErr := cmd.Run()
@@ -240,7 +241,7 @@ func headlessStep(ctx context.Context, f *Factory, b *bus.Bus, id string, st cha
 	}
 	fail := func(err error) (*session.Session, error) {
 		rec.State, rec.Reason = session.RunFailed, err.Error()
-		putRun(b, rec, f.Logger)
+		runs.PutRun(b, rec, f.Logger)
 		return nil, err
 	}
 	if runErr != nil {
@@ -249,7 +250,7 @@ func headlessStep(ctx context.Context, f *Factory, b *bus.Bus, id string, st cha
 			return fail(fmt.Errorf("%s did not finish in the time it was given", st.CLI))
 		case cerr != nil:
 			rec.State, rec.Reason = session.RunInterrupted, "interrupted while busy (stead was interrupted)"
-			putRun(b, rec, f.Logger)
+			runs.PutRun(b, rec, f.Logger)
 			return nil, fmt.Errorf("%s: %s: %w", id, rec.Reason, context.Canceled)
 		}
 		return fail(fmt.Errorf("%s %s: %w: %s", st.CLI, strings.Join(cmd.Args[1:], " "), runErr, clipLine(errOut.String(), 500)))
@@ -284,7 +285,7 @@ func headlessStep(ctx context.Context, f *Factory, b *bus.Bus, id string, st cha
 		return fail(err)
 	}
 	rec.State, rec.Reason = session.RunExited, "headless run"
-	putRun(b, rec, f.Logger)
+	runs.PutRun(b, rec, f.Logger)
 	return s, nil
 }
 

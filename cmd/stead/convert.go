@@ -17,6 +17,7 @@ import (
 	"github.com/stead-dev/stead/inject"
 	"github.com/stead-dev/stead/internal/atomicfile"
 	"github.com/stead-dev/stead/internal/safetext"
+	"github.com/stead-dev/stead/runs"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -170,11 +171,7 @@ func writeSession(opts *ConvertOptions, src adapters.Adapter, s *session.Session
 			return err
 		}
 	}
-	r := inject.Reader{CLI: src.Name, ToolArgs: src.ToolArgs, ToolArgsOf: toolArgsOf}
-	w := inject.Writer{CLI: dst.Name, Place: dst.Place, ToolCall: dst.ToolCall, Commit: dst.Commit,
-		NewEncoder: func(out io.Writer, t session.Target, lost func(session.Loss)) inject.Encoder {
-			return dst.NewEncoder(out, t, lost)
-		}}
+	r, w := runs.Injector(src.Name, dst)
 
 	var rep *inject.Report
 	switch {
@@ -417,13 +414,3 @@ func logConversion(f *Factory, rep *inject.Report) error {
 // conversionLog is the name of the conversion log in stead's state
 // directory.
 const conversionLog = "conversions.jsonl"
-
-// toolArgsOf reads the native tool calls of a CLI, for the entries of a
-// session that several CLIs made.
-func toolArgsOf(cli string) inject.ToolArgs {
-	a, ok := adapters.Lookup(cli)
-	if !ok {
-		return nil
-	}
-	return a.ToolArgs
-}

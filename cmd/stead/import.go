@@ -19,6 +19,7 @@ import (
 	"github.com/stead-dev/stead/agenthistory"
 	"github.com/stead-dev/stead/bus"
 	"github.com/stead-dev/stead/cusf"
+	"github.com/stead-dev/stead/runs"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -169,13 +170,13 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 	host, _ := os.Hostname()
 	out := []importedJSON{}
 	format, warns, err := importSessions(opts.File, func(src importSource) error {
-		id := newRunID()
+		id := runs.NewID()
 		s := src.s
 		if err := storeImported(ctx, b, id, src); err != nil {
 			return err
 		}
 		now := time.Now().UTC()
-		putRun(b, session.Run{ID: id, CLI: s.Source.CLI, SessionID: s.ID, Host: host, Supervisor: supervisorName(host),
+		runs.PutRun(b, session.Run{ID: id, CLI: s.Source.CLI, SessionID: s.ID, Host: host, Supervisor: runs.SupervisorName(host),
 			State: session.RunExited, Reason: "imported from " + opts.File, Entries: src.n,
 			Started: s.Metadata.Created, Ended: now}, f.Logger)
 		out = append(out, importedJSON{Run: id, CLI: s.Source.CLI, ID: s.ID, Entries: src.n})

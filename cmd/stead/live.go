@@ -21,6 +21,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/runs"
 	"github.com/stead-dev/stead/session"
 	"github.com/stead-dev/stead/supervisor"
 )
@@ -111,8 +112,8 @@ func serve(ctx context.Context, f *Factory, bf BusFlags, listen string, listenGi
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var runs sync.WaitGroup
-	var active sync.Map // the runs this worker supervises now
+	var wg sync.WaitGroup // ends when the runs this worker started have
+	var active sync.Map   // the runs this worker supervises now
 	host, _ := os.Hostname()
 	rc := &recoverer{f: f, b: b, host: host, mine: func(id string) bool { _, ok := active.Load(id); return ok }}
 	// Runs a killed daemon left are ended before new work is taken.
@@ -125,7 +126,7 @@ func serve(ctx context.Context, f *Factory, bf BusFlags, listen string, listenGi
 	// started it asks at once), until a signal ends ctx; then the daemon
 	// takes no more and waits for its runs, whose CLIs ctx stops.
 	stopWork, err := b.Handle(bus.WorkSubject, bus.WorkQueue, func(data []byte) []byte {
-		reply := startWork(ctx, f, b, data, &runs, &active)
+		reply := startWork(ctx, f, b, data, &wg, &active)
 		out, _ := json.Marshal(reply)
 		return out
 	})
@@ -136,7 +137,7 @@ func serve(ctx context.Context, f *Factory, bf BusFlags, listen string, listenGi
 	g.Add(func() error { // The work: taken until ctx ends, then its runs end.
 		<-ctx.Done()
 		stopWork()
-		runs.Wait()
+		wg.Wait()
 		return nil
 	}, func(error) { cancel() })
 	g.Add(func() error {
@@ -314,7 +315,7 @@ func reusable(url string) (string, bool) {
 
 // startWork starts a detached run in the worker and replies once its CLI
 // is running.
-func startWork(ctx context.Context, f *Factory, b *bus.Bus, data []byte, runs *sync.WaitGroup, active *sync.Map) workReply {
+func startWork(ctx context.Context, f *Factory, b *bus.Bus, data []byte, wg *sync.WaitGroup, active *sync.Map) workReply {
 	spec, env, err := parseWork(data)
 	if err != nil {
 		return workReply{Error: err.Error()}
@@ -328,17 +329,17 @@ func startWork(ctx context.Context, f *Factory, b *bus.Bus, data []byte, runs *s
 	}
 	s, err := loadSession(ctx, f, b, "run:"+spec.Source, "")
 	if err != nil {
-		failedRun(b, spec, err, f.Logger)
+		f.supervisor(b).Failed(spec, err)
 		return workReply{Error: err.Error()}
 	}
 	started := make(chan session.Run, 1)
 	failed := make(chan error, 1)
-	runs.Add(1)
+	wg.Add(1)
 	active.Store(spec.ID, true)
 	go func() {
-		defer runs.Done()
+		defer wg.Done()
 		defer active.Delete(spec.ID)
-		rec, err := superviseRun(ctx, f, b, s, spec, nil, func(r session.Run) { started <- r })
+		rec, err := f.supervisor(b).Run(ctx, s, spec, nil, func(r session.Run) { started <- r })
 		if err != nil {
 			f.Logger.Warn("run ended", "run", spec.ID, "err", err)
 			failed <- err
@@ -600,7 +601,7 @@ bracketed paste then Enter, with the pause the CLI needs, once it is ready.
 				err = b.Send(ctx, r.ID, []byte(args[1]))
 			} else {
 				if r.State != session.RunReady {
-					fmt.Fprintf(f.IO.ErrOut, "stead: run %s is %s: the prompt is typed once it is ready (waiting at most %s)\n", r.ID, r.State, promptWait)
+					fmt.Fprintf(f.IO.ErrOut, "stead: run %s is %s: the prompt is typed once it is ready (waiting at most %s)\n", r.ID, r.State, runs.PromptWait)
 				}
 				err = b.Ask(ctx, r.ID, bus.Request{Op: bus.OpPrompt, Prompt: args[1]})
 			}

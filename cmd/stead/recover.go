@@ -15,6 +15,7 @@ import (
 
 	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/runs"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -83,7 +84,7 @@ func (rc *recoverer) end(ctx context.Context, r session.Run, supervisor int) err
 	if err != nil {
 		return err
 	}
-	added, err := storeSession(rc.b, r.ID, history, r.CLI, r.Path)
+	added, err := runs.StoreSession(rc.b, r.ID, history, r.CLI, r.Path)
 	if err != nil {
 		return fmt.Errorf("storing its session: %w", err)
 	}
@@ -106,7 +107,7 @@ func (rc *recoverer) end(ctx context.Context, r session.Run, supervisor int) err
 // the run started, or else (a run of an older stead) read from the native
 // file the run's CLI wrote, which holds it too.
 func (rc *recoverer) history(ctx context.Context, r session.Run) (*session.Session, error) {
-	rd, err := rc.b.Session(ctx, historyObject(r.ID))
+	rd, err := rc.b.Session(ctx, runs.HistoryObject(r.ID))
 	if err == nil {
 		defer rd.Close()
 		var s session.Session
@@ -176,7 +177,7 @@ func processRuns(pid int) bool {
 // environment: the CLI stead started for that run, not a process that
 // took its pid since.
 func runsFor(pid int, run string) bool {
-	env, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "environ"))
+	env, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "runs.Environ"))
 	if err != nil {
 		return false
 	}

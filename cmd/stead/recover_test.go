@@ -3,11 +3,13 @@ package main
 import (
 	"syscall"
 	"testing"
+
+	"github.com/stead-dev/stead/runs"
 )
 
 func TestSignalName(t *testing.T) {
-	if got := signalName(syscall.SIGKILL); got != "SIGKILL (killed)" {
-		t.Errorf("signalName(SIGKILL) = %q", got)
+	if got := runs.SignalName(syscall.SIGKILL); got != "SIGKILL (killed)" {
+		t.Errorf("runs.SignalName(SIGKILL) = %q", got)
 	}
 }
 

@@ -8,12 +8,13 @@ import (
 	"testing"
 
 	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/runs"
 )
 
 // workRequestOf is the request detachRun sends for spec.
-func workRequestOf(t testing.TB, spec RunSpec) []byte {
+func workRequestOf(t testing.TB, spec runs.Spec) []byte {
 	t.Helper()
-	spec.Source = historyObject(spec.ID)
+	spec.Source = runs.HistoryObject(spec.ID)
 	b, err := json.Marshal(workRequest{Spec: spec})
 	if err != nil {
 		t.Fatal(err)
@@ -22,9 +23,9 @@ func workRequestOf(t testing.TB, spec RunSpec) []byte {
 }
 
 func TestParseWorkRequest(t *testing.T) {
-	good := RunSpec{ID: newRunID(), To: "claude", Dir: "/home/dev/proj", Prompt: "carry on", Model: "claude-opus-4-1", Auto: true}
+	good := runs.Spec{ID: runs.NewID(), To: "claude", Dir: "/home/dev/proj", Prompt: "carry on", Model: "claude-opus-4-1", Auto: true}
 	spec, err := parseWorkRequest(workRequestOf(t, good))
-	good.Source = historyObject(good.ID)
+	good.Source = runs.HistoryObject(good.ID)
 	if err != nil || !reflect.DeepEqual(spec, good) {
 		t.Fatalf("parseWorkRequest of detachRun's request = %+v, %v; want %+v", spec, err, good)
 	}
@@ -56,7 +57,7 @@ func TestParseWorkRequest(t *testing.T) {
 // handler took before the fields were checked; and that detachRun's
 // encoding of it reads back the same.
 func FuzzParseWorkRequest(f *testing.F) {
-	for _, spec := range []RunSpec{
+	for _, spec := range []runs.Spec{
 		{ID: "20261125-101500-0a1b2c3d4e5f", To: "claude", Dir: "/home/dev/proj", Prompt: "carry on", Model: "opus", Auto: true},
 		{ID: "r_1", To: "codex", Dir: "/", Once: true, Trust: true},
 		{ID: "r-2", To: "gemini", Dir: "/tmp/a b", Prompt: "line\nnext \x1b[A é"},
@@ -86,7 +87,7 @@ func FuzzParseWorkRequest(f *testing.F) {
 		if !oldOK || !reflect.DeepEqual(spec, old.Spec) {
 			t.Fatalf("accepted %+v, which the handler read as %+v (ok %v)", spec, old.Spec, oldOK)
 		}
-		if !bus.ValidRun(spec.ID) || spec.Source != historyObject(spec.ID) {
+		if !bus.ValidRun(spec.ID) || spec.Source != runs.HistoryObject(spec.ID) {
 			t.Fatalf("accepted run id %q with source %q", spec.ID, spec.Source)
 		}
 		if runnable(spec.To) != nil {

@@ -15,16 +15,9 @@ import (
 
 	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/runs"
 	"github.com/stead-dev/stead/session"
 )
-
-func termSize(f *os.File) (rows, cols uint16, ok bool) {
-	w, h, err := term.GetSize(int(f.Fd()))
-	if err != nil || w <= 0 || h <= 0 {
-		return 0, 0, false
-	}
-	return uint16(h), uint16(w), true
-}
 
 // ResumeOptions are the flags of stead session resume.
 type ResumeOptions struct {
@@ -145,7 +138,7 @@ func resumeRun(ctx context.Context, opts *ResumeOptions) error {
 			return err
 		}
 	}
-	spec := RunSpec{ID: newRunID(), To: opts.To, Dir: dir, Prompt: opts.Prompt, Model: opts.Model, Auto: opts.Auto}
+	spec := runs.Spec{ID: runs.NewID(), To: opts.To, Dir: dir, Prompt: opts.Prompt, Model: opts.Model, Auto: opts.Auto}
 	if opts.Detach {
 		return detachRun(ctx, f, b, s, spec, opts.JSON)
 	}
@@ -154,7 +147,7 @@ func resumeRun(ctx context.Context, opts *ResumeOptions) error {
 		return flagErrorf("an attached run needs a terminal: run it in one, or use --detach")
 	}
 	fmt.Fprintf(f.IO.ErrOut, "stead: run %s: %s resumes %s (watch it: stead watch %s)\n", spec.ID, spec.To, sourceName(s), spec.ID)
-	rec, err := superviseRun(ctx, f, b, s, spec, &terminalIO{In: in, Out: f.IO.RawOut()}, nil)
+	rec, err := f.supervisor(b).Run(ctx, s, spec, &runs.Terminal{In: in, Out: f.IO.RawOut()}, nil)
 	if rec.ID != "" {
 		printRunEnd(f.IO.ErrOut, rec)
 	}
@@ -185,7 +178,7 @@ func printRunEnd(w io.Writer, r session.Run) {
 
 // workRequest is what a worker gets to start a detached run.
 type workRequest struct {
-	Spec RunSpec `json:"spec"`
+	Spec runs.Spec `json:"spec"`
 	// Env is the environment of the command that asked for the run:
 	// the run's CLI gets it (its PATH, homes, keys, STEAD_*), not the
 	// worker's.
@@ -198,12 +191,12 @@ type workReply struct {
 }
 
 // detachRun stores the session on the bus and asks a worker to run it.
-func detachRun(ctx context.Context, f *Factory, b *bus.Bus, s *session.Session, spec RunSpec, asJSON bool) error {
+func detachRun(ctx context.Context, f *Factory, b *bus.Bus, s *session.Session, spec runs.Spec, asJSON bool) error {
 	data, err := json.Marshal(s)
 	if err != nil {
 		return err
 	}
-	spec.Source = historyObject(spec.ID)
+	spec.Source = runs.HistoryObject(spec.ID)
 	if err := b.PutSession(ctx, spec.Source, strings.NewReader(string(data))); err != nil {
 		return err
 	}

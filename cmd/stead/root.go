@@ -17,6 +17,7 @@ import (
 	"github.com/stead-dev/stead/bus"
 	"github.com/stead-dev/stead/internal/safetext"
 	"github.com/stead-dev/stead/pricing"
+	"github.com/stead-dev/stead/runs"
 	"github.com/stead-dev/stead/scenarios"
 	"github.com/stead-dev/stead/session"
 )
@@ -232,7 +233,7 @@ func exitCodeFor(err error) ExitCode {
 	switch {
 	case err == nil:
 		return ExitOK
-	case errors.As(err, &fe):
+	case errors.As(err, &fe), errors.Is(err, runs.ErrCannotRun):
 		return ExitUsage
 	case errors.Is(err, context.Canceled):
 		return ExitInterrupted

@@ -18,6 +18,7 @@ import (
 
 	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/runs"
 	"github.com/stead-dev/stead/scenarios"
 	"github.com/stead-dev/stead/session"
 )
@@ -274,7 +275,7 @@ func (d *scenarioDriver) Load(ctx context.Context, ref, cli string) (*session.Se
 func (d *scenarioDriver) New(ctx context.Context, cli, prompt string) (*scenarios.Outcome, error) {
 	ctx, cancel := context.WithTimeout(ctx, d.timeout)
 	defer cancel()
-	id := newRunID()
+	id := runs.NewID()
 	s, err := headlessStep(ctx, d.f, d.b, id, chainStep{CLI: cli, Prompt: prompt}, d.dir, "")
 	if err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stead-dev/stead/runs"
 	"github.com/stead-dev/stead/session"
 	"github.com/stead-dev/stead/templates"
 )
@@ -199,7 +200,7 @@ func templateHeadless(ctx context.Context, f *Factory, opts *ResumeOptions) erro
 		return err
 	}
 	defer b.Close()
-	id := newRunID()
+	id := runs.NewID()
 	s, err := headlessStep(ctx, f, b, id, chainStep{CLI: opts.To, Prompt: opts.Prompt}, opts.Cwd, opts.Model)
 	if err != nil {
 		return err

@@ -1,10 +1,8 @@
-package main
+package runs
 
 import (
 	"context"
 	"errors"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,8 +45,6 @@ func TestRunOutOfTimeSaysWhatItWasDoing(t *testing.T) {
 		"HOME": root, "PATH": os.Getenv("PATH"), "CODEX_HOME": filepath.Join(root, ".codex"),
 		"STEAD_CODEX_BIN": cli,
 	}}
-	f := &Factory{IO: &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard}, Env: env,
-		Logger: slog.New(slog.DiscardHandler)}
 	b, err := bus.New(context.Background(), bus.Options{StoreDir: filepath.Join(root, "nats")})
 	if err != nil {
 		t.Fatal(err)
@@ -60,12 +56,12 @@ func TestRunOutOfTimeSaysWhatItWasDoing(t *testing.T) {
 	}}
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Second)
 	defer cancel()
-	rec, err := superviseRun(ctx, f, b, src, RunSpec{ID: "out-of-time", To: "codex", Dir: proj, Prompt: "Do the work", Once: true}, nil, nil)
+	rec, err := (&Supervisor{Bus: b, Env: env}).Run(ctx, src, Spec{ID: "out-of-time", To: "codex", Dir: proj, Prompt: "Do the work", Once: true}, nil, nil)
 	if !errors.Is(err, ErrRunFailed) || rec.State != session.RunFailed {
 		t.Fatalf("the run ended %s (%v), want failed", rec.State, err)
 	}
-	if !strings.HasPrefix(rec.Reason, errOutOfTime+": it was busy") {
-		t.Errorf("reason %q, want it to start %q", rec.Reason, errOutOfTime+": it was busy")
+	if !strings.HasPrefix(rec.Reason, OutOfTime+": it was busy") {
+		t.Errorf("reason %q, want it to start %q", rec.Reason, OutOfTime+": it was busy")
 	}
 	if !strings.Contains(rec.Reason, "Working (") || strings.Contains(rec.Reason, "To continue") {
 		t.Errorf("reason %q: want the working screen, not the goodbye", rec.Reason)

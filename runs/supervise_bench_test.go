@@ -1,11 +1,9 @@
-package main
+package runs
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -81,8 +79,6 @@ func BenchmarkSupervise32(b *testing.B) {
 		"HOME": root, "PATH": os.Getenv("PATH"), "CODEX_HOME": filepath.Join(root, ".codex"),
 		"STEAD_CODEX_BIN": cli, "RECORDS": strconv.Itoa(records),
 	}}
-	f := &Factory{IO: &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard}, Env: env,
-		Logger: slog.New(slog.DiscardHandler)}
 	bb, err := bus.New(context.Background(), bus.Options{StoreDir: filepath.Join(root, "nats")})
 	if err != nil {
 		b.Fatal(err)
@@ -104,8 +100,8 @@ func BenchmarkSupervise32(b *testing.B) {
 			id := fmt.Sprintf("bench-%d-%d", n, i)
 			counts[i] = countEntries(ctx, bb, id)
 			wg.Go(func() {
-				spec := RunSpec{ID: id, To: "codex", Dir: proj}
-				if _, err := superviseRun(ctx, f, bb, src, spec, nil, nil); err != nil {
+				spec := Spec{ID: id, To: "codex", Dir: proj}
+				if _, err := (&Supervisor{Bus: bb, Env: env}).Run(ctx, src, spec, nil, nil); err != nil {
 					errs <- fmt.Errorf("%s: %w", id, err)
 				}
 			})

@@ -1,0 +1,410 @@
+package runs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	oklog "github.com/oklog/run"
+
+	"github.com/stead-dev/stead/adapters"
+	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/capture"
+	"github.com/stead-dev/stead/inject"
+	"github.com/stead-dev/stead/session"
+	"github.com/stead-dev/stead/supervisor"
+	"github.com/stead-dev/stead/vt"
+)
+
+// Run writes s into the target CLI's store, starts the CLI on it under
+// a terminal, captures it onto the bus until it exits, and stores the
+// whole session. With term the user's terminal is attached; started,
+// when set, is told the run's record once its CLI runs.
+func (sv *Supervisor) Run(ctx context.Context, s *session.Session, spec Spec, term *Terminal, started func(session.Run)) (session.Run, error) {
+	rec, err := sv.run(ctx, s, spec, term, started)
+	if err != nil && !rec.State.Done() {
+		// It failed before it ran: stead runs says why.
+		failedRun(sv.Bus, spec, err, sv.logger())
+	}
+	return rec, err
+}
+
+func (sv *Supervisor) run(ctx context.Context, s *session.Session, spec Spec, term *Terminal, started func(session.Run)) (session.Run, error) {
+	b := sv.Bus
+	log := sv.logger().With("run", spec.ID)
+	if err := Runnable(spec.To); err != nil {
+		return session.Run{}, err
+	}
+	dst, _ := adapters.Lookup(spec.To)
+	r, w := Injector(s.Source.CLI, dst)
+	rep, err := inject.Install(s, r, w, inject.Options{Env: sv.Env, Dir: spec.Dir, Model: spec.Model, Tool: sv.Tool})
+	if err != nil {
+		return session.Run{}, fmt.Errorf("placing the session in %s: %w", dst.Name, err)
+	}
+	if sv.Placed != nil {
+		sv.Placed(rep)
+	}
+	if spec.Source == "" {
+		// Kept so that a run whose supervisor dies can still be
+		// stored whole (stead's recovery of runs whose supervisor died).
+		if err := putHistory(ctx, b, spec.ID, s); err != nil {
+			log.Warn("storing the run's history", "err", err)
+		}
+	}
+	host, _ := os.Hostname()
+	rec := session.Run{ID: spec.ID, CLI: dst.Name, SessionID: rep.Target.ID, Dir: spec.Dir, Source: &rep.Source,
+		Path: rep.Placement.Path, Host: host, Supervisor: SupervisorName(host),
+		State: session.RunStarting, Started: time.Now().UTC()}
+
+	tui := *dst.TUI
+	l := session.Launch{Home: sv.Env.Home, Dir: spec.Dir, Resume: rep.Target.ID, Model: spec.Model, Auto: spec.Auto}
+	bin, prefix, err := Program(sv.Env, dst.Name)
+	if err != nil {
+		return rec, err
+	}
+	// STEAD_RUN tells a later stead that the process is this run's CLI
+	// (the recovery of runs whose supervisor died stops it only then).
+	env := append(Environ(sv.Env), append(tui.Env, "STEAD_RUN="+spec.ID)...)
+	var debugLog string // the CLI's debug log, and its length before the run
+	var debugFrom int64
+	if tui.DebugLog != nil {
+		dir, err := os.MkdirTemp("", "stead-run-")
+		if err != nil {
+			return rec, fmt.Errorf("a directory for the run of %s: %w", dst.Name, err)
+		}
+		defer os.RemoveAll(dir)
+		var vars []string
+		vars, debugLog = tui.DebugLog(sv.Env, dir)
+		if fi, err := os.Stat(debugLog); err == nil {
+			debugFrom = fi.Size()
+		}
+		env = append(env, vars...)
+	}
+	ps := supervisor.Spec{Path: bin, Args: append(prefix, tui.Argv(l)...), Dir: spec.Dir, Env: env, Rows: 50, Cols: 200}
+	if term != nil {
+		if rows, cols, ok := termSize(term.In); ok {
+			ps.Rows, ps.Cols = rows, cols
+		}
+	}
+
+	giveUp, stopTrying := context.WithCancel(context.Background())
+	defer stopTrying()
+	drain := sv.Drain
+	if drain <= 0 {
+		drain = publishDrain
+	}
+	pub := &runPublisher{b: b, run: spec.ID, log: log, giveUp: giveUp, drain: drain}
+	c := capture.New(capture.Config{Run: spec.ID, CLI: dst.Name, TUI: tui, Env: sv.Env, Log: log,
+		Screen: vt.New(int(ps.Rows), int(ps.Cols))}, pub)
+	pub.onStatus = func(st session.Status) {
+		pub.mu.Lock()
+		rec.State = st.State
+		rec.Entries = c.Entries()
+		snapshot := rec
+		pub.mu.Unlock()
+		if !pub.failing.Load() { // the final record is stored however long it takes
+			PutRun(b, snapshot, log)
+		}
+	}
+
+	// The history's length: what the CLI appends after it is new.
+	var history int64
+	var snap func() ([]session.Entry, error)
+	if dst.NewDecoder != nil {
+		if fi, err := os.Stat(rep.Placement.Path); err == nil {
+			history = fi.Size()
+		}
+	} else {
+		ref := session.Ref{CLI: dst.Name, ID: rep.Target.ID, Path: rep.Placement.Path}
+		snap = func() ([]session.Entry, error) {
+			s, err := dst.Open(sv.Env, ref)
+			if err != nil {
+				return nil, err
+			}
+			return s.Timeline, nil
+		}
+		if known, err := snap(); err == nil {
+			c.Known(known)
+		}
+	}
+
+	proc, err := supervisor.Start(ps)
+	if err != nil {
+		rec.State, rec.Reason, rec.Ended = session.RunFailed, err.Error(), time.Now().UTC()
+		PutRun(b, rec, log)
+		return rec, err
+	}
+	defer proc.Close()
+	rec.PID = proc.Pid()
+	PutRun(b, rec, log)
+	pub.Status(session.Status{Run: spec.ID, State: session.RunStarting, Time: rec.Started, Signal: "process",
+		Detail: fmt.Sprintf("%s %s (pid %d)", dst.Name, strings.Join(ps.Args, " "), proc.Pid())})
+	if started != nil {
+		started(rec)
+	}
+	log.Info("started", "cli", dst.Name, "pid", proc.Pid(), "session", rep.Target.ID)
+
+	var stopped sync.Once
+	onRequest := false
+	var onceErr error        // why a run of one turn did not finish its turn
+	var turnOver atomic.Bool // a run of one turn: its turn ended
+	stop := func() {
+		stopped.Do(func() {
+			onRequest = true
+			steps := make([]supervisor.Step, 0, len(tui.Quit)+3)
+			for _, k := range tui.Quit {
+				steps = append(steps, supervisor.Step{Keys: []byte(k.Bytes), Wait: k.Wait})
+			}
+			i, err := proc.Stop(context.Background(), append(steps, supervisor.Escalation...))
+			log.Info("stopped", "step", i, "err", err)
+		})
+	}
+
+	var g oklog.Group
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// What the bus could not store yet is retried while the run goes
+	// on, and for publishDrain after it ended; then it is given up.
+	context.AfterFunc(runCtx, func() { time.AfterFunc(pub.drain, stopTrying) })
+	// The screen when stead cut the run short, before the CLI was stopped.
+	var cutScreen string
+	{ // The process: the run ends when it exits.
+		g.Add(func() error {
+			select {
+			case <-proc.Done():
+				return nil
+			case <-runCtx.Done():
+				if ctx.Err() != nil {
+					// What the CLI was doing, not its goodbye.
+					cutScreen = screenTail(c)
+				}
+				stop()
+				<-proc.Done()
+				return nil
+			}
+		}, func(error) { cancel() })
+	}
+	{ // Terminal output: published, and shown on an attached terminal.
+		var tee io.Writer
+		if term != nil {
+			tee = term.Out
+		}
+		done := make(chan struct{})
+		g.Add(func() error {
+			defer close(done)
+			err := c.Terminal(proc, tee)
+			// The terminal closes as the process exits, a moment
+			// before it is reaped: the run ends with the process
+			// (which would otherwise be stopped, as if on request).
+			<-runCtx.Done()
+			return err
+		}, func(error) {
+			// After the process exits the terminal reports EOF; wait
+			// for the drain, but not forever (a grandchild may hold it).
+			select {
+			case <-done:
+			case <-time.After(terminalDrain):
+				proc.Close()
+			}
+		})
+	}
+	if snap == nil { // The session file.
+		fol := capture.Follow(rep.Placement.Path, 0)
+		decode := func(rd io.Reader) capture.Decoder { return dst.NewDecoder(rd) }
+		g.Add(func() error {
+			defer fol.Close()
+			if err := c.File(fol, history, decode); err != nil {
+				log.Warn("capturing the session file", "err", err)
+			}
+			<-runCtx.Done()
+			return nil
+		}, func(error) { fol.Stop() })
+	} else {
+		g.Add(func() error {
+			return c.Snapshot(runCtx, snapshotEvery, snap)
+		}, func(error) { cancel() })
+	}
+	if debugLog != "" { // The CLI's debug log: a model request failed for good.
+		fol := capture.Follow(debugLog, debugLogEvery)
+		g.Add(func() error {
+			defer fol.Close()
+			if err := c.DebugLog(fol, debugFrom); err != nil {
+				log.Warn("following the CLI's debug log", "err", err)
+			}
+			<-runCtx.Done()
+			return nil
+		}, func(error) { fol.Stop() })
+	}
+	{ // Structural state: readiness, and the CLI's status file, each an
+		// actor of the run's group (the status file's was a goroutine
+		// no one joined: it could set a state after the run's record
+		// was written).
+		g.Add(func() error {
+			c.Readiness(runCtx)
+			<-runCtx.Done()
+			return nil
+		}, func(error) { cancel() })
+		g.Add(func() error {
+			c.StatusFile(runCtx, proc.Pid(), capture.StatusEvery)
+			<-runCtx.Done()
+			return nil
+		}, func(error) { cancel() })
+	}
+	{ // Input and control through the bus.
+		stopInput, err := b.Serve(spec.ID, bus.Input, func(req bus.Request) error {
+			_, err := proc.Write(req.Data)
+			return exited(err)
+		})
+		if err != nil {
+			return rec, err
+		}
+		stopControl, err := b.Serve(spec.ID, bus.Control, func(req bus.Request) error {
+			switch req.Op {
+			case bus.OpStop:
+				stop()
+				return nil
+			case bus.OpPrompt:
+				_, err := deliver(runCtx, c, proc, tui, req.Prompt)
+				return exited(err)
+			default: // bus.OpResize
+				return sized{proc, c}.Resize(req.Rows, req.Cols)
+			}
+		})
+		if err != nil {
+			stopInput()
+			return rec, err
+		}
+		g.Add(func() error {
+			<-runCtx.Done()
+			return nil
+		}, func(error) { stopInput(); stopControl(); cancel() })
+	}
+	if spec.Trust && len(tui.Dialogs) > 0 {
+		g.Add(func() error {
+			answerTrust(runCtx, c, proc, log)
+			<-runCtx.Done()
+			return nil
+		}, func(error) { cancel() })
+	}
+	if term == nil && (giveUpDialogs(tui.Dialogs) || tui.Failed != nil && len(tui.Cancel) > 0) {
+		g.Add(func() error {
+			answerGiveUp(runCtx, c, proc, tui.Cancel, log)
+			<-runCtx.Done()
+			return nil
+		}, func(error) { cancel() })
+	}
+	if spec.Prompt != "" {
+		g.Add(func() error {
+			turns, err := deliver(runCtx, c, proc, tui, spec.Prompt)
+			if err != nil && runCtx.Err() == nil {
+				log.Warn("delivering the prompt", "err", err)
+				sv.notify(err)
+			}
+			if spec.Once {
+				if err == nil {
+					if err = waitTurn(runCtx, c, turns); err != nil {
+						err = fmt.Errorf("%w (the run was %s)%s", err, c.State(), screenTail(c))
+					} else if t := c.LastTurn(); t.Error != "" {
+						turnOver.Store(true)
+						err = fmt.Errorf("the turn ended in an error: %s", t.Error)
+					} else if turnOver.Store(true); !t.Answered && !answerComes(runCtx, c) {
+						err = fmt.Errorf("the turn ended without an answer from the model%s", screenTail(c))
+					}
+				}
+				if err != nil && runCtx.Err() == nil {
+					onceErr = err
+				}
+				stop()
+			}
+			<-runCtx.Done()
+			return nil
+		}, func(error) { cancel() })
+	}
+	if term != nil {
+		g.Add(func() error {
+			err := supervisor.Attach(runCtx, term.In, sized{proc, c}, false)
+			if err != nil && runCtx.Err() == nil {
+				log.Warn("terminal", "err", err)
+			}
+			<-runCtx.Done()
+			return nil
+		}, func(error) { cancel() })
+	}
+	g.Run()
+	if term != nil {
+		// A CLI that was stopped, or killed, did not turn its
+		// terminal modes off.
+		supervisor.ResetModes(term.Out)
+	}
+
+	code, sig := proc.Exit()
+	rec.Ended = time.Now().UTC()
+	rec.ExitCode = &code
+	rec.Entries = c.Entries()
+	state, signal := session.RunExited, "process"
+	// The command (or the daemon) running it was stopped or timed out,
+	// and stopped the CLI: before its turn was over, the run was
+	// interrupted, not finished.
+	cut := ctx.Err() != nil && onceErr == nil && !turnOver.Load()
+	live := c.State()
+	switch {
+	case cut && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		state, rec.Reason = session.RunFailed, fmt.Sprintf("%s: it was %s%s", OutOfTime, live, cutScreen)
+	case cut && (spec.Once || live == session.RunBusy || live == session.RunWaiting || live == session.RunStarting):
+		state, rec.Reason = session.RunInterrupted, fmt.Sprintf("interrupted while %s (stead was interrupted or stopped)", live)
+	case cut:
+		rec.Reason = "stopped: stead was interrupted or stopped"
+	case sig != 0 && !onRequest:
+		state, rec.Reason = session.RunFailed, fmt.Sprintf("%s was killed by %s", dst.Name, SignalName(sig))
+	case onceErr != nil:
+		state, rec.Reason = session.RunFailed, onceErr.Error()
+	case sig == syscall.SIGKILL:
+		state, rec.Reason = session.RunFailed, fmt.Sprintf("%s did not quit when asked, nor on interrupt or terminate: killed", dst.Name)
+	case sig != 0:
+		rec.Reason = fmt.Sprintf("stopped on request (%s)", SignalName(sig))
+	case code != 0:
+		state, rec.Reason = session.RunFailed, fmt.Sprintf("%s exited with code %d%s", dst.Name, code, screenTail(c))
+	case spec.Once:
+		rec.Reason = "the turn is over"
+	case onRequest:
+		rec.Reason = "stopped on request"
+	}
+	if lost := pub.lost(); lost != "" {
+		state = session.RunFailed
+		rec.Reason = strings.TrimPrefix(rec.Reason+"; "+lost, "; ")
+	}
+	rec.State = state
+	c.Set(state, signal, rec.Reason, &code)
+	pub.retry("storing the run record", func(ctx context.Context) error { return b.PutRun(ctx, rec) })
+	if pub.failing.Load() {
+		log.Error("the run's session is not stored: the bus cannot store")
+	} else if _, err := StoreSession(b, spec.ID, s, dst.Name, rep.Placement.Path); err != nil {
+		log.Warn("storing the session", "err", err)
+	}
+	fctx, fcancel := context.WithTimeout(context.Background(), flushWait)
+	b.Flush(fctx)
+	fcancel()
+	switch state {
+	case session.RunFailed:
+		return rec, fmt.Errorf("run %s: %s: %w", spec.ID, rec.Reason, ErrRunFailed)
+	case session.RunInterrupted:
+		return rec, fmt.Errorf("run %s: %s: %w", spec.ID, rec.Reason, context.Canceled)
+	}
+	return rec, nil
+}
+
+// exited marks an error of input to a CLI that has exited as the bus's
+// ErrNotRunning, so that the client asking gets that code.
+func exited(err error) error {
+	if errors.Is(err, supervisor.ErrExited) {
+		return bus.ErrNotRunning
+	}
+	return err
+}
