@@ -49,7 +49,7 @@ var rules = map[string][]string{
 	// the model got (modelstub's requests): STYLE.md §8 allows it session
 	// and adapters; the stub is the other half of an offline scenario.
 	"scenarios": {"session", "adapters", "modelstub", "go.yaml.in/yaml/v3"},
-	"e2e":       {"session", "adapters", "adapters/", "catalog", "inject", "modelstub", "scenarios", "internal/clitest", "internal/usftest"},
+	"e2e":       {"session", "adapters", "adapters/", "catalog", "inject", "modelstub", "scenarios", "runs", "bus", "internal/clitest", "internal/usftest"},
 	// The library for runs: a session placed in a CLI's store, the CLI
 	// run under a terminal, driven and captured onto the bus.
 	"runs": {"session", "adapters", "inject", "supervisor", "capture", "bus", "vt", "scenarios",

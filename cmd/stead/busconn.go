@@ -21,6 +21,7 @@ import (
 
 	"github.com/stead-dev/stead/bus"
 	"github.com/stead-dev/stead/internal/atomicfile"
+	"github.com/stead-dev/stead/runs"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -150,9 +151,9 @@ func sameBuild(ctx context.Context, f *Factory, b *bus.Bus, replace bool) (*bus.
 		return b, nil
 	}
 	active := 0
-	if runs, err := b.Runs(ctx); err == nil {
-		for _, r := range runs {
-			if _, pid, ok := parseSupervisor(r.Supervisor); ok && pid == info.PID && !r.State.Done() {
+	if all, err := b.Runs(ctx); err == nil {
+		for _, r := range all {
+			if _, pid, ok := runs.ParseSupervisor(r.Supervisor); ok && pid == info.PID && !r.State.Done() {
 				active++
 			}
 		}
@@ -247,7 +248,7 @@ func readDaemonInfo(env session.Env) (daemonInfo, error) {
 
 // alive reports whether the daemon's process runs.
 func (d daemonInfo) alive() bool {
-	return d.PID > 0 && d.PID != os.Getpid() && processRuns(d.PID)
+	return d.PID > 0 && d.PID != os.Getpid() && runs.ProcessRuns(d.PID)
 }
 
 // startDaemon starts stead serve in the background, in a session of its

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -110,51 +109,7 @@ func serve(ctx context.Context, f *Factory, bf BusFlags, listen string, listenGi
 	}
 	defer b.Close()
 
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var wg sync.WaitGroup // ends when the runs this worker started have
-	var active sync.Map   // the runs this worker supervises now
-	host, _ := os.Hostname()
-	rc := &recoverer{f: f, b: b, host: host, mine: func(id string) bool { _, ok := active.Load(id); return ok }}
-	// Runs a killed daemon left are ended before new work is taken.
-	if n, err := rc.scan(ctx); err != nil {
-		f.Logger.Warn("looking for runs whose supervisor is gone", "err", err)
-	} else if n > 0 {
-		fmt.Fprintf(f.IO.ErrOut, "stead: ended %d runs whose supervisor was gone (stead runs lists them)\n", n)
-	}
-	// Work is taken from the moment the daemon is up (a command that
-	// started it asks at once), until a signal ends ctx; then the daemon
-	// takes no more and waits for its runs, whose CLIs ctx stops.
-	stopWork, err := b.Handle(bus.WorkSubject, bus.WorkQueue, func(data []byte) []byte {
-		reply := startWork(ctx, f, b, data, &wg, &active)
-		out, _ := json.Marshal(reply)
-		return out
-	})
-	if err != nil {
-		return err
-	}
-	var g oklog.Group
-	g.Add(func() error { // The work: taken until ctx ends, then its runs end.
-		<-ctx.Done()
-		stopWork()
-		wg.Wait()
-		return nil
-	}, func(error) { cancel() })
-	g.Add(func() error {
-		t := time.NewTicker(recoverEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-t.C:
-				if _, err := rc.scan(ctx); err != nil && ctx.Err() == nil {
-					f.Logger.Warn("looking for runs whose supervisor is gone", "err", err)
-				}
-			}
-		}
-	}, func(error) { cancel() })
-	return g.Run()
+	return (&runs.Worker{Supervisor: *f.supervisor(b)}).Run(ctx)
 }
 
 // daemonStatus is what stead serve status reports.
@@ -311,48 +266,6 @@ func reusable(url string) (string, bool) {
 	}
 	l.Close()
 	return addr, true
-}
-
-// startWork starts a detached run in the worker and replies once its CLI
-// is running.
-func startWork(ctx context.Context, f *Factory, b *bus.Bus, data []byte, wg *sync.WaitGroup, active *sync.Map) workReply {
-	spec, env, err := parseWork(data)
-	if err != nil {
-		return workReply{Error: err.Error()}
-	}
-	if env != nil {
-		// The run is the asking command's: its environment, not the
-		// daemon's (which may be another shell's, or older).
-		rf := *f
-		rf.Env = *env
-		f = &rf
-	}
-	s, err := loadSession(ctx, f, b, "run:"+spec.Source, "")
-	if err != nil {
-		f.supervisor(b).Failed(spec, err)
-		return workReply{Error: err.Error()}
-	}
-	started := make(chan session.Run, 1)
-	failed := make(chan error, 1)
-	wg.Add(1)
-	active.Store(spec.ID, true)
-	go func() {
-		defer wg.Done()
-		defer active.Delete(spec.ID)
-		rec, err := f.supervisor(b).Run(ctx, s, spec, nil, func(r session.Run) { started <- r })
-		if err != nil {
-			f.Logger.Warn("run ended", "run", spec.ID, "err", err)
-			failed <- err
-			return
-		}
-		f.Logger.Info("run ended", "run", rec.ID, "state", rec.State)
-	}()
-	select {
-	case r := <-started:
-		return workReply{Run: &r}
-	case err := <-failed:
-		return workReply{Error: err.Error()}
-	}
 }
 
 func newWatchCmd(f *Factory) *cobra.Command {
@@ -745,7 +658,7 @@ func noSupervisor(ctx context.Context, b *bus.Bus, r session.Run, err error) err
 		return fmt.Errorf("run %s has ended (%s%s)", r.ID, now.State, reasonSuffix(now.Reason))
 	}
 	return fmt.Errorf("run %s is %s, but its supervisor (stead %s) does not answer: it may have been killed; the stead daemon ends such a run within %s, keeping what the bus captured: %w",
-		r.ID, r.State, r.Supervisor, recoverEvery, err)
+		r.ID, r.State, r.Supervisor, runs.RecoverEvery, err)
 }
 
 // busTerminal is a run's terminal reached through the bus.

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -176,49 +175,17 @@ func printRunEnd(w io.Writer, r session.Run) {
 	fmt.Fprintf(w, "\r\nstead: continue it elsewhere: stead session resume run:%s --to <cli>\r\n", r.ID)
 }
 
-// workRequest is what a worker gets to start a detached run.
-type workRequest struct {
-	Spec runs.Spec `json:"spec"`
-	// Env is the environment of the command that asked for the run:
-	// the run's CLI gets it (its PATH, homes, keys, STEAD_*), not the
-	// worker's.
-	Env *session.Env `json:"env,omitempty"`
-}
-
-type workReply struct {
-	Run   *session.Run `json:"run,omitempty"`
-	Error string       `json:"error,omitempty"`
-}
-
 // detachRun stores the session on the bus and asks a worker to run it.
 func detachRun(ctx context.Context, f *Factory, b *bus.Bus, s *session.Session, spec runs.Spec, asJSON bool) error {
-	data, err := json.Marshal(s)
+	r, err := f.supervisor(b).Detach(ctx, s, spec)
 	if err != nil {
 		return err
-	}
-	spec.Source = runs.HistoryObject(spec.ID)
-	if err := b.PutSession(ctx, spec.Source, strings.NewReader(string(data))); err != nil {
-		return err
-	}
-	req, _ := json.Marshal(workRequest{Spec: spec, Env: &f.Env})
-	rctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-	out, err := b.Request(rctx, bus.WorkSubject, req)
-	if err != nil {
-		return err
-	}
-	var reply workReply
-	if err := json.Unmarshal(out, &reply); err != nil {
-		return fmt.Errorf("the worker's reply: %w", err)
-	}
-	if reply.Error != "" {
-		return errors.New(reply.Error)
 	}
 	if asJSON {
-		return json.NewEncoder(f.IO.RawOut()).Encode(reply.Run)
+		return json.NewEncoder(f.IO.RawOut()).Encode(r)
 	}
-	fmt.Fprintln(f.IO.Out, reply.Run.ID)
+	fmt.Fprintln(f.IO.Out, r.ID)
 	fmt.Fprintf(f.IO.ErrOut, "stead: run %s: %s (pid %d on %s); watch it with: stead watch %s\n",
-		reply.Run.ID, reply.Run.CLI, reply.Run.PID, reply.Run.Host, reply.Run.ID)
+		r.ID, r.CLI, r.PID, r.Host, r.ID)
 	return nil
 }

@@ -1,15 +1,13 @@
-package main
+package runs
 
 import (
 	"syscall"
 	"testing"
-
-	"github.com/stead-dev/stead/runs"
 )
 
 func TestSignalName(t *testing.T) {
-	if got := runs.SignalName(syscall.SIGKILL); got != "SIGKILL (killed)" {
-		t.Errorf("runs.SignalName(SIGKILL) = %q", got)
+	if got := SignalName(syscall.SIGKILL); got != "SIGKILL (killed)" {
+		t.Errorf("SignalName(SIGKILL) = %q", got)
 	}
 }
 
@@ -27,9 +25,9 @@ func TestParseSupervisor(t *testing.T) {
 		{"", "", 0, false},
 		{"vm/-3", "", 0, false},
 	} {
-		host, pid, ok := parseSupervisor(tc.in)
+		host, pid, ok := ParseSupervisor(tc.in)
 		if ok != tc.ok || ok && (host != tc.host || pid != tc.pid) {
-			t.Errorf("parseSupervisor(%q) = %q, %d, %v", tc.in, host, pid, ok)
+			t.Errorf("ParseSupervisor(%q) = %q, %d, %v", tc.in, host, pid, ok)
 		}
 	}
 }

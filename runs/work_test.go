@@ -1,4 +1,4 @@
-package main
+package runs
 
 import (
 	"encoding/json"
@@ -8,14 +8,13 @@ import (
 	"testing"
 
 	"github.com/stead-dev/stead/bus"
-	"github.com/stead-dev/stead/runs"
 )
 
-// workRequestOf is the request detachRun sends for spec.
-func workRequestOf(t testing.TB, spec runs.Spec) []byte {
+// workRequestOf is the request Detach sends for spec.
+func workRequestOf(t testing.TB, spec Spec) []byte {
 	t.Helper()
-	spec.Source = runs.HistoryObject(spec.ID)
-	b, err := json.Marshal(workRequest{Spec: spec})
+	spec.Source = HistoryObject(spec.ID)
+	b, err := json.Marshal(WorkRequest{Spec: spec})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,11 +22,11 @@ func workRequestOf(t testing.TB, spec runs.Spec) []byte {
 }
 
 func TestParseWorkRequest(t *testing.T) {
-	good := runs.Spec{ID: runs.NewID(), To: "claude", Dir: "/home/dev/proj", Prompt: "carry on", Model: "claude-opus-4-1", Auto: true}
-	spec, err := parseWorkRequest(workRequestOf(t, good))
-	good.Source = runs.HistoryObject(good.ID)
+	good := Spec{ID: NewID(), To: "claude", Dir: "/home/dev/proj", Prompt: "carry on", Model: "claude-opus-4-1", Auto: true}
+	spec, err := ParseWorkRequest(workRequestOf(t, good))
+	good.Source = HistoryObject(good.ID)
 	if err != nil || !reflect.DeepEqual(spec, good) {
-		t.Fatalf("parseWorkRequest of detachRun's request = %+v, %v; want %+v", spec, err, good)
+		t.Fatalf("ParseWorkRequest of Detach's request = %+v, %v; want %+v", spec, err, good)
 	}
 	for _, tc := range []struct {
 		name, data, want string
@@ -43,7 +42,7 @@ func TestParseWorkRequest(t *testing.T) {
 		{"model with a newline", `{"spec":{"id":"r1","to":"codex","dir":"/p","source":"source-r1","model":"m\n"}}`, `model "m\n"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := parseWorkRequest([]byte(tc.data))
+			_, err := ParseWorkRequest([]byte(tc.data))
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want one containing %q", err, tc.want)
 			}
@@ -54,10 +53,10 @@ func TestParseWorkRequest(t *testing.T) {
 // FuzzParseWorkRequest checks that a work request the daemon accepts
 // names a run that can be a bus subject, a CLI stead runs, an absolute
 // directory and the run's own stored session; that it is what the
-// handler took before the fields were checked; and that detachRun's
+// handler took before the fields were checked; and that Detach's
 // encoding of it reads back the same.
 func FuzzParseWorkRequest(f *testing.F) {
-	for _, spec := range []runs.Spec{
+	for _, spec := range []Spec{
 		{ID: "20261125-101500-0a1b2c3d4e5f", To: "claude", Dir: "/home/dev/proj", Prompt: "carry on", Model: "opus", Auto: true},
 		{ID: "r_1", To: "codex", Dir: "/", Once: true, Trust: true},
 		{ID: "r-2", To: "gemini", Dir: "/tmp/a b", Prompt: "line\nnext \x1b[A é"},
@@ -68,10 +67,10 @@ func FuzzParseWorkRequest(f *testing.F) {
 	f.Add([]byte(`{"spec":null}`))
 	f.Add([]byte(`{"SPEC":{"ID":"r1","To":"opencode","Dir":"/x/../y","Source":"source-r1"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		spec, err := parseWorkRequest(data)
+		spec, err := ParseWorkRequest(data)
 
 		// What the handler accepted before it checked the fields.
-		var old workRequest
+		var old WorkRequest
 		oldErr := json.Unmarshal(data, &old)
 		oldOK := oldErr == nil && bus.ValidRun(old.Spec.ID)
 
@@ -87,10 +86,10 @@ func FuzzParseWorkRequest(f *testing.F) {
 		if !oldOK || !reflect.DeepEqual(spec, old.Spec) {
 			t.Fatalf("accepted %+v, which the handler read as %+v (ok %v)", spec, old.Spec, oldOK)
 		}
-		if !bus.ValidRun(spec.ID) || spec.Source != runs.HistoryObject(spec.ID) {
+		if !bus.ValidRun(spec.ID) || spec.Source != HistoryObject(spec.ID) {
 			t.Fatalf("accepted run id %q with source %q", spec.ID, spec.Source)
 		}
-		if runnable(spec.To) != nil {
+		if Runnable(spec.To) != nil {
 			t.Fatalf("accepted CLI %q", spec.To)
 		}
 		if !filepath.IsAbs(spec.Dir) || strings.ContainsRune(spec.Dir, 0) {
@@ -99,9 +98,9 @@ func FuzzParseWorkRequest(f *testing.F) {
 		if strings.HasPrefix(spec.Model, "-") {
 			t.Fatalf("accepted model %q", spec.Model)
 		}
-		again, err := parseWorkRequest(workRequestOf(t, spec))
+		again, err := ParseWorkRequest(workRequestOf(t, spec))
 		if err != nil || !reflect.DeepEqual(again, spec) {
-			t.Fatalf("detachRun's request for %+v reads back as %+v, %v", spec, again, err)
+			t.Fatalf("Detach's request for %+v reads back as %+v, %v", spec, again, err)
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package main
+package runs
 
 import (
 	"bytes"
@@ -15,19 +15,18 @@ import (
 
 	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/bus"
-	"github.com/stead-dev/stead/runs"
 	"github.com/stead-dev/stead/session"
 )
 
-// recoverEvery is how often the daemon looks for runs whose supervisor is
+// RecoverEvery is how often the daemon looks for runs whose supervisor is
 // gone: a stead command killed with SIGKILL, or a daemon before a restart.
-const recoverEvery = 30 * time.Second
+const RecoverEvery = 30 * time.Second
 
 // recoverer ends the runs of this host whose supervisor is gone. The
 // daemon runs one: at its start, it ends what a killed daemon left; while
 // it runs, what a killed attached command left.
 type recoverer struct {
-	f    *Factory
+	sv   *Supervisor
 	b    *bus.Bus
 	host string
 	// mine reports whether this process supervises the run now.
@@ -54,7 +53,7 @@ func (rc *recoverer) scan(ctx context.Context) (int, error) {
 			rc.over[r.ID] = true
 			continue
 		}
-		host, pid, ok := parseSupervisor(r.Supervisor)
+		host, pid, ok := ParseSupervisor(r.Supervisor)
 		if !ok || host != rc.host {
 			continue // another machine's: its workers' business
 		}
@@ -62,7 +61,7 @@ func (rc *recoverer) scan(ctx context.Context) (int, error) {
 			continue
 		}
 		if err := rc.end(ctx, r, pid); err != nil {
-			rc.f.Logger.Warn("ending a run whose supervisor is gone", "run", r.ID, "err", err)
+			rc.sv.logger().Warn("ending a run whose supervisor is gone", "run", r.ID, "err", err)
 			continue
 		}
 		rc.over[r.ID] = true
@@ -75,7 +74,7 @@ func (rc *recoverer) scan(ctx context.Context) (int, error) {
 // bus captured: the history it started from, then its entries. Its CLI,
 // if it still runs, is stopped first, so that nothing writes on.
 func (rc *recoverer) end(ctx context.Context, r session.Run, supervisor int) error {
-	log := rc.f.Logger.With("run", r.ID)
+	log := rc.sv.logger().With("run", r.ID)
 	if r.PID > 0 && r.Host == rc.host && runsFor(r.PID, r.ID) {
 		log.Info("stopping the CLI of a run whose supervisor is gone", "pid", r.PID)
 		stopGroup(r.PID)
@@ -84,7 +83,7 @@ func (rc *recoverer) end(ctx context.Context, r session.Run, supervisor int) err
 	if err != nil {
 		return err
 	}
-	added, err := runs.StoreSession(rc.b, r.ID, history, r.CLI, r.Path)
+	added, err := StoreSession(rc.b, r.ID, history, r.CLI, r.Path)
 	if err != nil {
 		return fmt.Errorf("storing its session: %w", err)
 	}
@@ -107,7 +106,7 @@ func (rc *recoverer) end(ctx context.Context, r session.Run, supervisor int) err
 // the run started, or else (a run of an older stead) read from the native
 // file the run's CLI wrote, which holds it too.
 func (rc *recoverer) history(ctx context.Context, r session.Run) (*session.Session, error) {
-	rd, err := rc.b.Session(ctx, runs.HistoryObject(r.ID))
+	rd, err := rc.b.Session(ctx, HistoryObject(r.ID))
 	if err == nil {
 		defer rd.Close()
 		var s session.Session
@@ -123,7 +122,7 @@ func (rc *recoverer) history(ctx context.Context, r session.Run) (*session.Sessi
 	if !ok || r.Path == "" || !a.Reads() {
 		return &session.Session{Source: session.Source{CLI: r.CLI}}, nil
 	}
-	s, err := a.Open(rc.f.Env, session.Ref{CLI: r.CLI, ID: r.SessionID, Path: r.Path})
+	s, err := a.Open(rc.sv.Env, session.Ref{CLI: r.CLI, ID: r.SessionID, Path: r.Path})
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", r.Path, err)
 	}
@@ -132,8 +131,8 @@ func (rc *recoverer) history(ctx context.Context, r session.Run) (*session.Sessi
 	return s, nil
 }
 
-// parseSupervisor splits a run's supervisor, <host>/<pid>.
-func parseSupervisor(s string) (host string, pid int, ok bool) {
+// ParseSupervisor splits a run's supervisor, <host>/<pid> (SupervisorName).
+func ParseSupervisor(s string) (host string, pid int, ok bool) {
 	i := strings.LastIndexByte(s, '/')
 	if i < 0 {
 		return "", 0, false
@@ -146,7 +145,7 @@ func parseSupervisor(s string) (host string, pid int, ok bool) {
 // name holds "stead"): a pid that a new process took is not the
 // supervisor. Where /proc cannot tell, a running process counts.
 func steadRuns(pid int) bool {
-	if !processRuns(pid) {
+	if !ProcessRuns(pid) {
 		return false
 	}
 	cmdline, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
@@ -157,10 +156,10 @@ func steadRuns(pid int) bool {
 	return strings.Contains(filepath.Base(string(prog)), "stead")
 }
 
-// processRuns reports whether process pid runs: it exists and is not a
+// ProcessRuns reports whether process pid runs: it exists and is not a
 // zombie (a process that ended, not yet reaped by its parent, still takes
 // signals).
-func processRuns(pid int) bool {
+func ProcessRuns(pid int) bool {
 	if syscall.Kill(pid, 0) != nil {
 		return false
 	}

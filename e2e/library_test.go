@@ -1,0 +1,122 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stead-dev/stead/adapters"
+	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/internal/clitest"
+	"github.com/stead-dev/stead/modelstub"
+	"github.com/stead-dev/stead/runs"
+	"github.com/stead-dev/stead/session"
+)
+
+// TestLibraryResume runs a live resume through the runs library, with no
+// stead program built or started: the daemon's work (runs.Worker) runs
+// on an embedded bus in the test's own process, takes a detached run of
+// a Claude Code session in Codex (runs.Supervisor.Detach), and Codex,
+// resumed in its TUI, answers the prompt. The run's record, its status
+// trail on the bus and its stored session say so, and the model got the
+// Claude session's history and the prompt.
+func TestLibraryResume(t *testing.T) {
+	root := t.TempDir()
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	src := clitest.New(t, "claude", sourceScript(), clitest.In(filepath.Join(root, "src")))
+	r := src.Run(sourceScript().Prompts[0], "")
+	succeeded(t, r, "LIVE-SOURCE-FINAL")
+	var ref session.Ref
+	for _, sr := range src.Sessions() {
+		if sr.ID == r.SessionID {
+			ref = sr
+		}
+	}
+	claude, _ := adapters.Lookup("claude")
+	s, err := claude.Open(src.StoreEnv(), ref)
+	if err != nil {
+		t.Fatalf("reading the Claude session %s: %v", r.SessionID, err)
+	}
+
+	const prompt, answer = "Carry on from the library. LIB-PROMPT", "Carried on. LIB-ANSWER"
+	dst := clitest.New(t, "codex", &modelstub.Script{Prompts: []string{prompt}, Turns: []modelstub.Turn{{Text: answer}}},
+		clitest.In(filepath.Join(root, "dst")))
+	vars := map[string]string{}
+	for _, kv := range cliEnv(root, dst) {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[k] = v
+	}
+	env := session.Env{Home: dst.Home, Vars: vars}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	b, err := bus.New(ctx, bus.Options{StoreDir: filepath.Join(root, "nats")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	work, stopWork := context.WithCancel(ctx)
+	worked := make(chan error, 1)
+	go func() { worked <- (&runs.Worker{Supervisor: runs.Supervisor{Bus: b, Env: env, Tool: "stead e2e"}}).Run(work) }()
+	defer func() {
+		stopWork()
+		if err := <-worked; err != nil {
+			t.Errorf("the worker: %v", err)
+		}
+	}()
+
+	sv := &runs.Supervisor{Bus: b, Env: env}
+	started, err := sv.Detach(ctx, s, runs.Spec{ID: runs.NewID(), To: "codex", Dir: dst.Dir, Prompt: prompt, Once: true})
+	if err != nil {
+		t.Fatalf("detaching the run: %v", err)
+	}
+	if started.CLI != "codex" || started.PID == 0 {
+		t.Fatalf("the worker started %+v", started)
+	}
+	var rec session.Run
+	for rec = started; !rec.State.Done(); time.Sleep(100 * time.Millisecond) {
+		if rec, err = b.Run(ctx, started.ID); err != nil {
+			t.Fatalf("the run's record: %v", err)
+		}
+	}
+	var trail []string
+	b.Replay(ctx, started.ID, bus.Status, func(m bus.Msg) error {
+		var st session.Status
+		json.Unmarshal(m.Data, &st)
+		trail = append(trail, string(st.State)+" ("+st.Signal+") "+st.Detail)
+		return nil
+	})
+	if rec.State != session.RunExited || rec.Entries == 0 {
+		t.Fatalf("the run ended %s with %d entries: %s\nstatuses:\n%s", rec.State, rec.Entries, rec.Reason, strings.Join(trail, "\n"))
+	}
+	stored, err := b.Session(ctx, started.ID)
+	if err != nil {
+		t.Fatalf("the run's stored session: %v", err)
+	}
+	defer stored.Close()
+	var whole session.Session
+	if err := json.NewDecoder(stored).Decode(&whole); err != nil {
+		t.Fatal(err)
+	}
+	var history, answered bool
+	for _, e := range whole.Timeline {
+		history = history || e.Type == session.Assistant && strings.Contains(e.Content, "LIVE-SOURCE-FINAL")
+		answered = answered || e.Type == session.Assistant && strings.Contains(e.Content, "LIB-ANSWER") && e.CLI == "codex"
+	}
+	if !history || !answered {
+		t.Errorf("the stored session holds the history: %v, Codex's answer: %v (%d entries)", history, answered, len(whole.Timeline))
+	}
+	var asked bool
+	for _, req := range dst.Stub.MainRequests() {
+		joined := strings.Join(req.Texts("user"), "\n")
+		asked = asked || strings.Contains(joined, "LIB-PROMPT") && strings.Contains(strings.Join(req.Texts("assistant"), "\n"), "LIVE-SOURCE-FINAL")
+	}
+	if !asked {
+		t.Errorf("no request to the model held both the Claude history and the prompt (%d requests)", len(dst.Stub.MainRequests()))
+	}
+}

@@ -1,0 +1,80 @@
+package runs
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"unicode"
+
+	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/session"
+)
+
+// WorkRequest is what a worker gets, on bus.WorkSubject, to start a
+// detached run.
+type WorkRequest struct {
+	Spec Spec `json:"spec"`
+	// Env is the environment of the command that asked for the run:
+	// the run's CLI gets it (its PATH, homes, keys, STEAD_*), not the
+	// worker's.
+	Env *session.Env `json:"env,omitempty"`
+}
+
+// WorkReply is a worker's answer: the run's record once its CLI runs,
+// or why it did not start.
+type WorkReply struct {
+	Run   *session.Run `json:"run,omitempty"`
+	Error string       `json:"error,omitempty"`
+}
+
+// The requests a daemon takes from the bus, read by pure functions so
+// that the handlers act only on checked values and the parsing can be
+// fuzzed (work_test.go). Anyone holding the bus's token can send them.
+
+// ParseWorkRequest reads a work request (a JSON WorkRequest, as Detach
+// sends it) and checks its spec: the run id is a bus subject token, the
+// CLI is one stead runs, the project directory is an absolute path, the
+// source is the run's stored session and the model cannot be taken for a
+// flag of the CLI.
+func ParseWorkRequest(data []byte) (Spec, error) {
+	spec, _, err := ParseWork(data)
+	return spec, err
+}
+
+// ParseWork is ParseWorkRequest, also returning the environment the
+// request carries (nil from a client that sends none: the worker's own is
+// used then). A home that is not an absolute path is refused.
+func ParseWork(data []byte) (Spec, *session.Env, error) {
+	var req WorkRequest
+	if err := json.Unmarshal(data, &req); err != nil {
+		return Spec{}, nil, fmt.Errorf("bad work request: %w", err)
+	}
+	if req.Env != nil && (!filepath.IsAbs(req.Env.Home) || strings.ContainsRune(req.Env.Home, 0)) {
+		return Spec{}, nil, fmt.Errorf("bad work request: home %.200q is not an absolute path", req.Env.Home)
+	}
+	spec, err := checkSpec(req.Spec)
+	return spec, req.Env, err
+}
+
+// checkSpec checks a work request's spec.
+func checkSpec(spec Spec) (Spec, error) {
+	if !bus.ValidRun(spec.ID) {
+		return Spec{}, fmt.Errorf("bad run id %.80q", spec.ID)
+	}
+	if err := Runnable(spec.To); err != nil {
+		return Spec{}, fmt.Errorf("bad work request: to: %w", err)
+	}
+	switch {
+	case !filepath.IsAbs(spec.Dir) || strings.ContainsRune(spec.Dir, 0):
+		return Spec{}, fmt.Errorf("bad work request: dir %.200q is not an absolute path", spec.Dir)
+	case spec.Source != HistoryObject(spec.ID):
+		// Detach stores the session under this name just before it
+		// asks; another name would start the run from another session.
+		return Spec{}, fmt.Errorf("bad work request: source %.80q is not run %s's session", spec.Source, spec.ID)
+	case strings.HasPrefix(spec.Model, "-") || strings.IndexFunc(spec.Model, unicode.IsControl) >= 0:
+		// The model goes on the CLI's command line.
+		return Spec{}, fmt.Errorf("bad work request: model %.80q", spec.Model)
+	}
+	return spec, nil
+}
