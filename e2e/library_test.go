@@ -62,7 +62,9 @@ func TestLibraryResume(t *testing.T) {
 	defer b.Close()
 	work, stopWork := context.WithCancel(ctx)
 	worked := make(chan error, 1)
-	go func() { worked <- (&runs.Worker{Supervisor: runs.Supervisor{Bus: b, Env: env, Tool: "stead e2e"}}).Run(work) }()
+	go func() {
+		worked <- (&runs.Worker{Supervisor: runs.Supervisor{Bus: b, Env: env, Tool: "stead e2e"}}).Run(work)
+	}()
 	defer func() {
 		stopWork()
 		if err := <-worked; err != nil {

@@ -2,10 +2,12 @@ package runs
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -54,8 +56,24 @@ func TestRunOutOfTimeSaysWhatItWasDoing(t *testing.T) {
 		{ID: "u1", Type: session.User, Content: "Start the work"},
 		{ID: "a1", Type: session.Assistant, Content: "On it."},
 	}}
-	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Second)
-	defer cancel()
+	// The run's time runs out once it is busy with the prompt (however
+	// long a loaded machine takes to get there), a second later.
+	ctx := &deadline{Context: context.Background(), done: make(chan struct{})}
+	watch, stopWatch := context.WithTimeout(context.Background(), time.Minute)
+	defer stopWatch()
+	watched := make(chan struct{})
+	defer func() { stopWatch(); <-watched }()
+	go func() {
+		defer close(watched)
+		b.Watch(watch, "out-of-time", bus.FromStart, func(m bus.Msg) error {
+			var st session.Status
+			if json.Unmarshal(m.Data, &st) == nil && st.State == session.RunBusy {
+				time.AfterFunc(time.Second, ctx.expire)
+				return bus.ErrStop
+			}
+			return nil
+		}, bus.Status)
+	}()
 	rec, err := (&Supervisor{Bus: b, Env: env}).Run(ctx, src, Spec{ID: "out-of-time", To: "codex", Dir: proj, Prompt: "Do the work", Once: true}, nil, nil)
 	if !errors.Is(err, ErrRunFailed) || rec.State != session.RunFailed {
 		t.Fatalf("the run ended %s (%v), want failed", rec.State, err)
@@ -65,5 +83,24 @@ func TestRunOutOfTimeSaysWhatItWasDoing(t *testing.T) {
 	}
 	if !strings.Contains(rec.Reason, "Working (") || strings.Contains(rec.Reason, "To continue") {
 		t.Errorf("reason %q: want the working screen, not the goodbye", rec.Reason)
+	}
+}
+
+// deadline is a context whose deadline comes when expire is called.
+type deadline struct {
+	context.Context
+	once sync.Once
+	done chan struct{}
+}
+
+func (d *deadline) expire()               { d.once.Do(func() { close(d.done) }) }
+func (d *deadline) Done() <-chan struct{} { return d.done }
+
+func (d *deadline) Err() error {
+	select {
+	case <-d.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
 	}
 }

@@ -243,7 +243,7 @@ func runVariant(ctx context.Context, f *Factory, b *bus.Bus, from *session.Sessi
 	var err error
 	history := 0
 	if from == nil {
-		s, err = headlessStep(ctx, f, b, v.Run, st, v.Workspace.Dir, opts.Model)
+		s, err = f.supervisor(b).Headless(ctx, v.Run, st.CLI, st.Prompt, v.Workspace.Dir, opts.Model)
 		switch {
 		case err == nil:
 			v.State = string(session.RunExited)
@@ -269,7 +269,7 @@ func runVariant(ctx context.Context, f *Factory, b *bus.Bus, from *session.Sessi
 	}
 	if s != nil {
 		measure(v, s, history, prices)
-		if e := lastError(s, history); e != "" && v.Error == "" {
+		if e := runs.TurnError(s, history); e != "" && v.Error == "" {
 			v.Error = "the turn ended in an error: " + e
 		}
 	}
@@ -327,7 +327,7 @@ func measure(v *abVariant, s *session.Session, history int, prices *pricing.Tabl
 	}
 	// Only the variant's own entries: the history's last answer is not
 	// its answer.
-	v.Answer = answerOf(s, history)
+	v.Answer = runs.AnswerOf(s, history)
 }
 
 func saveAB(env session.Env, ab *abRun) error {

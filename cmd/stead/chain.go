@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -16,7 +14,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/bus"
 	"github.com/stead-dev/stead/runs"
 	"github.com/stead-dev/stead/session"
@@ -176,7 +173,7 @@ func runStep(ctx context.Context, f *Factory, b *bus.Bus, prev *session.Session,
 	start := time.Now()
 	defer func() { r.Took = time.Since(start) }()
 	if prev == nil {
-		s, err := headlessStep(ctx, f, b, r.Run, st, dir, opts.Model)
+		s, err := f.supervisor(b).Headless(ctx, r.Run, st.CLI, st.Prompt, dir, opts.Model)
 		r.Took = time.Since(start)
 		if err != nil {
 			r.State = string(session.RunFailed)
@@ -185,7 +182,7 @@ func runStep(ctx context.Context, f *Factory, b *bus.Bus, prev *session.Session,
 			}
 			return r, nil, err
 		}
-		r.State, r.Entries, r.Answer = string(session.RunExited), len(s.Timeline), answerOf(s, 0)
+		r.State, r.Entries, r.Answer = string(session.RunExited), len(s.Timeline), runs.AnswerOf(s, 0)
 		return r, s, nil
 	}
 	wctx, stopWatch := context.WithCancel(ctx)
@@ -203,117 +200,14 @@ func runStep(ctx context.Context, f *Factory, b *bus.Bus, prev *session.Session,
 	if err != nil {
 		return r, nil, err
 	}
-	r.Answer = answerOf(s, len(prev.Timeline))
-	if e := lastError(s, len(prev.Timeline)); e != "" {
+	r.Answer = runs.AnswerOf(s, len(prev.Timeline))
+	if e := runs.TurnError(s, len(prev.Timeline)); e != "" {
 		return r, s, fmt.Errorf("the turn ended in an error: %s", e)
 	}
 	if r.Answer == "" {
 		return r, s, errors.New("the CLI gave no answer")
 	}
 	return r, s, nil
-}
-
-// headlessStep starts a new session in the step's CLI in its headless
-// mode, reads the session from the CLI's store, and puts it on the bus
-// as a finished run.
-func headlessStep(ctx context.Context, f *Factory, b *bus.Bus, id string, st chainStep, dir, model string) (*session.Session, error) {
-	a, _ := adapters.Lookup(st.CLI)
-	if a.Argv == nil || a.SessionID == nil {
-		return nil, fmt.Errorf("%s has no headless mode stead knows: start the chain --from a session", st.CLI)
-	}
-	bin, prefix, err := runs.Program(f.Env, st.CLI)
-	if err != nil {
-		return nil, err
-	}
-	host, _ := os.Hostname()
-	rec := session.Run{ID: id, CLI: st.CLI, Dir: dir, Host: host, Supervisor: runs.SupervisorName(host),
-		State: session.RunBusy, Started: time.Now().UTC()}
-	runs.PutRun(b, rec, f.Logger)
-	cmd := exec.CommandContext(ctx, bin, append(prefix, a.Argv(session.Launch{Home: f.Env.Home, Dir: dir, Prompt: st.Prompt, Model: model})...)...)
-	cmd.Dir, cmd.Env = dir, runs.Environ(f.Env)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	runErr := cmd.Run()
-	rec.Ended = time.Now().UTC()
-	if cmd.ProcessState != nil {
-		code := cmd.ProcessState.ExitCode()
-		rec.ExitCode = &code
-	}
-	fail := func(err error) (*session.Session, error) {
-		rec.State, rec.Reason = session.RunFailed, err.Error()
-		runs.PutRun(b, rec, f.Logger)
-		return nil, err
-	}
-	if runErr != nil {
-		switch cerr := ctx.Err(); {
-		case errors.Is(cerr, context.DeadlineExceeded):
-			return fail(fmt.Errorf("%s did not finish in the time it was given", st.CLI))
-		case cerr != nil:
-			rec.State, rec.Reason = session.RunInterrupted, "interrupted while busy (stead was interrupted)"
-			runs.PutRun(b, rec, f.Logger)
-			return nil, fmt.Errorf("%s: %s: %w", id, rec.Reason, context.Canceled)
-		}
-		return fail(fmt.Errorf("%s %s: %w: %s", st.CLI, strings.Join(cmd.Args[1:], " "), runErr, clipLine(errOut.String(), 500)))
-	}
-	sid := a.SessionID(out.Bytes())
-	if sid == "" {
-		return fail(fmt.Errorf("%s printed no session id", st.CLI))
-	}
-	_, ref, err := resolveRef(f.Env, st.CLI+":"+sid, "")
-	if err != nil {
-		return fail(err)
-	}
-	s, err := a.Open(f.Env, ref)
-	if err != nil {
-		return fail(err)
-	}
-	for i := range s.Timeline {
-		if s.Timeline[i].CLI == "" {
-			s.Timeline[i].CLI = st.CLI
-		}
-	}
-	rec.SessionID, rec.Path, rec.Entries = sid, ref.Path, len(s.Timeline)
-	ev, _ := json.Marshal(session.Event{Entries: s.Timeline})
-	if err := b.Publish(ctx, id, bus.Entry, ev, id+":e:all"); err != nil {
-		f.Logger.Warn("publishing the headless step's entries", "run", id, "err", err)
-	}
-	data, err := json.Marshal(s.WithoutNative())
-	if err != nil {
-		return fail(err)
-	}
-	if err := b.PutSession(ctx, id, bytes.NewReader(data)); err != nil {
-		return fail(err)
-	}
-	rec.State, rec.Reason = session.RunExited, "headless run"
-	runs.PutRun(b, rec, f.Logger)
-	return s, nil
-}
-
-// answerOf is the last assistant text cli produced.
-func answerOf(s *session.Session, from int) string {
-	for i := len(s.Timeline) - 1; i >= from && i >= 0; i-- {
-		e := s.Timeline[i]
-		if e.Type == session.Assistant && e.Kind != session.KindError && e.Content != "" {
-			return e.Content
-		}
-	}
-	return ""
-}
-
-// lastError is the error that ended the entries added after from: the
-// last error after the last answer, if any.
-func lastError(s *session.Session, from int) string {
-	for i := len(s.Timeline) - 1; i >= from && i >= 0; i-- {
-		e := s.Timeline[i]
-		// Claude records an API error as an assistant message.
-		if (e.Type == session.System || e.Type == session.Assistant) && e.Kind == session.KindError {
-			return e.Content
-		}
-		if e.Type == session.Assistant && e.Content != "" {
-			return ""
-		}
-	}
-	return ""
 }
 
 // prepareRuns is what a command that starts runs needs first: the

@@ -276,7 +276,7 @@ func (d *scenarioDriver) New(ctx context.Context, cli, prompt string) (*scenario
 	ctx, cancel := context.WithTimeout(ctx, d.timeout)
 	defer cancel()
 	id := runs.NewID()
-	s, err := headlessStep(ctx, d.f, d.b, id, chainStep{CLI: cli, Prompt: prompt}, d.dir, "")
+	s, err := d.f.supervisor(d.b).Headless(ctx, id, cli, prompt, d.dir, "")
 	if err != nil {
 		return nil, err
 	}

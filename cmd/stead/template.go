@@ -201,7 +201,7 @@ func templateHeadless(ctx context.Context, f *Factory, opts *ResumeOptions) erro
 	}
 	defer b.Close()
 	id := runs.NewID()
-	s, err := headlessStep(ctx, f, b, id, chainStep{CLI: opts.To, Prompt: opts.Prompt}, opts.Cwd, opts.Model)
+	s, err := f.supervisor(b).Headless(ctx, id, opts.To, opts.Prompt, opts.Cwd, opts.Model)
 	if err != nil {
 		return err
 	}
@@ -212,7 +212,7 @@ func templateHeadless(ctx context.Context, f *Factory, opts *ResumeOptions) erro
 		}
 		return json.NewEncoder(f.IO.RawOut()).Encode(rec)
 	}
-	fmt.Fprintln(f.IO.Out, answerOf(s, 0))
+	fmt.Fprintln(f.IO.Out, runs.AnswerOf(s, 0))
 	fmt.Fprintf(f.IO.ErrOut, "stead: run %s; continue it: stead session resume run:%s --to <cli>\n", id, id)
 	return nil
 }
