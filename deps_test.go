@@ -52,8 +52,8 @@ var rules = map[string][]string{
 	"e2e":       {"session", "adapters", "adapters/", "catalog", "inject", "modelstub", "scenarios", "runs", "bus", "internal/clitest", "internal/usftest"},
 	// The library for runs: a session placed in a CLI's store, the CLI
 	// run under a terminal, driven and captured onto the bus.
-	"runs": {"session", "adapters", "inject", "supervisor", "capture", "bus", "vt", "scenarios",
-		"github.com/oklog/run", "golang.org/x/sys/unix", "golang.org/x/term"},
+	"runs": {"session", "adapters", "inject", "supervisor", "capture", "bus", "vt", "scenarios", "pricing",
+		"internal/atomicfile", "github.com/oklog/run", "golang.org/x/sys/unix", "golang.org/x/term"},
 	"internal/testdisk": {},
 	"cmd/stead":         {"*"},
 	"":                  {},

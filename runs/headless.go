@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"strings"
@@ -46,7 +47,7 @@ func (sv *Supervisor) Headless(ctx context.Context, id, cli, prompt, dir, model 
 	}
 	fail := func(err error) (*session.Session, error) {
 		rec.State, rec.Reason = session.RunFailed, err.Error()
-		PutRun(b, rec, log)
+		ended(b, rec, "headless", log)
 		return nil, err
 	}
 	if runErr != nil {
@@ -55,7 +56,7 @@ func (sv *Supervisor) Headless(ctx context.Context, id, cli, prompt, dir, model 
 			return fail(fmt.Errorf("%s did not finish in the time it was given", cli))
 		case cerr != nil:
 			rec.State, rec.Reason = session.RunInterrupted, "interrupted while busy (stead was interrupted)"
-			PutRun(b, rec, log)
+			ended(b, rec, "headless", log)
 			return nil, fmt.Errorf("%s: %s: %w", id, rec.Reason, context.Canceled)
 		}
 		return fail(fmt.Errorf("%s %s: %w: %s", cli, strings.Join(cmd.Args[1:], " "), runErr, clipLine(errOut.String(), 500)))
@@ -90,8 +91,22 @@ func (sv *Supervisor) Headless(ctx context.Context, id, cli, prompt, dir, model 
 		return fail(err)
 	}
 	rec.State, rec.Reason = session.RunExited, "headless run"
-	PutRun(b, rec, log)
+	ended(b, rec, "headless", log)
 	return s, nil
+}
+
+// ended stores the final record of a run that was not captured (a
+// headless run, a run that did not start) and says on its status subject
+// that it ended, as a captured run's last status does: a watcher of the
+// run stops there.
+func ended(b *bus.Bus, rec session.Run, signal string, log *slog.Logger) {
+	PutRun(b, rec, log)
+	st, _ := json.Marshal(session.Status{Run: rec.ID, State: rec.State, Time: rec.Ended, Signal: signal, Detail: rec.Reason, ExitCode: rec.ExitCode})
+	ctx, cancel := context.WithTimeout(context.Background(), recordWait)
+	defer cancel()
+	if err := b.Publish(ctx, rec.ID, bus.Status, st, ""); err != nil {
+		log.Warn("publishing the run's end", "run", rec.ID, "err", err)
+	}
 }
 
 // AnswerOf is the last text the model gave in the entries of s from

@@ -54,8 +54,8 @@ func failedRun(b *bus.Bus, spec Spec, cause error, log *slog.Logger) {
 	}
 	host, _ := os.Hostname()
 	now := time.Now().UTC()
-	PutRun(b, session.Run{ID: spec.ID, CLI: spec.To, Dir: spec.Dir, Host: host, Supervisor: SupervisorName(host),
-		State: session.RunFailed, Started: now, Ended: now, Reason: "it did not start: " + cause.Error()}, log)
+	ended(b, session.Run{ID: spec.ID, CLI: spec.To, Dir: spec.Dir, Host: host, Supervisor: SupervisorName(host),
+		State: session.RunFailed, Started: now, Ended: now, Reason: "it did not start: " + cause.Error()}, "start", log)
 }
 
 // OutOfTime starts the reason of a run stopped by its deadline.

@@ -19,7 +19,6 @@ import (
 
 	"github.com/stead-dev/stead/bus"
 	"github.com/stead-dev/stead/internal/atomicfile"
-	"github.com/stead-dev/stead/pricing"
 	"github.com/stead-dev/stead/runs"
 	"github.com/stead-dev/stead/session"
 )
@@ -42,41 +41,6 @@ type ABOptions struct {
 	// Live, when set, receives each variant's entries as they happen,
 	// each line marked with the variant.
 	Live io.Writer
-}
-
-// abRun is an A/B run: its variants and where they ran. It is kept in
-// stead's state directory until stead ab clean.
-type abRun struct {
-	ID       string      `json:"id"`
-	Prompt   string      `json:"prompt"`
-	Project  string      `json:"project"`
-	From     string      `json:"from,omitempty"`
-	Started  time.Time   `json:"started"`
-	Variants []abVariant `json:"variants"`
-}
-
-// abVariant is one CLI's run of the prompt, and what it did.
-type abVariant struct {
-	Name      string    `json:"name"`
-	CLI       string    `json:"cli"`
-	Run       string    `json:"run"`
-	Workspace workspace `json:"workspace"`
-
-	State string `json:"state"`
-	Error string `json:"error,omitempty"`
-	// TimedOut says the variant was stopped by --timeout.
-	TimedOut bool           `json:"timedOut,omitempty"`
-	Took     time.Duration  `json:"tookNs"`
-	Model    string         `json:"model,omitempty"`
-	Tokens   session.Usage  `json:"tokens"`
-	Cost     *float64       `json:"cost,omitempty"` // nil: no price known
-	Tools    map[string]int `json:"tools"`
-	Errors   []string       `json:"errors"`
-	Changes  changes        `json:"changes"`
-	Answer   string         `json:"answer,omitempty"`
-	Entries  int            `json:"entries"`
-	Picked   bool           `json:"picked,omitempty"`
-	Finished time.Time      `json:"finished"`
 }
 
 func newABCmd(f *Factory) *cobra.Command {
@@ -136,8 +100,11 @@ changes to the project) or discard them (stead ab clean <ab>).`,
 	return cmd
 }
 
+// abRoot is where A/B runs keep their records and workspaces.
+func abRoot(env session.Env) string { return filepath.Join(stateDir(env), "ab") }
+
 // abDir is where an A/B run keeps its record and workspaces.
-func abDir(env session.Env, id string) string { return filepath.Join(stateDir(env), "ab", id) }
+func abDir(env session.Env, id string) string { return runs.ABDir(abRoot(env), id) }
 
 func abRunCmd(ctx context.Context, opts *ABOptions) error {
 	f := opts.Factory
@@ -176,175 +143,65 @@ func abRunCmd(ctx context.Context, opts *ABOptions) error {
 	return nil
 }
 
-// runAB makes the variants' workspaces and runs them concurrently to the
-// end of their turn; a variant that fails says so in its record.
-func runAB(ctx context.Context, f *Factory, b *bus.Bus, project string, from *session.Session, opts *ABOptions) (*abRun, error) {
+// runAB runs the A/B through the library, showing each variant's
+// entries live (opts.Live) and a line as each ends.
+func runAB(ctx context.Context, f *Factory, b *bus.Bus, project string, from *session.Session, opts *ABOptions) (*runs.AB, error) {
 	prices, err := f.Prices()
 	if err != nil {
 		return nil, err
 	}
-	ab := &abRun{ID: "ab-" + runs.NewID(), Prompt: opts.Prompt, Project: project, From: opts.From, Started: time.Now().UTC()}
-	dir := abDir(f.Env, ab.ID)
-	for _, cli := range opts.To {
-		for n := range opts.Repeat {
-			name := cli
-			if opts.Repeat > 1 {
-				name = fmt.Sprintf("%s-%d", cli, n+1)
-			}
-			ws, err := newWorkspace(project, filepath.Join(dir, name))
-			if err != nil {
-				return nil, fmt.Errorf("variant %s: %w", name, err)
-			}
-			ab.Variants = append(ab.Variants, abVariant{Name: name, CLI: cli, Run: runs.NewID(), Workspace: ws})
-		}
-	}
-	if err := saveAB(f.Env, ab); err != nil {
-		return nil, err
-	}
-	fmt.Fprintf(f.IO.ErrOut, "stead: %s: %d variants of %q in %s\n", ab.ID, len(ab.Variants), clipLine(opts.Prompt, 60), dir)
-
-	var wg sync.WaitGroup
-	var mu sync.Mutex // the progress lines
-	for i := range ab.Variants {
-		v := &ab.Variants[i]
-		wg.Go(func() {
-			vctx, cancel := context.WithTimeout(ctx, opts.Timeout)
-			defer cancel()
-			stop := func() {}
-			if opts.Live != nil {
-				var wctx context.Context
-				wctx, stop = context.WithCancel(vctx)
-				go watchRun(wctx, b, v.Run, &prefixWriter{w: opts.Live, prefix: fmt.Sprintf("  %-9s│ ", v.Name)}, false, false)
-			}
-			runVariant(vctx, f, b, from, opts, v, prices)
-			if opts.Live != nil {
-				time.Sleep(100 * time.Millisecond) // the watcher's last lines
-			}
-			stop()
-			mu.Lock()
-			defer mu.Unlock()
+	spec := runs.ABSpec{Prompt: opts.Prompt, To: opts.To, Repeat: opts.Repeat, Project: project, From: opts.From,
+		Model: opts.Model, Auto: opts.Auto, Timeout: opts.Timeout, Dir: abRoot(f.Env)}
+	// The watchers end on each run's last status; watchCtx is only for
+	// one that missed it.
+	watchCtx, stopWatching := context.WithCancel(ctx)
+	defer stopWatching()
+	var watchers sync.WaitGroup
+	hooks := runs.ABHooks{
+		Made: func(ab *runs.AB) {
+			fmt.Fprintf(f.IO.ErrOut, "stead: %s: %d variants of %q in %s\n", ab.ID, len(ab.Variants), clipLine(opts.Prompt, 60), runs.ABDir(spec.Dir, ab.ID))
+		},
+		Finished: func(v runs.Variant) {
 			status := v.State
 			if v.Error != "" {
 				status += ": " + v.Error
 			}
 			fmt.Fprintf(f.IO.ErrOut, "stead: %s (run %s) %s in %s\n", v.Name, v.Run, status, v.Took.Round(time.Millisecond))
-		})
+		},
 	}
-	wg.Wait()
-	return ab, saveAB(f.Env, ab)
+	if opts.Live != nil {
+		hooks.Started = func(_ context.Context, v *runs.Variant) {
+			watchers.Go(func() {
+				watchRun(watchCtx, b, v.Run, &prefixWriter{w: opts.Live, prefix: fmt.Sprintf("  %-9s│ ", v.Name)}, false, false)
+			})
+		}
+	}
+	ab, err := f.supervisor(b).AB(ctx, from, spec, prices, hooks)
+	waitWatchers(&watchers, stopWatching)
+	return ab, err
 }
 
-// runVariant runs one variant to the end of its turn and measures it. A
-// variant that fails says why; the others go on.
-func runVariant(ctx context.Context, f *Factory, b *bus.Bus, from *session.Session, opts *ABOptions, v *abVariant, prices *pricing.Table) {
-	start := time.Now()
-	st := chainStep{CLI: v.CLI, Prompt: opts.Prompt}
-	var s *session.Session
-	var err error
-	history := 0
-	if from == nil {
-		s, err = f.supervisor(b).Headless(ctx, v.Run, st.CLI, st.Prompt, v.Workspace.Dir, opts.Model)
-		switch {
-		case err == nil:
-			v.State = string(session.RunExited)
-		case errors.Is(err, context.Canceled):
-			v.State = string(session.RunInterrupted)
-		}
-	} else {
-		history = len(from.Timeline)
-		spec := runs.Spec{ID: v.Run, To: v.CLI, Dir: v.Workspace.Dir, Prompt: opts.Prompt, Model: opts.Model, Auto: opts.Auto, Once: true, Trust: true}
-		var rec session.Run
-		rec, err = f.supervisor(b).Run(ctx, from, spec, nil, nil)
-		v.State = string(rec.State)
-		if err == nil {
-			s, err = loadSession(context.Background(), f, b, "run:"+v.Run, "")
-		}
-	}
-	v.Took, v.Finished = time.Since(start), time.Now().UTC()
-	if v.State == "" {
-		v.State = string(session.RunFailed)
-	}
-	if err != nil {
-		v.Error = err.Error()
-	}
-	if s != nil {
-		measure(v, s, history, prices)
-		if e := runs.TurnError(s, history); e != "" && v.Error == "" {
-			v.Error = "the turn ended in an error: " + e
-		}
-	}
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		v.TimedOut = true
-		v.State, v.Error = string(session.RunFailed), fmt.Sprintf("did not finish within --timeout %s", opts.Timeout)
-		// What the run was doing when time ran out, and its screen.
-		rctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		if r, err := b.Run(rctx, v.Run); err == nil {
-			if why, ok := strings.CutPrefix(r.Reason, runs.OutOfTime); ok && why != "" {
-				v.Error += why
-			}
-		}
-		cancel()
-	}
-	if v.Error == "" && v.Answer == "" {
-		v.Error = "the CLI gave no answer"
-	}
-	if c, cerr := v.Workspace.changed(); cerr == nil {
-		v.Changes = c
-	} else if v.Error == "" {
-		v.Error = cerr.Error()
-	}
-}
+// watchDrain is how long the live watchers of runs that ended may take to
+// print their last lines: each stops on its run's last status, read
+// from the bus in milliseconds.
+const watchDrain = 5 * time.Second
 
-// measure reads a variant's figures from the entries it added to its
-// session (those past history).
-func measure(v *abVariant, s *session.Session, history int, prices *pricing.Table) {
-	v.Tools, v.Errors = map[string]int{}, []string{}
-	var cost float64
-	priced := false
-	for _, e := range s.Timeline[min(history, len(s.Timeline)):] {
-		v.Entries++
-		if e.Model != "" && v.Model == "" {
-			v.Model = e.Model
-		}
-		if e.Usage != nil {
-			v.Tokens.Add(*e.Usage)
-			if c, ok := prices.Cost(e.Model, *e.Usage); ok {
-				cost += c
-				priced = true
-			}
-		}
-		switch {
-		case e.Type == session.ToolCall:
-			v.Tools[string(e.Tool)]++
-		case e.Type == session.System && e.Kind == session.KindError:
-			v.Errors = append(v.Errors, e.Content)
-		case e.Type == session.ToolResult && e.Error != "":
-			v.Errors = append(v.Errors, string(e.Tool)+": "+e.Error)
-		}
+// waitWatchers waits for watchers to end on their own, then stops those
+// still watching after watchDrain.
+func waitWatchers(watchers *sync.WaitGroup, stop func()) {
+	done := make(chan struct{})
+	go func() { watchers.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(watchDrain):
+		stop()
+		<-done
 	}
-	if priced {
-		v.Cost = &cost
-	}
-	// Only the variant's own entries: the history's last answer is not
-	// its answer.
-	v.Answer = runs.AnswerOf(s, history)
-}
-
-func saveAB(env session.Env, ab *abRun) error {
-	data, err := json.MarshalIndent(ab, "", "  ")
-	if err != nil {
-		return err
-	}
-	dir := abDir(env, ab.ID)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	return atomicfile.Write(filepath.Join(dir, "ab.json"), data, 0o600)
 }
 
 // loadAB reads the A/B run ref names: its id, or a prefix of one (see
 // resolveAB).
-func loadAB(env session.Env, ref string) (*abRun, error) {
+func loadAB(env session.Env, ref string) (*runs.AB, error) {
 	if !bus.ValidRun(ref) {
 		return nil, flagErrorf("%q is not an A/B run id", ref)
 	}
@@ -359,14 +216,14 @@ func loadAB(env session.Env, ref string) (*abRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	var ab abRun
+	var ab runs.AB
 	if err := json.Unmarshal(data, &ab); err != nil {
 		return nil, fmt.Errorf("%s: %w", id, err)
 	}
 	return &ab, nil
 }
 
-func writeABTable(w io.Writer, ab *abRun) {
+func writeABTable(w io.Writer, ab *runs.AB) {
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "VARIANT\tSTATE\tTIME\tIN\tOUT\tCACHE\tCOST\tTOOLS\tERRORS\tFILES\t+/-")
 	for _, v := range ab.Variants {
@@ -417,7 +274,7 @@ func newABListCmd(f *Factory) *cobra.Command {
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return err
 			}
-			abs := []*abRun{}
+			abs := []*runs.AB{}
 			for _, d := range dirs {
 				if !d.IsDir() || !bus.ValidRun(d.Name()) {
 					continue
@@ -429,7 +286,7 @@ func newABListCmd(f *Factory) *cobra.Command {
 				}
 				abs = append(abs, ab)
 			}
-			slices.SortFunc(abs, func(a, b *abRun) int { return b.Started.Compare(a.Started) })
+			slices.SortFunc(abs, func(a, b *runs.AB) int { return b.Started.Compare(a.Started) })
 			if asJSON {
 				return printJSON(f.IO.RawOut(), abs)
 			}
@@ -496,7 +353,7 @@ func newABPickCmd(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			i := slices.IndexFunc(ab.Variants, func(v abVariant) bool { return v.Name == args[1] })
+			i := slices.IndexFunc(ab.Variants, func(v runs.Variant) bool { return v.Name == args[1] })
 			if i < 0 {
 				var names []string
 				for _, v := range ab.Variants {
@@ -505,7 +362,7 @@ func newABPickCmd(f *Factory) *cobra.Command {
 				return flagErrorf("%s has no variant %q (it has %s)", ab.ID, args[1], strings.Join(names, ", "))
 			}
 			v := &ab.Variants[i]
-			c, err := v.Workspace.changed()
+			c, err := v.Workspace.Changed()
 			if err != nil {
 				return err
 			}
@@ -517,14 +374,14 @@ func newABPickCmd(f *Factory) *cobra.Command {
 			if err := atomicfile.Write(patch, []byte(c.Diff), 0o600); err != nil {
 				return err
 			}
-			if _, err := git(ab.Project, "apply", "--check", patch); err != nil {
+			if _, err := runs.Git(ab.Project, "apply", "--check", patch); err != nil {
 				return fmt.Errorf("the changes of %s do not apply to %s as it is now (%w); the patch is in %s", v.Name, ab.Project, err, patch)
 			}
-			if _, err := git(ab.Project, "apply", patch); err != nil {
+			if _, err := runs.Git(ab.Project, "apply", patch); err != nil {
 				return err
 			}
 			v.Picked = true
-			saveAB(f.Env, ab)
+			runs.SaveAB(abRoot(f.Env), ab)
 			fmt.Fprintf(f.IO.Out, "Applied %s's changes to %s: %d files, +%d/-%d.\n", v.Name, ab.Project, c.Files, c.Insertions, c.Deletions)
 			return nil
 		},
@@ -543,7 +400,7 @@ func newABCleanCmd(f *Factory) *cobra.Command {
 			}
 			var errs []error
 			for _, v := range ab.Variants {
-				if err := v.Workspace.remove(ab.Project); err != nil {
+				if err := v.Workspace.Remove(ab.Project); err != nil {
 					errs = append(errs, fmt.Errorf("%s: %w", v.Name, err))
 				}
 			}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stead-dev/stead/internal/atomicfile"
+	"github.com/stead-dev/stead/runs"
 )
 
 // chart is one horizontal bar chart of the comparison page: a figure per
@@ -24,7 +25,7 @@ type bar struct {
 
 const chartWidth = 360 // the longest bar, in pixels
 
-func newChart(title string, ab *abRun, value func(v abVariant) float64, label func(v abVariant) string) chart {
+func newChart(title string, ab *runs.AB, value func(v runs.Variant) float64, label func(v runs.Variant) string) chart {
 	c := chart{Title: title, Height: 24*len(ab.Variants) + 8}
 	most := 0.0
 	for _, v := range ab.Variants {
@@ -42,29 +43,29 @@ func newChart(title string, ab *abRun, value func(v abVariant) float64, label fu
 
 // writeABHTML writes the comparison as a self-contained web page: no
 // script, no request elsewhere; every text from the sessions is escaped.
-func writeABHTML(path string, ab *abRun) error {
+func writeABHTML(path string, ab *runs.AB) error {
 	charts := []chart{
-		newChart("Duration", ab, func(v abVariant) float64 { return v.Took.Seconds() },
-			func(v abVariant) string { return v.Took.Round(100 * time.Millisecond).String() }),
-		newChart("Tokens in", ab, func(v abVariant) float64 { return float64(v.Tokens.Input) },
-			func(v abVariant) string { return fmt.Sprint(v.Tokens.Input) }),
-		newChart("Tokens out", ab, func(v abVariant) float64 { return float64(v.Tokens.Output) },
-			func(v abVariant) string { return fmt.Sprint(v.Tokens.Output) }),
-		newChart("Cost", ab, func(v abVariant) float64 {
+		newChart("Duration", ab, func(v runs.Variant) float64 { return v.Took.Seconds() },
+			func(v runs.Variant) string { return v.Took.Round(100 * time.Millisecond).String() }),
+		newChart("Tokens in", ab, func(v runs.Variant) float64 { return float64(v.Tokens.Input) },
+			func(v runs.Variant) string { return fmt.Sprint(v.Tokens.Input) }),
+		newChart("Tokens out", ab, func(v runs.Variant) float64 { return float64(v.Tokens.Output) },
+			func(v runs.Variant) string { return fmt.Sprint(v.Tokens.Output) }),
+		newChart("Cost", ab, func(v runs.Variant) float64 {
 			if v.Cost == nil {
 				return 0
 			}
 			return *v.Cost
-		}, func(v abVariant) string {
+		}, func(v runs.Variant) string {
 			if v.Cost == nil {
 				return "unknown"
 			}
 			return fmt.Sprintf("$%.4f", *v.Cost)
 		}),
-		newChart("Tool calls", ab, func(v abVariant) float64 { return float64(sum(v.Tools)) },
-			func(v abVariant) string { return fmt.Sprint(sum(v.Tools)) }),
-		newChart("Lines changed", ab, func(v abVariant) float64 { return float64(v.Changes.Insertions + v.Changes.Deletions) },
-			func(v abVariant) string {
+		newChart("Tool calls", ab, func(v runs.Variant) float64 { return float64(sum(v.Tools)) },
+			func(v runs.Variant) string { return fmt.Sprint(sum(v.Tools)) }),
+		newChart("Lines changed", ab, func(v runs.Variant) float64 { return float64(v.Changes.Insertions + v.Changes.Deletions) },
+			func(v runs.Variant) string {
 				return fmt.Sprintf("%d files, +%d/-%d", v.Changes.Files, v.Changes.Insertions, v.Changes.Deletions)
 			}),
 	}

@@ -185,12 +185,14 @@ func runStep(ctx context.Context, f *Factory, b *bus.Bus, prev *session.Session,
 		r.State, r.Entries, r.Answer = string(session.RunExited), len(s.Timeline), runs.AnswerOf(s, 0)
 		return r, s, nil
 	}
+	// The watcher ends on the run's last status (waitWatchers).
 	wctx, stopWatch := context.WithCancel(ctx)
-	go watchRun(wctx, b, r.Run, &prefixWriter{w: progress, prefix: "    "}, false, false)
+	defer stopWatch()
+	var watcher sync.WaitGroup
+	watcher.Go(func() { watchRun(wctx, b, r.Run, &prefixWriter{w: progress, prefix: "    "}, false, false) })
 	spec := runs.Spec{ID: r.Run, To: st.CLI, Dir: dir, Prompt: st.Prompt, Model: opts.Model, Auto: opts.Auto, Once: true}
 	rec, err := f.supervisor(b).Run(ctx, prev, spec, nil, nil)
-	time.Sleep(100 * time.Millisecond) // the watcher's last lines
-	stopWatch()
+	waitWatchers(&watcher, stopWatch)
 	r.Took = time.Since(start)
 	r.State, r.Entries = string(rec.State), rec.Entries
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/runs"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -279,7 +280,7 @@ func resolveAB(env session.Env, ref string) (string, error) {
 	for _, id := range m[:min(len(m), maxCandidates)] {
 		c := candidate{id: id}
 		if data, err := os.ReadFile(filepath.Join(abDir(env, id), "ab.json")); err == nil {
-			var ab abRun
+			var ab runs.AB
 			if json.Unmarshal(data, &ab) == nil {
 				var clis []string
 				for _, v := range ab.Variants {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stead-dev/stead/runs"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -121,9 +122,9 @@ func TestABPrefix(t *testing.T) {
 	env := homes(t)
 	env.Vars["XDG_STATE_HOME"] = t.TempDir()
 	for i, id := range []string{"ab-20261103-140205-0123456789ab", "ab-20261103-150000-fedcba987654"} {
-		ab := &abRun{ID: id, Prompt: "prompt " + id, Project: "/p", Started: time.Date(2026, 11, 3, 14+i, 0, 0, 0, time.UTC),
-			Variants: []abVariant{{Name: "claude", CLI: "claude"}, {Name: "codex", CLI: "codex"}}}
-		if err := saveAB(env, ab); err != nil {
+		ab := &runs.AB{ID: id, Prompt: "prompt " + id, Project: "/p", Started: time.Date(2026, 11, 3, 14+i, 0, 0, 0, time.UTC),
+			Variants: []runs.Variant{{Name: "claude", CLI: "claude"}, {Name: "codex", CLI: "codex"}}}
+		if err := runs.SaveAB(abRoot(env), ab); err != nil {
 			t.Fatal(err)
 		}
 	}

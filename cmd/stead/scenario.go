@@ -263,7 +263,7 @@ type scenarioDriver struct {
 	dir     string
 	w       io.Writer
 	timeout time.Duration
-	lastAB  *abRun
+	lastAB  *runs.AB
 }
 
 var _ scenarios.Driver = (*scenarioDriver)(nil)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stead-dev/stead/adapters/claude"
 	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/runs"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -122,12 +123,12 @@ func TestHostileRunNeutralised(t *testing.T) {
 // is shown safely by ab show and ab list; ab show --json keeps it.
 func TestHostileABNeutralised(t *testing.T) {
 	env := session.Env{Home: t.TempDir(), Vars: map[string]string{"XDG_STATE_HOME": t.TempDir()}}
-	ab := &abRun{ID: "ab-20261120-hostile", Prompt: "do " + hostile, Project: "/tmp/p", Started: time.Now(),
-		Variants: []abVariant{
+	ab := &runs.AB{ID: "ab-20261120-hostile", Prompt: "do " + hostile, Project: "/tmp/p", Started: time.Now(),
+		Variants: []runs.Variant{
 			{Name: "codex", CLI: "codex", State: "exited", Answer: "answer " + hostile, Tools: map[string]int{}},
 			{Name: "claude", CLI: "claude", State: "failed", Error: "failed " + hostile, Tools: map[string]int{}},
 		}}
-	if err := saveAB(env, ab); err != nil {
+	if err := runs.SaveAB(abRoot(env), ab); err != nil {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{{"ab", "show", ab.ID}, {"ab", "list"}} {
@@ -142,7 +143,7 @@ func TestHostileABNeutralised(t *testing.T) {
 			t.Errorf("stead %s: the text is not shown:\n%s", strings.Join(args, " "), out)
 		}
 	}
-	var back abRun
+	var back runs.AB
 	if err := json.Unmarshal([]byte(mustRun(t, env, "ab", "show", ab.ID, "--json")), &back); err != nil || back.Variants[0].Answer != strings.ToValidUTF8(ab.Variants[0].Answer, "\ufffd") {
 		t.Errorf("ab show --json: %v, %q", err, back.Variants[0].Answer)
 	}

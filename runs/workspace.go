@@ -1,4 +1,4 @@
-package main
+package runs
 
 import (
 	"bytes"
@@ -13,11 +13,11 @@ import (
 	"strings"
 )
 
-// A workspace is a variant's own copy of the project: a git worktree of
+// A Workspace is a variant's own copy of the project: a git worktree of
 // it, or, for a project that is not in git, a copy made into a repository
 // of its own. Either way its base commit is what the variant started
 // from, and git tells what it changed.
-type workspace struct {
+type Workspace struct {
 	Dir  string `json:"dir"`
 	Base string `json:"base"`
 	// Worktree is set when Dir is a worktree of the project's repository
@@ -25,8 +25,8 @@ type workspace struct {
 	Worktree bool `json:"worktree"`
 }
 
-// git runs git in dir and returns its output.
-func git(dir string, args ...string) (string, error) {
+// Git runs git in dir and returns its output.
+func Git(dir string, args ...string) (string, error) {
 	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
 	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_AUTHOR_NAME=stead", "GIT_AUTHOR_EMAIL=stead@localhost",
 		"GIT_COMMITTER_NAME=stead", "GIT_COMMITTER_EMAIL=stead@localhost")
@@ -41,56 +41,56 @@ func git(dir string, args ...string) (string, error) {
 	return out.String(), nil
 }
 
-// newWorkspace makes dst a workspace of project: a detached worktree at
+// NewWorkspace makes dst a Workspace of project: a detached worktree at
 // the project's current state (uncommitted changes to tracked files
 // included) when the project is in git, else a copy.
-func newWorkspace(project, dst string) (workspace, error) {
+func NewWorkspace(project, dst string) (Workspace, error) {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
-		return workspace{}, err
+		return Workspace{}, err
 	}
-	if head, err := git(project, "rev-parse", "--verify", "-q", "HEAD"); err == nil && strings.TrimSpace(head) != "" {
+	if head, err := Git(project, "rev-parse", "--verify", "-q", "HEAD"); err == nil && strings.TrimSpace(head) != "" {
 		base := strings.TrimSpace(head)
 		// The working tree's state as a commit, without touching it.
-		if st, err := git(project, "stash", "create"); err == nil && strings.TrimSpace(st) != "" {
+		if st, err := Git(project, "stash", "create"); err == nil && strings.TrimSpace(st) != "" {
 			base = strings.TrimSpace(st)
 		}
-		if _, err := git(project, "worktree", "add", "--detach", dst, base); err != nil {
-			return workspace{}, err
+		if _, err := Git(project, "worktree", "add", "--detach", dst, base); err != nil {
+			return Workspace{}, err
 		}
-		return workspace{Dir: dst, Base: base, Worktree: true}, nil
+		return Workspace{Dir: dst, Base: base, Worktree: true}, nil
 	}
 	if err := copyTree(project, dst); err != nil {
 		os.RemoveAll(dst)
-		return workspace{}, fmt.Errorf("copying the project: %w", err)
+		return Workspace{}, fmt.Errorf("copying the project: %w", err)
 	}
 	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-q", "--allow-empty", "-m", "stead: the project before the variant ran"}} {
-		if _, err := git(dst, args...); err != nil {
+		if _, err := Git(dst, args...); err != nil {
 			os.RemoveAll(dst)
-			return workspace{}, err
+			return Workspace{}, err
 		}
 	}
-	base, err := git(dst, "rev-parse", "HEAD")
+	base, err := Git(dst, "rev-parse", "HEAD")
 	if err != nil {
-		return workspace{}, err
+		return Workspace{}, err
 	}
-	return workspace{Dir: dst, Base: strings.TrimSpace(base)}, nil
+	return Workspace{Dir: dst, Base: strings.TrimSpace(base)}, nil
 }
 
-// changes is what a variant changed in its workspace.
-type changes struct {
+// Changes is what a variant changed in its workspace.
+type Changes struct {
 	Files      int    `json:"files"`
 	Insertions int    `json:"insertions"`
 	Deletions  int    `json:"deletions"`
 	Diff       string `json:"diff,omitempty"`
 }
 
-// changed stages everything in the workspace and diffs it with its base.
-func (w workspace) changed() (changes, error) {
-	var c changes
-	if _, err := git(w.Dir, "add", "-A"); err != nil {
+// Changed stages everything in the workspace and diffs it with its base.
+func (w Workspace) Changed() (Changes, error) {
+	var c Changes
+	if _, err := Git(w.Dir, "add", "-A"); err != nil {
 		return c, err
 	}
-	num, err := git(w.Dir, "diff", "--cached", "--numstat", w.Base)
+	num, err := Git(w.Dir, "diff", "--cached", "--numstat", w.Base)
 	if err != nil {
 		return c, err
 	}
@@ -105,14 +105,14 @@ func (w workspace) changed() (changes, error) {
 		c.Insertions += ins
 		c.Deletions += del
 	}
-	c.Diff, err = git(w.Dir, "diff", "--cached", "--binary", w.Base)
+	c.Diff, err = Git(w.Dir, "diff", "--cached", "--binary", w.Base)
 	return c, err
 }
 
-// remove deletes the workspace (and its worktree record in the project).
-func (w workspace) remove(project string) error {
+// Remove deletes the workspace (and its worktree record in the project).
+func (w Workspace) Remove(project string) error {
 	if w.Worktree {
-		if _, err := git(project, "worktree", "remove", "--force", w.Dir); err == nil {
+		if _, err := Git(project, "worktree", "remove", "--force", w.Dir); err == nil {
 			return nil
 		}
 	}
