@@ -76,9 +76,10 @@ type Variant struct {
 type ABHooks struct {
 	// Made is told of the A/B run once its workspaces are made.
 	Made func(ab *AB)
-	// Started is called as a variant starts, with a context that ends
-	// with the variant; Finished as it ends (one at a time).
-	Started  func(ctx context.Context, v *Variant)
+	// Watch follows a variant's run as it happens (see
+	// StepOptions.Watch); Finished is told of each variant as it ends,
+	// one at a time.
+	Watch    func(ctx context.Context, v Variant)
 	Finished func(v Variant)
 }
 
@@ -112,25 +113,33 @@ func (sv *Supervisor) AB(ctx context.Context, from *session.Session, spec ABSpec
 	if hooks.Made != nil {
 		hooks.Made(ab)
 	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex // Finished, one at a time
-	for i := range ab.Variants {
-		v := &ab.Variants[i]
-		wg.Go(func() {
-			vctx, cancel := context.WithTimeout(ctx, spec.Timeout)
-			defer cancel()
-			if hooks.Started != nil {
-				hooks.Started(vctx, v)
-			}
-			sv.variant(vctx, from, spec, v, prices)
-			if hooks.Finished != nil {
-				mu.Lock()
-				defer mu.Unlock()
-				hooks.Finished(*v)
-			}
-		})
+	var watch func(context.Context, string)
+	ids := make([]string, len(ab.Variants))
+	byRun := map[string]Variant{}
+	for i, v := range ab.Variants {
+		ids[i], byRun[v.Run] = v.Run, v
 	}
-	wg.Wait()
+	if hooks.Watch != nil {
+		watch = func(ctx context.Context, run string) { hooks.Watch(ctx, byRun[run]) }
+	}
+	watching(ctx, watch, ids, func() {
+		var wg sync.WaitGroup
+		var mu sync.Mutex // Finished, one at a time
+		for i := range ab.Variants {
+			v := &ab.Variants[i]
+			wg.Go(func() {
+				vctx, cancel := context.WithTimeout(ctx, spec.Timeout)
+				defer cancel()
+				sv.variant(vctx, from, spec, v, prices)
+				if hooks.Finished != nil {
+					mu.Lock()
+					defer mu.Unlock()
+					hooks.Finished(*v)
+				}
+			})
+		}
+		wg.Wait()
+	})
 	return ab, SaveAB(spec.Dir, ab)
 }
 

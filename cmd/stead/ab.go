@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -152,11 +151,6 @@ func runAB(ctx context.Context, f *Factory, b *bus.Bus, project string, from *se
 	}
 	spec := runs.ABSpec{Prompt: opts.Prompt, To: opts.To, Repeat: opts.Repeat, Project: project, From: opts.From,
 		Model: opts.Model, Auto: opts.Auto, Timeout: opts.Timeout, Dir: abRoot(f.Env)}
-	// The watchers end on each run's last status; watchCtx is only for
-	// one that missed it.
-	watchCtx, stopWatching := context.WithCancel(ctx)
-	defer stopWatching()
-	var watchers sync.WaitGroup
 	hooks := runs.ABHooks{
 		Made: func(ab *runs.AB) {
 			fmt.Fprintf(f.IO.ErrOut, "stead: %s: %d variants of %q in %s\n", ab.ID, len(ab.Variants), clipLine(opts.Prompt, 60), runs.ABDir(spec.Dir, ab.ID))
@@ -170,33 +164,11 @@ func runAB(ctx context.Context, f *Factory, b *bus.Bus, project string, from *se
 		},
 	}
 	if opts.Live != nil {
-		hooks.Started = func(_ context.Context, v *runs.Variant) {
-			watchers.Go(func() {
-				watchRun(watchCtx, b, v.Run, &prefixWriter{w: opts.Live, prefix: fmt.Sprintf("  %-9s│ ", v.Name)}, false, false)
-			})
+		hooks.Watch = func(ctx context.Context, v runs.Variant) {
+			watchRun(ctx, b, v.Run, &prefixWriter{w: opts.Live, prefix: fmt.Sprintf("  %-9s│ ", v.Name)}, false, false)
 		}
 	}
-	ab, err := f.supervisor(b).AB(ctx, from, spec, prices, hooks)
-	waitWatchers(&watchers, stopWatching)
-	return ab, err
-}
-
-// watchDrain is how long the live watchers of runs that ended may take to
-// print their last lines: each stops on its run's last status, read
-// from the bus in milliseconds.
-const watchDrain = 5 * time.Second
-
-// waitWatchers waits for watchers to end on their own, then stops those
-// still watching after watchDrain.
-func waitWatchers(watchers *sync.WaitGroup, stop func()) {
-	done := make(chan struct{})
-	go func() { watchers.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(watchDrain):
-		stop()
-		<-done
-	}
+	return f.supervisor(b).AB(ctx, from, spec, prices, hooks)
 }
 
 // loadAB reads the A/B run ref names: its id, or a prefix of one (see

@@ -22,7 +22,7 @@ import (
 // ChainOptions are the inputs of `stead chain`.
 type ChainOptions struct {
 	Factory *Factory
-	Steps   []chainStep
+	Steps   []runs.Step
 	From    string
 	FromCLI string
 	Cwd     string
@@ -33,26 +33,8 @@ type ChainOptions struct {
 	Bus     BusFlags
 }
 
-type chainStep struct {
-	CLI    string `json:"cli"`
-	Prompt string `json:"prompt"`
-}
-
-// stepResult is what one step of a chain did.
-type stepResult struct {
-	Step    int           `json:"step"`
-	CLI     string        `json:"cli"`
-	Prompt  string        `json:"prompt"`
-	Run     string        `json:"run"`
-	State   string        `json:"state"`
-	Entries int           `json:"entries"`
-	Answer  string        `json:"answer,omitempty"`
-	Error   string        `json:"error,omitempty"`
-	Took    time.Duration `json:"tookNs"`
-}
-
 type chainResult struct {
-	Steps []stepResult `json:"steps"`
+	Steps []runs.StepResult `json:"steps"`
 	// Session is the whole session the chain produced, every entry
 	// marked with the CLI that produced it: stead session show <it>.
 	Session string `json:"session,omitempty"`
@@ -96,7 +78,7 @@ there to answer, so a step that needs an approval fails at --timeout.`,
 				if err := installed(f.Env, cli); err != nil {
 					return fmt.Errorf("step %d: %w", i+1, err)
 				}
-				opts.Steps = append(opts.Steps, chainStep{CLI: cli, Prompt: prompt})
+				opts.Steps = append(opts.Steps, runs.Step{CLI: cli, Prompt: prompt})
 			}
 			return nil
 		},
@@ -126,7 +108,8 @@ func chainRun(ctx context.Context, opts *ChainOptions) error {
 	for i, st := range opts.Steps {
 		fmt.Fprintf(progress, "stead: step %d/%d: %s: %s\n", i+1, len(opts.Steps), st.CLI, clipLine(st.Prompt, 100))
 		sctx, cancel := context.WithTimeout(ctx, opts.Timeout)
-		r, s, err := runStep(sctx, f, b, prev, st, dir, opts, progress)
+		r, s, err := f.supervisor(b).Step(sctx, prev, st, runs.StepOptions{Dir: dir, Model: opts.Model, Auto: opts.Auto,
+			Watch: watchTo(b, progress, "    ")})
 		cancel()
 		r.Step = i + 1
 		res.Steps = append(res.Steps, r)
@@ -163,53 +146,6 @@ func chainRun(ctx context.Context, opts *ChainOptions) error {
 		return fmt.Errorf("%w: %w", ErrStepFailed, failed)
 	}
 	return nil
-}
-
-// runStep runs one step: resumes prev in the step's CLI (or, with no
-// prev, starts a new session headless), and returns the whole session it
-// ends with.
-func runStep(ctx context.Context, f *Factory, b *bus.Bus, prev *session.Session, st chainStep, dir string, opts *ChainOptions, progress io.Writer) (stepResult, *session.Session, error) {
-	r := stepResult{CLI: st.CLI, Prompt: st.Prompt, Run: runs.NewID()}
-	start := time.Now()
-	defer func() { r.Took = time.Since(start) }()
-	if prev == nil {
-		s, err := f.supervisor(b).Headless(ctx, r.Run, st.CLI, st.Prompt, dir, opts.Model)
-		r.Took = time.Since(start)
-		if err != nil {
-			r.State = string(session.RunFailed)
-			if errors.Is(err, context.Canceled) {
-				r.State = string(session.RunInterrupted)
-			}
-			return r, nil, err
-		}
-		r.State, r.Entries, r.Answer = string(session.RunExited), len(s.Timeline), runs.AnswerOf(s, 0)
-		return r, s, nil
-	}
-	// The watcher ends on the run's last status (waitWatchers).
-	wctx, stopWatch := context.WithCancel(ctx)
-	defer stopWatch()
-	var watcher sync.WaitGroup
-	watcher.Go(func() { watchRun(wctx, b, r.Run, &prefixWriter{w: progress, prefix: "    "}, false, false) })
-	spec := runs.Spec{ID: r.Run, To: st.CLI, Dir: dir, Prompt: st.Prompt, Model: opts.Model, Auto: opts.Auto, Once: true}
-	rec, err := f.supervisor(b).Run(ctx, prev, spec, nil, nil)
-	waitWatchers(&watcher, stopWatch)
-	r.Took = time.Since(start)
-	r.State, r.Entries = string(rec.State), rec.Entries
-	if err != nil {
-		return r, nil, err
-	}
-	s, err := loadSession(ctx, f, b, "run:"+r.Run, "")
-	if err != nil {
-		return r, nil, err
-	}
-	r.Answer = runs.AnswerOf(s, len(prev.Timeline))
-	if e := runs.TurnError(s, len(prev.Timeline)); e != "" {
-		return r, s, fmt.Errorf("the turn ended in an error: %s", e)
-	}
-	if r.Answer == "" {
-		return r, s, errors.New("the CLI gave no answer")
-	}
-	return r, s, nil
 }
 
 // prepareRuns is what a command that starts runs needs first: the
@@ -269,4 +205,11 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 		}
 	}
 	return len(b), nil
+}
+
+// watchTo follows a run's entries onto w, each line after prefix.
+func watchTo(b *bus.Bus, w io.Writer, prefix string) func(ctx context.Context, run string) {
+	return func(ctx context.Context, run string) {
+		watchRun(ctx, b, run, &prefixWriter{w: w, prefix: prefix}, false, false)
+	}
 }

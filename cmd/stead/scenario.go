@@ -293,7 +293,8 @@ func (d *scenarioDriver) turn(ctx context.Context, from *session.Session, to, pr
 	ctx, cancel := context.WithTimeout(ctx, d.timeout)
 	defer cancel()
 	fmt.Fprintf(d.w, "  %s resumes %s (%d entries) and gets: %s\n", to, sourceName(from), len(from.Timeline), clipLine(prompt, 100))
-	r, s, err := runStep(ctx, d.f, d.b, from, chainStep{CLI: to, Prompt: prompt}, d.dir, &ChainOptions{Auto: true}, d.w)
+	r, s, err := d.f.supervisor(d.b).Step(ctx, from, runs.Step{CLI: to, Prompt: prompt}, runs.StepOptions{Dir: d.dir, Auto: true,
+		Watch: watchTo(d.b, d.w, "    ")})
 	out := &scenarios.Outcome{Run: r.Run, Session: s, History: len(from.Timeline)}
 	if s != nil {
 		out.Tokens = usageAfter(s, len(from.Timeline))
