@@ -57,6 +57,12 @@ changed and the diff, and the final answers side by side, as a table, as JSON
 
 The copies stay until you pick one (stead ab pick <ab> <variant> applies its
 changes to the project) or discard them (stead ab clean <ab>).`,
+		Example: `  # One prompt through three CLIs from the same session, with a web page of the comparison
+  stead ab --from claude:742233ee --to claude,codex,gemini --prompt "add a --verbose flag" --html ab.html
+  # Each CLI twice, from nothing, every tool allowed
+  stead ab --to codex,opencode --repeat 2 --auto-approve --prompt "fix the failing test"
+  # The comparison as JSON
+  stead ab --to claude,kimi --prompt "explain the build" --timeout 5m --json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if strings.TrimSpace(opts.Prompt) == "" {
@@ -240,7 +246,11 @@ func newABListCmd(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the A/B runs kept (not cleaned), newest first",
-		Args:  noArgs,
+		Example: `  # The A/B runs kept, newest first
+  stead ab list
+  # As JSON
+  stead ab list --json`,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			dirs, err := os.ReadDir(filepath.Join(stateDir(f.Env), "ab"))
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -289,7 +299,12 @@ func newABShowCmd(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show <ab>",
 		Short: "Show an A/B run's comparison again: the table, JSON or the web page",
-		Args:  cobra.ExactArgs(1),
+		Example: `  # An A/B run's comparison again (an id prefix is enough)
+  stead ab show 20261121-113000-8e2d4b6a1c0f
+  # As a web page, or as JSON
+  stead ab show 20261121-1130 --html ab.html
+  stead ab show 20261121-1130 --json`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ab, err := loadAB(f.Env, args[0])
 			if err != nil {
@@ -319,7 +334,11 @@ func newABPickCmd(f *Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "pick <ab> <variant>",
 		Short: "Apply one variant's changes to the project",
-		Args:  cobra.ExactArgs(2),
+		Example: `  # Apply the codex variant's changes to the project
+  stead ab pick 20261121-113000-8e2d4b6a1c0f codex
+  # With --repeat, variants are named <cli>-1, <cli>-2, ...
+  stead ab pick 20261121-1130 claude-2`,
+		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ab, err := loadAB(f.Env, args[0])
 			if err != nil {
@@ -364,7 +383,9 @@ func newABCleanCmd(f *Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "clean <ab>",
 		Short: "Remove an A/B run's copies of the project",
-		Args:  cobra.ExactArgs(1),
+		Example: `  # Remove an A/B run's copies of the project
+  stead ab clean 20261121-113000-8e2d4b6a1c0f`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ab, err := loadAB(f.Env, args[0])
 			if err != nil {

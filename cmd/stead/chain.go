@@ -63,6 +63,12 @@ the CLI's store when it ends.
 
 Live steps ask before running tools unless --auto-approve is given; nobody is
 there to answer, so a step that needs an approval fails at --timeout.`,
+		Example: `  # Claude Code plans, Codex implements, Gemini CLI reviews
+  stead chain "claude:plan the change" "codex:implement it" "gemini:review it"
+  # Continuing a Claude Code session, every tool allowed
+  stead chain "codex:implement the plan" "claude:review it" --from claude:742233ee --auto-approve
+  # In another project, 20 minutes a step at most, the result as JSON
+  stead chain "gemini:write the tests" "kimi:make them pass" --cwd ~/work/alpha --timeout 20m --json`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return flagErrorf(`chain needs at least one step, "<cli>:<prompt>"`)

@@ -57,6 +57,12 @@ A loss report lists everything that could not be carried over as it was
 (thinking another provider signed, an image the target cannot hold, a tool the
 target has no counterpart for, which is carried as text), on stderr, or as JSON
 with --json.`,
+		Example: `  # Put a Claude Code session into Codex's store; prints the command that resumes it
+  stead session convert claude:6cccbe0a --to codex --install
+  # A flat transcript of user and assistant text, written to a new file
+  stead session convert claude:6cccbe0a --to codex --fidelity text -o rollout.jsonl
+  # A Codex session into Gemini CLI, for another project, the report as JSON
+  stead session convert codex:01a20037 --to gemini --install --cwd ~/work/beta --json`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return flagErrorf("convert needs exactly one session reference, got %d", len(args))

@@ -59,6 +59,12 @@ func newExportCmd(f *Factory) *cobra.Command {
 Sessions are read and written one at a time. A session that cannot be read is
 reported on stderr and skipped; the export goes on. Files are written
 atomically and never replace an existing file.`,
+		Example: `  # Every session of the last week as CUSF files, one per session
+  stead session export --since 7d --format cusf -o backup/
+  # Every Claude Code session in one compressed agent-history file
+  stead session export --cli claude --format ndjson -o all.ndjson.gz
+  # One session as universal JSON on stdout, secrets hidden
+  stead session export claude:742233ee --format usf --redact`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Refs = args
 			if !slices.Contains([]string{formatUSF, formatCUSF, formatNDJSON}, opts.Format) {

@@ -41,6 +41,12 @@ stdout, or to -o FILE. The fork is written by stead's writer for the target,
 the same one 'convert' uses, for every CLI: the CLIs' own fork commands
 (claude --fork-session, codex fork, opencode --fork) fork only when they next
 run a turn, and cannot stop at an entry before the last.`,
+		Example: `  # A new Claude Code session ending at entry 9f1c2a (as 'session show' prints it)
+  stead session fork claude:6cccbe0a --at 9f1c2a --install
+  # The same branch, in Codex
+  stead session fork claude:6cccbe0a --at 9f1c2a --to codex --install
+  # A finished run's whole session, into Gemini CLI, written to a file
+  stead session fork run:20261121-101500-3f9a0c1d2e4b --to gemini -o fork.jsonl`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return flagErrorf("fork needs exactly one session reference, got %d", len(args))

@@ -146,6 +146,12 @@ A line that cannot be read is reported with its file and line, and the rest is
 imported; a file none of whose sessions can be read fails. A session is stored
 as it is read: memory holds a few times its largest line, not the file, except
 for a universal JSON document, which is read whole.`,
+		Example: `  # Store each session of an exported file as a finished run
+  stead session import all.ndjson.gz
+  # A CUSF file; the runs made, as JSON
+  stead session import session.jsonl --json
+  # A universal JSON document, as 'session export --format usf -o DIR' writes them
+  stead session import claude-742233ee.usf.json`,
 		Args: oneArg("import needs the file to import"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.File = args[0]
@@ -307,6 +313,12 @@ test (import, export again, compare) and graded A to F as the standard says.
 An agent-history NDJSON file is read a line (one session) at a time, each
 line checked. Every failure names its line and rule. The exit code is 0 only
 for a valid file.`,
+		Example: `  # Check a CUSF file: schema and structural rules
+  stead session validate session.jsonl
+  # Also the reconstruction test, and its grade
+  stead session validate session.jsonl --grade
+  # An agent-history NDJSON file, the result as JSON
+  stead session validate all.ndjson --json`,
 		Args: oneArg("validate needs the file to check"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.File = args[0]

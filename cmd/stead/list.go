@@ -26,6 +26,12 @@ func newListCmd(f *Factory, runF func(*ListOptions) error) *cobra.Command {
 		Long: `List the sessions found in every CLI's store ($CLAUDE_CONFIG_DIR or ~/.claude,
 $CODEX_HOME or ~/.codex), newest first, with their project, start time,
 duration and message count (user prompts plus assistant replies).`,
+		Example: `  # Every session of every CLI, newest first
+  stead session list
+  # Claude Code and Codex sessions active in the last week
+  stead session list --cli claude,codex --since 7d
+  # The 10 newest sessions of one project, subagents included, as JSON
+  stead session list --project ~/work/alpha --subagents -n 10 --json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Limit < 0 {

@@ -45,6 +45,12 @@ gone (a killed daemon, a killed stead session resume): each is marked
 failed, its CLI stopped, and its session stored from what the bus captured,
 so that stead session show, resume and fork work on it. It keeps looking
 for such runs every 30 s.`,
+		Example: `  # The daemon in the foreground (commands that need it start it in the background)
+  stead serve
+  # Keep at most 256 MB of the runs' terminal output
+  stead serve --terminal-bytes 256M
+  # A worker sharing an external NATS deployment
+  stead serve --nats-url nats://nats.example.com:4222 --nats-creds ~/.config/stead/nats.creds`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return serve(cmd.Context(), f, bf, listen, cmd.Flags().Changed("listen"), int64(terminal))
@@ -143,6 +149,10 @@ func newServeStatusCmd(f *Factory) *cobra.Command {
 		Long: `Say whether the local stead daemon runs, and if so its pid, bus address, uptime,
 version and build (and whether it is this build of stead), its store and log, and how many
 runs it holds. Exit code 1 when none runs.`,
+		Example: `  # Whether the daemon runs: pid, address, uptime, build, runs
+  stead serve status
+  # As JSON
+  stead serve status --json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			dir := stateDir(f.Env)
@@ -200,7 +210,11 @@ func newServeStopCmd(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "stop",
 		Short: "Stop the local stead daemon: its runs' CLIs are stopped and their sessions stored",
-		Args:  noArgs,
+		Example: `  # Stop the daemon; its runs' CLIs are stopped and their sessions stored
+  stead serve stop
+  # Give its runs 5 minutes before it is killed
+  stead serve stop --wait 5m`,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			info, err := readDaemonInfo(f.Env)
 			if err != nil || !info.alive() {
@@ -282,6 +296,13 @@ run ends. --json prints one JSON object per line: {"kind":"entry","event":{...}}
 Each entry is a line, cut at 200 characters; context a CLI injected for its
 model (environment, instructions, reminders) is one line saying so. --all
 prints every entry whole, injected context too.`,
+		Example: `  # A run's entries as they happen (an id prefix is enough)
+  stead watch 20261121-101500-3f9a0c1d2e4b
+  # Every entry whole, injected context too
+  stead watch 20261121-1015 --all
+  # JSON lines, or the raw terminal output
+  stead watch 20261121-1015 --json
+  stead watch 20261121-1015 --terminal`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			b, err := connectBus(cmd.Context(), f, bf, true)
@@ -443,7 +464,11 @@ func newRunsCmd(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "runs",
 		Short: "List supervised runs, newest first",
-		Args:  noArgs,
+		Example: `  # Every run and its state, newest first
+  stead runs
+  # As JSON
+  stead runs --json`,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			b, err := connectBus(cmd.Context(), f, bf, true)
 			if err != nil {
@@ -497,6 +522,10 @@ func newSendCmd(f *Factory) *cobra.Command {
 		Long: `Type a prompt into a run's CLI through the bus, wherever the run is: as a
 bracketed paste then Enter, with the pause the CLI needs, once it is ready.
 --raw sends the bytes as they are (escape sequences included) instead.`,
+		Example: `  # Type a prompt into a run's CLI once it is ready
+  stead send 20261121-101500-3f9a0c1d2e4b "now run the tests"
+  # Press Enter in a dialog (answer it), the bytes as they are
+  stead send --raw 20261121-1015 $'\r'`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			b, err := connectBus(cmd.Context(), f, bf, true)
@@ -539,7 +568,11 @@ func newStopCmd(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "stop <run>",
 		Short: "Make a run's CLI exit: its own quit keys first, then signals to its whole process group",
-		Args:  cobra.ExactArgs(1),
+		Example: `  # Make a run's CLI exit; its session is stored
+  stead stop 20261121-101500-3f9a0c1d2e4b
+  # By an id prefix
+  stead stop 20261121-1015`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			b, err := connectBus(cmd.Context(), f, bf, true)
 			if err != nil {
@@ -587,7 +620,11 @@ func newAttachCmd(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "attach <run>",
 		Short: "Show a run's live terminal and type into it (Ctrl-] detaches)",
-		Args:  cobra.ExactArgs(1),
+		Example: `  # A run's live terminal on a screen of its own; Ctrl-] detaches
+  stead attach 20261121-101500-3f9a0c1d2e4b
+  # By an id prefix
+  stead attach 20261121-1015`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			b, err := connectBus(ctx, f, bf, true)

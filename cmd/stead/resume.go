@@ -50,8 +50,12 @@ the command prints the run's id; stead attach, stead send and stead stop reach i
 When the CLI exits, the whole session (history plus the run's entries, each marked
 with the CLI that produced it) is stored: stead session resume run:<run> --to <cli>
 continues it elsewhere.`,
-		Example: `  stead session resume claude:0b5c... --to codex --prompt "carry on"
-  stead session resume 0b5c... --from claude --to gemini --detach --json`,
+		Example: `  # Continue a Claude Code session in Codex, with a first prompt typed for you
+  stead session resume claude:742233ee --to codex --prompt "carry on"
+  # In the background daemon; prints the run's id (then: stead watch <run>)
+  stead session resume 742233ee --from claude --to gemini --detach --json
+  # Continue what a finished run stored, in yet another CLI
+  stead session resume run:20261121-101500-3f9a0c1d2e4b --to opencode --auto-approve`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]

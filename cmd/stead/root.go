@@ -273,6 +273,12 @@ CLI, OpenCode and Kimi Code.
 Exit codes: 0 ok, 1 error, 2 bad command line, 3 no session or run matched (or
 several did: ids can be cut to a prefix, as in git), 4 a CLI stead must run is
 not installed, 130 interrupted.`,
+		Example: `  # Every session of every CLI from the last week, newest first
+  stead session list --since 7d
+  # Continue a Claude Code session in Codex, live, with a first prompt typed
+  stead session resume claude:742233ee --to codex --prompt "carry on"
+  # Play the offline demo against the real CLIs and the model stub
+  stead scenario run demo`,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -320,6 +326,12 @@ func newSessionCmd(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "session",
 		Short: "List, show and total sessions of every CLI",
+		Example: `  # Every session of every CLI, newest first
+  stead session list
+  # One as a Markdown transcript
+  stead session show claude:742233ee
+  # Tokens, cost, tools and errors of Claude Code and Codex
+  stead session stats --cli claude,codex`,
 	}
 	cmd.AddCommand(newListCmd(f, nil), newShowCmd(f, nil), newStatsCmd(f, nil), newConvertCmd(f, nil), newForkCmd(f, nil), newResumeCmd(f),
 		newExportCmd(f), newImportCmd(f), newValidateCmd(f))
@@ -330,7 +342,11 @@ func newSchemaCmd(f *Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "schema",
 		Short: "Print the JSON Schema of the universal session format",
-		Args:  noArgs,
+		Example: `  # The JSON Schema of the universal session format
+  stead schema
+  # Saved, to validate 'stead session show --json' output with
+  stead schema > usf.schema.json`,
+		Args: noArgs,
 		RunE: func(*cobra.Command, []string) error {
 			_, err := f.IO.RawOut().Write(session.Schema)
 			return err

@@ -38,6 +38,12 @@ in a sandbox of its own, offline, and reports pass or fail per expectation.
 
 stead ships scenarios (stead scenario list); the format is in the scenarios
 package's documentation and docs/commands/scenario.md.`,
+		Example: `  # The scenarios stead ships
+  stead scenario list
+  # One's YAML
+  stead scenario show fork
+  # Play it, offline
+  stead scenario run fork`,
 	}
 	cmd.AddCommand(newScenarioListCmd(f), newScenarioShowCmd(f), newScenarioRunCmd(f))
 	return cmd
@@ -48,7 +54,11 @@ func newScenarioListCmd(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the scenarios stead ships",
-		Args:  noArgs,
+		Example: `  # The scenarios stead ships
+  stead scenario list
+  # As JSON
+  stead scenario list --json`,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			all, err := scenarios.Builtin()
 			if err != nil {
@@ -79,7 +89,11 @@ func newScenarioShowCmd(f *Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "show <name> | <file>",
 		Short: "Print a scenario: a shipped one by name, or a file (checking it)",
-		Args:  oneArg("show needs a scenario name or file"),
+		Example: `  # A shipped scenario's YAML
+  stead scenario show demo
+  # Check a scenario file of your own, and print it
+  stead scenario show my-scenario.yaml`,
+		Args: oneArg("show needs a scenario name or file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sc, err := scenarios.Find(args[0])
 			if err != nil {
@@ -142,6 +156,12 @@ passes or fails. The exit code is 0 only when every one passed.
 The CLIs are the pinned versions scripts/install-clis.sh installs, or those
 on PATH, or STEAD_<CLI>_BIN. The sandbox is removed afterwards unless --keep
 names a folder for it, or the scenario fails (it is kept then, to look at).`,
+		Example: `  # The demo: resume a Claude session in Codex, then an A/B of the five CLIs
+  stead scenario run demo
+  # A file of your own, keeping the sandbox, with the A/B step's web page
+  stead scenario run my-scenario.yaml --keep /tmp/sandbox --html ab.html
+  # The report as JSON, 10 minutes a step at most
+  stead scenario run chain --json --timeout 10m`,
 		Args: oneArg("run needs a scenario name or file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]

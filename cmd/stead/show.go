@@ -42,6 +42,14 @@ cut to a prefix of at least 4 characters that no other id starts with.
 
 The default output is a Markdown transcript. --json writes the session in the
 universal format (see 'stead schema'), each entry with its native record.`,
+		Example: `  # A Claude Code session as a Markdown transcript (an id prefix is enough)
+  stead session show claude:742233ee
+  # Its universal JSON, without the native records
+  stead session show claude:742233ee --json --no-native
+  # A session file, read directly
+  stead session show ~/.codex/sessions/2026/11/21/rollout-2026-11-21T19-12-09-01a20037.jsonl --cli codex
+  # What a finished live run stored, whole, secrets hidden
+  stead session show run:20261121-101500-3f9a0c1d2e4b --full --redact`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return flagErrorf("show needs exactly one session reference, got %d", len(args))

@@ -28,6 +28,12 @@ func newStatsCmd(f *Factory, runF func(*StatsOptions) error) *cobra.Command {
 estimated cost from a price table you can override in the config file, tool
 calls by universal tool, tool errors, files modified, turns and durations.
 Each model response is counted once, even when a fork copied it.`,
+		Example: `  # Totals per session, per model and per CLI, of every session
+  stead session stats
+  # Claude Code and Codex over the last 30 days
+  stead session stats --cli claude,codex --since 30d
+  # One project's totals for November, as JSON
+  stead session stats --project ~/work/alpha --since 2026-11-01 --until 2026-11-30 --json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {

@@ -48,6 +48,10 @@ It refuses what the real APIs refuse, with their status and error: a model of
 another provider, a tool result without its call or a call without its result,
 thinking or reasoning the API did not sign (--log records why). --permissive
 answers those too.`,
+		Example: `  # Serve the example script on port 8765, seeding a home for each CLI
+  stead stub --script examples/stub/two-turns.json --port 8765 --homes /tmp/stub-homes
+  # Any free port, every request logged, CLIs run in another project
+  stead stub --script turns.json --log requests.jsonl --dir ~/work/alpha`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Script == "" {

@@ -63,6 +63,12 @@ name of a built-in one replaces it):
     history:                          # optional
       - user: We keep every change small and tested.
       - assistant: Understood.`,
+		Example: `  # The templates, built-in and yours
+  stead template list
+  # One's prompt, conversation and placeholders
+  stead template show review
+  # Start a session from it in Codex
+  stead template run review --to codex --var focus="the error handling"`,
 	}
 	cmd.AddCommand(newTemplateListCmd(f), newTemplateShowCmd(f), newTemplateRunCmd(f))
 	return cmd
@@ -73,7 +79,11 @@ func newTemplateListCmd(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the prompt templates",
-		Args:  noArgs,
+		Example: `  # The templates, built-in and yours
+  stead template list
+  # As JSON
+  stead template list --json`,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			all := loadTemplates(f)
 			if asJSON {
@@ -96,7 +106,11 @@ func newTemplateShowCmd(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show <name>",
 		Short: "Show a prompt template",
-		Args:  cobra.ExactArgs(1),
+		Example: `  # A template's conversation, prompt and placeholders
+  stead template show tests
+  # As JSON
+  stead template show review --json`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			t, err := findTemplate(f, args[0])
 			if err != nil {
@@ -140,6 +154,12 @@ conversation is resumed in the CLI under stead's supervisor, as
 daemon), and its prompt typed. A template without one runs its prompt in the
 CLI's headless mode and prints the answer; continue that session with
 'stead session resume run:<run> --to <cli>'.`,
+		Example: `  # Review the uncommitted changes with Codex, headless; prints the answer
+  stead template run review --to codex --var focus="the error handling"
+  # A template with a conversation, in the daemon; prints the run's id
+  stead template run tests --to claude --var target=parser/lexer.go --detach
+  # In another project, every tool allowed
+  stead template run explain --to gemini --var topic="the bus" --cwd ~/work/alpha --auto-approve`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			t, err := findTemplate(f, args[0])
