@@ -39,7 +39,7 @@ var rules = map[string][]string{
 	"cusf":              {"session", "github.com/santhosh-tekuri/jsonschema/v6"},
 	"agenthistory":      {"session"},
 	"templates":         {"session", "go.yaml.in/yaml/v3"},
-	"bus":               {"session", "github.com/nats-io/"},
+	"bus":               {"session", "internal/safetext", "github.com/nats-io/"},
 	"supervisor":        {"session", "github.com/oklog/run", "github.com/creack/pty", "golang.org/x/term"},
 	"capture":           {"session"},
 	"internal/samples":  {"session", "adapters", "internal/corpusgen", "github.com/rogpeppe/go-internal/txtar"},
@@ -53,7 +53,7 @@ var rules = map[string][]string{
 	// The library for runs: a session placed in a CLI's store, the CLI
 	// run under a terminal, driven and captured onto the bus.
 	"runs": {"session", "adapters", "inject", "supervisor", "capture", "bus", "vt", "scenarios", "pricing",
-		"internal/atomicfile", "github.com/oklog/run", "golang.org/x/sys/unix", "golang.org/x/term"},
+		"internal/atomicfile", "internal/safetext", "github.com/oklog/run", "golang.org/x/sys/unix", "golang.org/x/term"},
 	"internal/testdisk": {},
 	"cmd/stead":         {"*"},
 	"":                  {},

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/stead-dev/stead/internal/safetext"
 )
 
 // Version is the version of the requests and replies on a run's input
@@ -104,7 +106,7 @@ func replyFor(err error) Reply {
 			break
 		}
 	}
-	return Reply{V: Version, Code: code, Error: clip(err.Error(), 1000)}
+	return Reply{V: Version, Code: code, Error: safetext.Clip(err.Error(), 1000)}
 }
 
 // Err is the error a reply says, nil for CodeOK. A code this version does
@@ -176,12 +178,4 @@ func ParseRequest(data []byte) (Request, error) {
 		return Request{V: r.V, Op: r.Op, Rows: r.Rows, Cols: r.Cols}, nil
 	}
 	return Request{}, fmt.Errorf("%w: unknown op %.40q", ErrBadRequest, r.Op)
-}
-
-// clip cuts s to at most n bytes.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

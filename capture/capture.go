@@ -592,8 +592,6 @@ func (c *Capture) readScreen() {
 	// it is idle (its ready is pending).
 	answered := changed && was == session.RunWaiting && st == "" && c.state == session.RunWaiting &&
 		c.busyBy == "screen" && c.pendingReady.IsZero() && c.liveSaid != session.RunReady
-	c.mu.Unlock()
-	c.mu.Lock()
 	idle := answered && c.idleWait()
 	c.mu.Unlock()
 	switch {

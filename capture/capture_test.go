@@ -34,6 +34,36 @@ type pub struct {
 
 func newPub() *pub { return &pub{more: make(chan struct{}, 1)} }
 
+// trail is the statuses published so far, each as state/signal/detail.
+func (p *pub) trail() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var seq []string
+	for _, s := range p.statuses {
+		seq = append(seq, string(s.State)+"/"+s.Signal+"/"+s.Detail)
+	}
+	return seq
+}
+
+// snapshotStore is a CLI's session store as a database: add puts entries
+// in it, and c reads it every 10 ms (Snapshot) until cancel.
+func snapshotStore(t *testing.T, c *capture.Capture, ctx context.Context, cancel func()) (add func(...session.Entry)) {
+	var mu sync.Mutex
+	var store []session.Entry
+	start(t, "Snapshot", func() error {
+		return c.Snapshot(ctx, 10*time.Millisecond, func() ([]session.Entry, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			return append([]session.Entry(nil), store...), nil
+		})
+	}, cancel)
+	return func(es ...session.Entry) {
+		mu.Lock()
+		store = append(store, es...)
+		mu.Unlock()
+	}
+}
+
 func (p *pub) poke() {
 	select {
 	case p.more <- struct{}{}:
@@ -632,20 +662,7 @@ func TestScreenDialogWaits(t *testing.T) {
 	if _, err := c.Wait(ctx, session.RunReady); err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	var store []session.Entry
-	add := func(es ...session.Entry) {
-		mu.Lock()
-		store = append(store, es...)
-		mu.Unlock()
-	}
-	start(t, "Snapshot", func() error {
-		return c.Snapshot(ctx, 10*time.Millisecond, func() ([]session.Entry, error) {
-			mu.Lock()
-			defer mu.Unlock()
-			return append([]session.Entry(nil), store...), nil
-		})
-	}, cancel)
+	add := snapshotStore(t, c, ctx, cancel)
 	add(session.Entry{ID: "u1", Type: session.User, Content: "make the file"})
 	if _, err := c.Wait(ctx, session.RunBusy); err != nil {
 		t.Fatal(err)
@@ -670,12 +687,7 @@ func TestScreenDialogWaits(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.published(t, session.RunReady)
-	var seq []string
-	p.mu.Lock()
-	for _, s := range p.statuses {
-		seq = append(seq, string(s.State)+"/"+s.Signal+"/"+s.Detail)
-	}
-	p.mu.Unlock()
+	seq := p.trail()
 	want := "ready/terminal quiet/ busy/session record/ waiting/screen/approval busy/screen/the dialog was answered ready/session store/"
 	if got := strings.Join(seq, " "); got != want {
 		t.Errorf("states\n%s\nwant\n%s", got, want)
@@ -704,20 +716,7 @@ func TestIdleDialogIsNoTurn(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	start(t, "Readiness", func() error { return c.Readiness(ctx) }, cancel)
-	var mu sync.Mutex
-	var store []session.Entry
-	add := func(es ...session.Entry) {
-		mu.Lock()
-		store = append(store, es...)
-		mu.Unlock()
-	}
-	start(t, "Snapshot", func() error {
-		return c.Snapshot(ctx, 10*time.Millisecond, func() ([]session.Entry, error) {
-			mu.Lock()
-			defer mu.Unlock()
-			return append([]session.Entry(nil), store...), nil
-		})
-	}, cancel)
+	add := snapshotStore(t, c, ctx, cancel)
 	io.WriteString(w, "> prompt box")
 	if _, err := c.Wait(ctx, session.RunReady); err != nil {
 		t.Fatal(err)
@@ -755,12 +754,7 @@ func TestIdleDialogIsNoTurn(t *testing.T) {
 		t.Errorf("%d turns, want the prompt's one", n)
 	}
 	p.published(t, session.RunReady)
-	var seq []string
-	p.mu.Lock()
-	for _, s := range p.statuses {
-		seq = append(seq, string(s.State)+"/"+s.Signal+"/"+s.Detail)
-	}
-	p.mu.Unlock()
+	seq := p.trail()
 	want := "ready/terminal quiet/ waiting/screen/a dialog ready/screen/the dialog was answered; no turn had begun " +
 		"busy/session record/ waiting/screen/a dialog busy/screen/the dialog was answered ready/session record/"
 	if got := strings.Join(seq, " "); got != want {

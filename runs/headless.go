@@ -14,6 +14,7 @@ import (
 
 	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/internal/safetext"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -59,7 +60,7 @@ func (sv *Supervisor) Headless(ctx context.Context, id, cli, prompt, dir, model 
 			ended(b, rec, "headless", log)
 			return nil, fmt.Errorf("%s: %s: %w", id, rec.Reason, context.Canceled)
 		}
-		return fail(fmt.Errorf("%s %s: %w: %s", cli, strings.Join(cmd.Args[1:], " "), runErr, clipLine(errOut.String(), 500)))
+		return fail(fmt.Errorf("%s %s: %w: %s", cli, strings.Join(cmd.Args[1:], " "), runErr, safetext.ClipLine(errOut.String(), 500)))
 	}
 	sid := a.SessionID(out.Bytes())
 	if sid == "" {
@@ -136,13 +137,4 @@ func TurnError(s *session.Session, from int) string {
 		}
 	}
 	return ""
-}
-
-// clipLine is s on one line, cut to at most n runes, "…" last.
-func clipLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }

@@ -106,14 +106,9 @@ func (rc *recoverer) end(ctx context.Context, r session.Run, supervisor int) err
 // the run started, or else (a run of an older stead) read from the native
 // file the run's CLI wrote, which holds it too.
 func (rc *recoverer) history(ctx context.Context, r session.Run) (*session.Session, error) {
-	rd, err := rc.b.Session(ctx, HistoryObject(r.ID))
+	s, err := rc.sv.stored(ctx, HistoryObject(r.ID))
 	if err == nil {
-		defer rd.Close()
-		var s session.Session
-		if err := json.NewDecoder(rd).Decode(&s); err != nil {
-			return nil, fmt.Errorf("its stored history: %w", err)
-		}
-		return &s, nil
+		return s, nil
 	}
 	if !errors.Is(err, bus.ErrNoRun) {
 		return nil, err
@@ -122,7 +117,7 @@ func (rc *recoverer) history(ctx context.Context, r session.Run) (*session.Sessi
 	if !ok || r.Path == "" || !a.Reads() {
 		return &session.Session{Source: session.Source{CLI: r.CLI}}, nil
 	}
-	s, err := a.Open(rc.sv.Env, session.Ref{CLI: r.CLI, ID: r.SessionID, Path: r.Path})
+	s, err = a.Open(rc.sv.Env, session.Ref{CLI: r.CLI, ID: r.SessionID, Path: r.Path})
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", r.Path, err)
 	}

@@ -1,12 +1,12 @@
 package runs
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -25,7 +25,7 @@ func (sv *Supervisor) Detach(ctx context.Context, s *session.Session, spec Spec)
 		return session.Run{}, err
 	}
 	spec.Source = HistoryObject(spec.ID)
-	if err := sv.Bus.PutSession(ctx, spec.Source, strings.NewReader(string(data))); err != nil {
+	if err := sv.Bus.PutSession(ctx, spec.Source, bytes.NewReader(data)); err != nil {
 		return session.Run{}, err
 	}
 	env := sv.Env

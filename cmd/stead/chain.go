@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/internal/safetext"
 	"github.com/stead-dev/stead/runs"
 	"github.com/stead-dev/stead/session"
 )
@@ -191,7 +192,7 @@ func projectDir(cwd string) (string, error) {
 	return dir, nil
 }
 
-func clipLine(s string, n int) string { return clip(strings.Join(strings.Fields(s), " "), n) }
+func clipLine(s string, n int) string { return safetext.ClipLine(s, n) }
 
 // prefixWriter writes each line it is given after prefix. Writers that
 // share an output (the variants of an A/B run) do not interleave lines.

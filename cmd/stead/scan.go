@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stead-dev/stead/catalog"
+	"github.com/stead-dev/stead/internal/safetext"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -171,13 +172,8 @@ func shortPath(p, home string) string {
 	return p
 }
 
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
+// clip cuts s to at most n runes (safetext.Clip).
+func clip(s string, n int) string { return safetext.Clip(s, n) }
 
 // jsonTime formats a time for --json output: RFC 3339 in UTC, or null.
 func jsonTime(t time.Time) *string {

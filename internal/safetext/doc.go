@@ -8,7 +8,8 @@
 // output, a project directory or a title can hold any bytes. What stead
 // prints for a person goes through Terminal or a Writer; what it prints
 // for a shell goes through Quote. Machine output (JSON, where encoding
-// escapes control characters, and exports) is not its business.
+// escapes control characters, and exports) is not its business. Clip and
+// ClipLine bound how much of a long text goes into a line or a message.
 //
 // It imports only the standard library.
 package safetext
