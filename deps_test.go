@@ -17,10 +17,11 @@ const module = "github.com/stead-dev/stead"
 // pass; change the code.
 var rules = map[string][]string{
 	"session":             {},
+	"live":                {"session"},
 	"adapters/internal/":  {"session"},
-	"adapters/":           {"session", "adapters/internal/", "internal/safetext"},
-	"adapters/opencode":   {"session", "adapters/internal/", "internal/safetext", "modernc.org/sqlite"},
-	"adapters":            {"session", "adapters/"},
+	"adapters/":           {"session", "live", "adapters/internal/", "internal/safetext"},
+	"adapters/opencode":   {"session", "live", "adapters/internal/", "internal/safetext", "modernc.org/sqlite"},
+	"adapters":            {"session", "live", "adapters/"},
 	"catalog":             {"session", "adapters"},
 	"pricing":             {"session"},
 	"internal/corpusgen":  {},
@@ -39,20 +40,20 @@ var rules = map[string][]string{
 	"cusf":              {"session", "github.com/santhosh-tekuri/jsonschema/v6"},
 	"agenthistory":      {"session"},
 	"templates":         {"session", "go.yaml.in/yaml/v3"},
-	"bus":               {"session", "internal/safetext", "github.com/nats-io/"},
+	"bus":               {"session", "live", "internal/safetext", "github.com/nats-io/"},
 	"supervisor":        {"session", "github.com/oklog/run", "github.com/creack/pty", "golang.org/x/term"},
-	"capture":           {"session"},
+	"capture":           {"session", "live"},
 	"internal/samples":  {"session", "adapters", "internal/corpusgen", "github.com/rogpeppe/go-internal/txtar"},
 	"internal/heappeak": {},
-	"internal/clitest":  {"session", "adapters", "modelstub", "scenarios"},
+	"internal/clitest":  {"session", "live", "adapters", "modelstub", "scenarios"},
 	// scenarios plays each step's model script on stubs and checks what
 	// the model got (modelstub's requests): STYLE.md §8 allows it session
 	// and adapters; the stub is the other half of an offline scenario.
-	"scenarios": {"session", "adapters", "modelstub", "go.yaml.in/yaml/v3"},
-	"e2e":       {"session", "adapters", "adapters/", "catalog", "inject", "modelstub", "scenarios", "runs", "bus", "internal/clitest", "internal/usftest"},
+	"scenarios": {"session", "live", "adapters", "modelstub", "go.yaml.in/yaml/v3"},
+	"e2e":       {"session", "live", "adapters", "adapters/", "catalog", "inject", "modelstub", "scenarios", "runs", "bus", "internal/clitest", "internal/usftest"},
 	// The library for runs: a session placed in a CLI's store, the CLI
 	// run under a terminal, driven and captured onto the bus.
-	"runs": {"session", "adapters", "inject", "supervisor", "capture", "bus", "vt", "scenarios", "pricing",
+	"runs": {"session", "live", "adapters", "inject", "supervisor", "capture", "bus", "vt", "scenarios", "pricing",
 		"internal/atomicfile", "internal/safetext", "github.com/oklog/run", "golang.org/x/sys/unix", "golang.org/x/term"},
 	"internal/testdisk": {},
 	"cmd/stead":         {"*"},

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -57,7 +58,7 @@ type Adapter struct {
 	Calls map[session.Tool]string
 	// Setup says how to run the CLI for a Launch: environment and config
 	// files that avoid dialogs and keep traffic on the machine.
-	Setup func(l session.Launch) session.Setup
+	Setup func(l live.Launch) live.Setup
 	// Model is the model the CLI uses in env for a session in the project
 	// dir when none is given on its command line (its configuration files
 	// and environment, as the CLI reads them), and where it was read; else
@@ -66,9 +67,9 @@ type Adapter struct {
 	// Target.Model the same way), never with the source's.
 	Model func(env session.Env, dir string) (model, from string)
 	// Argv returns the arguments of a headless run (print or exec mode).
-	Argv func(l session.Launch) []string
+	Argv func(l live.Launch) []string
 	// TUI says how to drive the CLI's interactive UI under a supervisor.
-	TUI *session.TUI
+	TUI *live.TUI
 	// SessionID finds the session id in a headless run's output.
 	SessionID func(stdout []byte) string
 	// Failure finds the error a failed headless run reported.

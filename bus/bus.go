@@ -20,8 +20,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-
-	"github.com/stead-dev/stead/session"
+	"github.com/stead-dev/stead/live"
 )
 
 // Kind is one kind of a run's messages: the last token of its subject.
@@ -787,7 +786,7 @@ func (b *Bus) Handle(subject, queue string, handle func(data []byte) []byte) (st
 }
 
 // PutRun stores a run's record.
-func (b *Bus) PutRun(ctx context.Context, r session.Run) error {
+func (b *Bus) PutRun(ctx context.Context, r live.Run) error {
 	if !ValidRun(r.ID) {
 		return fmt.Errorf("bus: run %q: %w", r.ID, ErrNoRun)
 	}
@@ -802,8 +801,8 @@ func (b *Bus) PutRun(ctx context.Context, r session.Run) error {
 }
 
 // Run returns a run's record.
-func (b *Bus) Run(ctx context.Context, id string) (session.Run, error) {
-	var r session.Run
+func (b *Bus) Run(ctx context.Context, id string) (live.Run, error) {
+	var r live.Run
 	if !ValidRun(id) {
 		return r, fmt.Errorf("bus: run %q: %w", id, ErrNoRun)
 	}
@@ -836,12 +835,12 @@ func (b *Bus) RunIDs(ctx context.Context) ([]string, error) {
 }
 
 // Runs lists every run's record, newest first.
-func (b *Bus) Runs(ctx context.Context) ([]session.Run, error) {
+func (b *Bus) Runs(ctx context.Context) ([]live.Run, error) {
 	ids, err := b.RunIDs(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var runs []session.Run
+	var runs []live.Run
 	for _, key := range ids {
 		r, err := b.Run(ctx, key)
 		if errors.Is(err, ErrNoRun) {

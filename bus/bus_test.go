@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/stead-dev/stead/bus"
-	"github.com/stead-dev/stead/session"
+	"github.com/stead-dev/stead/live"
 )
 
 func newBus(t *testing.T, opts bus.Options) *bus.Bus {
@@ -168,12 +168,12 @@ func TestRunsAndSessionsOutliveTheServer(t *testing.T) {
 	c := ctx(t)
 	start := time.Now().UTC().Truncate(time.Second)
 	for i, id := range []string{"old", "new"} {
-		if err := b.PutRun(c, session.Run{ID: id, CLI: "codex", State: session.RunReady, Started: start.Add(time.Duration(i) * time.Minute)}); err != nil {
+		if err := b.PutRun(c, live.Run{ID: id, CLI: "codex", State: live.RunReady, Started: start.Add(time.Duration(i) * time.Minute)}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	code := 0
-	if err := b.PutRun(c, session.Run{ID: "old", CLI: "codex", State: session.RunExited, ExitCode: &code, Started: start}); err != nil {
+	if err := b.PutRun(c, live.Run{ID: "old", CLI: "codex", State: live.RunExited, ExitCode: &code, Started: start}); err != nil {
 		t.Fatal(err)
 	}
 	big := strings.Repeat("x", 3<<20)
@@ -187,7 +187,7 @@ func TestRunsAndSessionsOutliveTheServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(runs) != 2 || runs[0].ID != "new" || runs[1].State != session.RunExited || *runs[1].ExitCode != 0 {
+	if len(runs) != 2 || runs[0].ID != "new" || runs[1].State != live.RunExited || *runs[1].ExitCode != 0 {
 		t.Fatalf("runs after restart: %+v", runs)
 	}
 	if _, err := b.Run(c, "missing"); !errors.Is(err, bus.ErrNoRun) {

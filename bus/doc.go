@@ -10,7 +10,7 @@
 //	stead.run.<run>.pty     the CLI's terminal output, raw bytes, in order (kept 24 h)
 //	stead.run.<run>.native  the CLI's native session records, one per message, as written
 //	stead.run.<run>.entry   universal entries (session.Event JSON), in order, each once
-//	stead.run.<run>.status  state changes (session.Status JSON): starting, ready, busy, waiting, exited, failed
+//	stead.run.<run>.status  state changes (live.Status JSON): starting, ready, busy, waiting, exited, failed
 //	stead.run.<run>.input   bytes to type into the CLI's terminal (not kept)
 //	stead.run.<run>.control stop, prompt and resize requests to the run's supervisor (not kept)
 //
@@ -26,7 +26,7 @@
 // STEAD_PTY and STEAD_RUNS), so a watcher that joins late, or restarts, gets
 // a run from its start. Each entry message carries a Nats-Msg-Id of run and
 // entry id, so a capture that restarts does not publish an entry twice.
-// The key-value bucket stead-runs holds each run's record (session.Run,
+// The key-value bucket stead-runs holds each run's record (live.Run,
 // key: run id); the object store stead-sessions holds each finished run's
 // whole universal session (object name: run id). Workers take detached runs
 // from the queue subject stead.work.start (queue group stead-workers).

@@ -16,6 +16,7 @@ import (
 	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/bus"
 	"github.com/stead-dev/stead/capture"
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -33,7 +34,7 @@ func (p busPub) Entry(ev session.Event) error {
 	data, _ := json.Marshal(ev)
 	return p.b.Publish(context.Background(), p.run, bus.Entry, data, "")
 }
-func (p busPub) Status(st session.Status) error {
+func (p busPub) Status(st live.Status) error {
 	data, _ := json.Marshal(st)
 	return p.b.Publish(context.Background(), p.run, bus.Status, data, "")
 }
@@ -144,12 +145,12 @@ func BenchmarkTerminalToSubscriber(b *testing.B) {
 }
 
 // statusWaiter delivers the states published for a run.
-func statusWaiter(b *testing.B, bb *bus.Bus, run string) chan session.RunState {
-	ch := make(chan session.RunState, 64)
+func statusWaiter(b *testing.B, bb *bus.Bus, run string) chan live.RunState {
+	ch := make(chan live.RunState, 64)
 	ctx, cancel := context.WithCancel(context.Background())
 	start(b, "Watch", func() error {
 		return watch(ctx, bb, run, bus.Status, func(m bus.Msg) {
-			var st session.Status
+			var st live.Status
 			if json.Unmarshal(m.Data, &st) != nil {
 				return
 			}
@@ -162,7 +163,7 @@ func statusWaiter(b *testing.B, bb *bus.Bus, run string) chan session.RunState {
 	return ch
 }
 
-func awaitState(b *testing.B, ch chan session.RunState, want session.RunState) time.Time {
+func awaitState(b *testing.B, ch chan live.RunState, want live.RunState) time.Time {
 	b.Helper()
 	timeout := time.After(5 * time.Second)
 	for {
@@ -194,7 +195,7 @@ func liveCapture(b *testing.B, bb *bus.Bus, run, cli, path string, env session.E
 	if term != nil {
 		start(b, "Terminal", func() error { return c.Terminal(term, nil) }, endTerm)
 	}
-	c.Set(session.RunReady, "bench", "", nil)
+	c.Set(live.RunReady, "bench", "", nil)
 	return c
 }
 
@@ -220,12 +221,12 @@ func BenchmarkIdleFromStatusFile(b *testing.B) {
 	defer f.Close()
 	states := statusWaiter(b, bb, "idle-claude")
 	liveCapture(b, bb, "idle-claude", "claude", path, env, nil, nil)
-	awaitState(b, states, session.RunReady)
+	awaitState(b, states, live.RunReady)
 	lat := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for i := range b.N {
 		setStatus("busy")
-		awaitState(b, states, session.RunBusy)
+		awaitState(b, states, live.RunBusy)
 		fmt.Fprintf(f, `{"type":"assistant","uuid":"a-%d","parentUuid":null,"sessionId":"s","timestamp":"2026-11-21T10:00:00Z","message":{"id":"m-%d","role":"assistant","model":"m","content":[{"type":"text","text":"answer %d"}],"usage":{"input_tokens":1,"output_tokens":1}}}`+"\n", i, i, i)
 		fmt.Fprintf(f, `{"type":"system","subtype":"turn_duration","durationMs":900,"uuid":"t-%d","parentUuid":null,"sessionId":"s","timestamp":"2026-11-21T10:00:01Z"}`+"\n", i)
 		// The file is written before the status turns idle; the idle
@@ -233,7 +234,7 @@ func BenchmarkIdleFromStatusFile(b *testing.B) {
 		time.Sleep(20*time.Millisecond + time.Duration(rand.Int64N(int64(capture.StatusEvery))))
 		start := time.Now()
 		setStatus("idle")
-		lat = append(lat, awaitState(b, states, session.RunReady).Sub(start))
+		lat = append(lat, awaitState(b, states, live.RunReady).Sub(start))
 	}
 	b.StopTimer()
 	reportLatency(b, lat)
@@ -256,19 +257,19 @@ func BenchmarkIdleFromTitle(b *testing.B) {
 	title := func(t string) { fmt.Fprintf(tw, "\x1b]0;%-80s\x07", t) }
 	states := statusWaiter(b, bb, "idle-gemini")
 	liveCapture(b, bb, "idle-gemini", "gemini", path, session.Env{}, term, func() { tw.Close() })
-	awaitState(b, states, session.RunReady)
+	awaitState(b, states, live.RunReady)
 	lat := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for i := range b.N {
 		title("✦  Working… (proj)")
-		awaitState(b, states, session.RunBusy)
+		awaitState(b, states, live.RunBusy)
 		fmt.Fprintf(f, `{"id":"u-%d","timestamp":"2026-11-21T10:00:00Z","type":"user","content":[{"text":"prompt %d"}]}`+"\n", i, i)
 		time.Sleep(20*time.Millisecond + time.Duration(rand.Int64N(int64(10*time.Millisecond))))
 		start := time.Now()
 		title("◇  Ready (proj)")
 		time.Sleep(7 * time.Millisecond)
 		fmt.Fprintf(f, `{"id":"g-%d","timestamp":"2026-11-21T10:00:01Z","type":"gemini","content":"answer %d","thoughts":[],"tokens":{"input":1,"output":1,"total":2},"model":"m"}`+"\n", i, i)
-		lat = append(lat, awaitState(b, states, session.RunReady).Sub(start))
+		lat = append(lat, awaitState(b, states, live.RunReady).Sub(start))
 	}
 	b.StopTimer()
 	reportLatency(b, lat)

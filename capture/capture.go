@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -27,7 +28,7 @@ type Publisher interface {
 	// earlier ones.
 	Entry(ev session.Event) error
 	// Status takes a change of state.
-	Status(st session.Status) error
+	Status(st live.Status) error
 }
 
 // Decoder yields the events of a native session stream, as an adapter's
@@ -43,7 +44,7 @@ type Config struct {
 	CLI string
 	// TUI holds the CLI's structural signals (title, status file) and
 	// how it shows readiness.
-	TUI session.TUI
+	TUI live.TUI
 	// Env is the CLI's environment, for its status file.
 	Env session.Env
 	// Screen keeps what the CLI's terminal shows, for TUI.Screen and for
@@ -69,7 +70,7 @@ type Capture struct {
 
 	setMu   sync.Mutex // serialises Set
 	mu      sync.Mutex
-	state   session.RunState
+	state   live.RunState
 	changed chan struct{} // closed and replaced on every change
 	lastOut time.Time
 	scr     screen
@@ -77,8 +78,8 @@ type Capture struct {
 	// screenDirty is set by output not yet read by the TUI's screen
 	// rule; screenSaid is what the rule said last.
 	screenDirty bool
-	screenSaid  session.RunState
-	dialog      *session.Dialog   // the dialog on screen, if any
+	screenSaid  live.RunState
+	dialog      *live.Dialog      // the dialog on screen, if any
 	dialogDirty bool              // output since the dialog was looked for
 	held        map[string]string // what a snapshot's entries held, by id
 	lastErr     string            // the last error entry, for the next status
@@ -87,10 +88,10 @@ type Capture struct {
 	prompts     int    // prompts the user typed (user entries of no kind)
 	lastPrompt  string // the text of the last of them
 	seen        map[string]bool
-	titled      bool             // the TUI set a terminal title
-	born        time.Time        // when the capture started
-	statusSeen  bool             // the CLI's status file was read
-	liveSaid    session.RunState // the state the live signal last said
+	titled      bool          // the TUI set a terminal title
+	born        time.Time     // when the capture started
+	statusSeen  bool          // the CLI's status file was read
+	liveSaid    live.RunState // the state the live signal last said
 
 	// A ready from a live signal waits for the session file (see
 	// structural).
@@ -117,7 +118,7 @@ type Capture struct {
 	// the prompts recorded then: a dialog that came up while the CLI
 	// was idle (a folder-trust dialog drawn after its prompt) is no
 	// turn (see idleWait).
-	waitFrom    session.RunState
+	waitFrom    live.RunState
 	waitPrompts int
 	// answeredTurn says the session file got assistant text since the
 	// last prompt; lastTurn says how the last turn ended.
@@ -152,7 +153,7 @@ func New(cfg Config, pub Publisher) *Capture {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Capture{cfg: cfg, pub: pub, log: log, state: session.RunStarting, vt: cfg.Screen, born: time.Now(),
+	return &Capture{cfg: cfg, pub: pub, log: log, state: live.RunStarting, vt: cfg.Screen, born: time.Now(),
 		changed: make(chan struct{}), seen: map[string]bool{}, lastOut: time.Now()}
 }
 
@@ -177,7 +178,7 @@ func (c *Capture) Screen() string {
 }
 
 // State returns the run's state.
-func (c *Capture) State() session.RunState {
+func (c *Capture) State() live.RunState {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.state
@@ -199,17 +200,17 @@ func (c *Capture) Prompts() (int, string) {
 }
 
 // Dialog returns the dialog the screen shows, if it is one of the TUI's.
-func (c *Capture) Dialog() (session.Dialog, bool) {
+func (c *Capture) Dialog() (live.Dialog, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.dialog == nil {
-		return session.Dialog{}, false
+		return live.Dialog{}, false
 	}
 	return *c.dialog, true
 }
 
 // findDialog returns the TUI's dialog the screen shows. c.mu is held.
-func (c *Capture) findDialog() *session.Dialog {
+func (c *Capture) findDialog() *live.Dialog {
 	if c.vt == nil || len(c.cfg.TUI.Dialogs) == 0 {
 		return nil
 	}
@@ -262,7 +263,7 @@ func (c *Capture) Failure() string {
 
 // Set changes the state and publishes the change. A run that is over
 // stays over.
-func (c *Capture) Set(state session.RunState, signal, detail string, code *int) {
+func (c *Capture) Set(state live.RunState, signal, detail string, code *int) {
 	// Changes are published in the order they are made.
 	c.setMu.Lock()
 	defer c.setMu.Unlock()
@@ -271,7 +272,7 @@ func (c *Capture) Set(state session.RunState, signal, detail string, code *int) 
 		c.mu.Unlock()
 		return
 	}
-	turnOver := state == session.RunReady && (c.state == session.RunBusy || c.state == session.RunWaiting && !c.idleWait())
+	turnOver := state == live.RunReady && (c.state == live.RunBusy || c.state == live.RunWaiting && !c.idleWait())
 	if turnOver && c.lastErr == "" && c.failure != "" {
 		// The CLI gave the failed request up (it was cancelled) and
 		// recorded no error of its own: the failure is the turn's.
@@ -280,28 +281,28 @@ func (c *Capture) Set(state session.RunState, signal, detail string, code *int) 
 	if turnOver {
 		c.lastTurn = TurnEnd{Answered: c.answeredTurn, Error: c.lastErr}
 	}
-	if state == session.RunReady && detail == "" && c.lastErr != "" {
+	if state == live.RunReady && detail == "" && c.lastErr != "" {
 		detail = "the turn ended in an error: " + c.lastErr
 	}
 	if turnOver && detail == "" && !c.lastTurn.Answered {
 		detail = "the turn ended without an answer from the model"
 	}
-	if state == session.RunReady {
+	if state == live.RunReady {
 		c.lastErr, c.failure = "", ""
 		if turnOver {
 			c.turns++
 		}
 	}
 	switch {
-	case signal == "session record" && state == session.RunReady:
+	case signal == "session record" && state == live.RunReady:
 		c.recordsEnded = true
-	case signal == "session record" && state == session.RunBusy:
+	case signal == "session record" && state == live.RunBusy:
 		c.recordsEnded = false
 	}
-	if state == session.RunWaiting && c.state != session.RunWaiting {
+	if state == live.RunWaiting && c.state != live.RunWaiting {
 		c.waitFrom, c.waitPrompts = c.state, c.prompts
 	}
-	if state == session.RunBusy || state == session.RunWaiting {
+	if state == live.RunBusy || state == live.RunWaiting {
 		if c.state != state {
 			c.busySince = time.Now()
 		}
@@ -311,14 +312,14 @@ func (c *Capture) Set(state session.RunState, signal, detail string, code *int) 
 	close(c.changed)
 	c.changed = make(chan struct{})
 	c.mu.Unlock()
-	st := session.Status{Run: c.cfg.Run, State: state, Time: time.Now().UTC(), Signal: signal, Detail: detail, ExitCode: code}
+	st := live.Status{Run: c.cfg.Run, State: state, Time: time.Now().UTC(), Signal: signal, Detail: detail, ExitCode: code}
 	if err := c.pub.Status(st); err != nil {
 		c.log.Warn("publishing a status", "run", c.cfg.Run, "err", err)
 	}
 }
 
 // Wait waits until the state is one of states, and returns it.
-func (c *Capture) Wait(ctx context.Context, states ...session.RunState) (session.RunState, error) {
+func (c *Capture) Wait(ctx context.Context, states ...live.RunState) (live.RunState, error) {
 	for {
 		c.mu.Lock()
 		st, ch := c.state, c.changed
@@ -387,12 +388,12 @@ func (c *Capture) Terminal(r io.Reader, tee io.Writer) error {
 // structural applies a state the CLI itself reported. Before the CLI is
 // ready for input only the terminal decides: titles and status files say
 // "ready" a little before keystrokes are safe.
-func (c *Capture) structural(st session.RunState, signal, detail string) {
+func (c *Capture) structural(st live.RunState, signal, detail string) {
 	c.mu.Lock()
-	starting := c.state == session.RunStarting
-	live := c.cfg.TUI.StatusFile != nil || c.cfg.TUI.Title != nil
+	starting := c.state == live.RunStarting
+	signalled := c.cfg.TUI.StatusFile != nil || c.cfg.TUI.Title != nil
 	fromRecords := signal == "session record"
-	liveSignal := live && !fromRecords && signal != "screen" && signal != "debug log"
+	liveSignal := signalled && !fromRecords && signal != "screen" && signal != "debug log"
 	repeated := liveSignal && st == c.liveSaid
 	if liveSignal {
 		c.liveSaid = st
@@ -401,52 +402,52 @@ func (c *Capture) structural(st session.RunState, signal, detail string) {
 	case starting:
 		c.mu.Unlock()
 		return
-	case repeated && st == session.RunBusy && c.state == session.RunWaiting:
+	case repeated && st == live.RunBusy && c.state == live.RunWaiting:
 		// The live signal says busy again, as it did before another
 		// signal made the run wait (Gemini's title stays "Working"
 		// under its question): nothing changed.
 		c.mu.Unlock()
 		return
-	case signal == "screen" && st == session.RunBusy && c.recordsEnded:
+	case signal == "screen" && st == live.RunBusy && c.recordsEnded:
 		// The session file ended the turn and holds no new prompt: a
 		// working line on screen is stale (a new turn starts with its
 		// prompt's record).
 		c.mu.Unlock()
 		return
-	case fromRecords && live && st == session.RunReady:
+	case fromRecords && signalled && st == live.RunReady:
 		// The turn's end reached the session file: a ready the live
 		// signal gave may go out now.
 		c.turnEnded = true
 		pending := !c.pendingReady.IsZero()
 		// A busy spell too short for the live signal's poll: the CLI
 		// already says idle, so the turn is over.
-		missed := c.state == session.RunBusy && c.liveSaid == session.RunReady
+		missed := c.state == live.RunBusy && c.liveSaid == live.RunReady
 		c.mu.Unlock()
 		if pending {
 			c.flushReady()
 		} else if missed {
-			c.Set(session.RunReady, signal, "", nil)
+			c.Set(live.RunReady, signal, "", nil)
 		}
 		return
-	case fromRecords && live && st == session.RunBusy && c.state == session.RunReady:
+	case fromRecords && signalled && st == live.RunBusy && c.state == live.RunReady:
 		// A prompt recorded while the run reads ready: a turn began
 		// that the live signal did not show (it was over between two
 		// polls).
 		c.turnEnded = false
 		c.answered = time.Time{}
 		c.mu.Unlock()
-		c.Set(session.RunBusy, signal, "", nil)
+		c.Set(live.RunBusy, signal, "", nil)
 		return
-	case fromRecords && live:
+	case fromRecords && signalled:
 		// Records lag the live signal (Claude writes its file in
 		// batches): they do not say the state.
 		c.mu.Unlock()
 		return
-	case live && st == session.RunReady && !fromRecords:
+	case signalled && st == live.RunReady && !fromRecords:
 		// The CLI says it is idle, but its file may still be catching
 		// up: publish ready once the turn's end is in the file, or the
 		// file has been quiet a moment (see settleReady).
-		if c.state != session.RunReady && !c.turnEnded {
+		if c.state != live.RunReady && !c.turnEnded {
 			if c.pendingReady.IsZero() {
 				c.pendingReady = time.Now()
 				c.pendingSignal, c.pendingDetail = signal, detail
@@ -454,7 +455,7 @@ func (c *Capture) structural(st session.RunState, signal, detail string) {
 			c.mu.Unlock()
 			return
 		}
-	case st == session.RunBusy || st == session.RunWaiting:
+	case st == live.RunBusy || st == live.RunWaiting:
 		c.turnEnded = false
 		c.answered = time.Time{}
 		c.pendingReady = time.Time{}
@@ -473,7 +474,7 @@ func (c *Capture) flushReady() {
 	signal, detail := c.pendingSignal, c.pendingDetail
 	c.pendingReady = time.Time{}
 	c.mu.Unlock()
-	c.Set(session.RunReady, signal, detail, nil)
+	c.Set(live.RunReady, signal, detail, nil)
 }
 
 // settleReady publishes a pending ready once the session file has had a
@@ -519,7 +520,7 @@ func (c *Capture) Readiness(ctx context.Context) error {
 		}
 		dialog := c.dialog != nil
 		c.mu.Unlock()
-		if st != session.RunStarting {
+		if st != live.RunStarting {
 			c.settleReady()
 			c.readScreen()
 			c.expireScreenBusy()
@@ -535,7 +536,7 @@ func (c *Capture) Readiness(ctx context.Context) error {
 			if c.cfg.TUI.Paste {
 				signal = "bracketed paste on, terminal quiet"
 			}
-			c.Set(session.RunReady, signal, "", nil)
+			c.Set(live.RunReady, signal, "", nil)
 			continue
 		}
 		select {
@@ -550,11 +551,11 @@ func (c *Capture) Readiness(ctx context.Context) error {
 // has been still for staleScreenBusy with nothing from the session file.
 func (c *Capture) expireScreenBusy() {
 	c.mu.Lock()
-	stale := c.state == session.RunBusy && c.busyBy == "screen" && time.Since(c.lastOut) >= staleScreenBusy &&
+	stale := c.state == live.RunBusy && c.busyBy == "screen" && time.Since(c.lastOut) >= staleScreenBusy &&
 		time.Since(c.busySince) >= staleScreenBusy && c.lastActivity.Before(c.busySince)
 	c.mu.Unlock()
 	if stale {
-		c.Set(session.RunReady, "screen", fmt.Sprintf("the screen said busy, then showed nothing new for %s and the session file nothing at all", staleScreenBusy), nil)
+		c.Set(live.RunReady, "screen", fmt.Sprintf("the screen said busy, then showed nothing new for %s and the session file nothing at all", staleScreenBusy), nil)
 	}
 }
 
@@ -590,21 +591,21 @@ func (c *Capture) readScreen() {
 	// A dialog that made the run wait is gone from the screen: it was
 	// answered and the CLI goes on, unless a live signal already says
 	// it is idle (its ready is pending).
-	answered := changed && was == session.RunWaiting && st == "" && c.state == session.RunWaiting &&
-		c.busyBy == "screen" && c.pendingReady.IsZero() && c.liveSaid != session.RunReady
+	answered := changed && was == live.RunWaiting && st == "" && c.state == live.RunWaiting &&
+		c.busyBy == "screen" && c.pendingReady.IsZero() && c.liveSaid != live.RunReady
 	idle := answered && c.idleWait()
 	c.mu.Unlock()
 	switch {
-	case changed && (st == session.RunBusy || st == session.RunWaiting):
+	case changed && (st == live.RunBusy || st == live.RunWaiting):
 		c.structural(st, "screen", detail)
 	case idle:
 		// The dialog came up while the CLI was idle, and nothing of a
 		// turn happened under it: answered, the CLI is idle again (it
 		// read busy, and took a prompt typed into the dialog for one
 		// the CLI had taken).
-		c.Set(session.RunReady, "screen", "the dialog was answered; no turn had begun", nil)
+		c.Set(live.RunReady, "screen", "the dialog was answered; no turn had begun", nil)
 	case answered:
-		c.structural(session.RunBusy, "screen", "the dialog was answered")
+		c.structural(live.RunBusy, "screen", "the dialog was answered")
 	}
 }
 
@@ -613,14 +614,14 @@ func (c *Capture) readScreen() {
 // session file since: a dialog of the CLI's own (folder trust), not a
 // question of a turn. c.mu is held.
 func (c *Capture) idleWait() bool {
-	return c.state == session.RunWaiting && c.waitFrom == session.RunReady && c.prompts == c.waitPrompts &&
+	return c.state == live.RunWaiting && c.waitFrom == live.RunReady && c.prompts == c.waitPrompts &&
 		c.lastActivity.Before(c.busySince)
 }
 
 // dialogShows reports whether the run waits on a dialog the screen still
 // shows. c.mu is held.
 func (c *Capture) dialogShows() bool {
-	return c.state == session.RunWaiting && c.busyBy == "screen" && c.screenSaid == session.RunWaiting
+	return c.state == live.RunWaiting && c.busyBy == "screen" && c.screenSaid == live.RunWaiting
 }
 
 // StatusFile polls the CLI's status file (TUI.StatusFile for pid) every
@@ -711,14 +712,14 @@ func (c *Capture) DebugLog(f *Follower, from int64) error {
 // modelFailed notes that the turn's model request failed for good.
 func (c *Capture) modelFailed(why string) {
 	c.mu.Lock()
-	working := c.state == session.RunBusy || c.state == session.RunWaiting
+	working := c.state == live.RunBusy || c.state == live.RunWaiting
 	if working {
 		c.failure = why
 	}
-	busy := c.state == session.RunBusy
+	busy := c.state == live.RunBusy
 	c.mu.Unlock()
 	if busy {
-		c.structural(session.RunWaiting, "debug log", why)
+		c.structural(live.RunWaiting, "debug log", why)
 	}
 }
 
@@ -789,17 +790,17 @@ func (c *Capture) event(ev session.Event) {
 			// spell to end, and would otherwise stay busy for good.
 			c.mu.Lock()
 			c.lastErr = e.Content
-			idle := c.liveSaid == session.RunReady && (c.cfg.TUI.StatusFile != nil || c.cfg.TUI.Title != nil)
+			idle := c.liveSaid == live.RunReady && (c.cfg.TUI.StatusFile != nil || c.cfg.TUI.Title != nil)
 			c.mu.Unlock()
 			if c.cfg.TUI.ErrorEndsTurn || idle {
-				c.structural(session.RunReady, "session record", "")
+				c.structural(live.RunReady, "session record", "")
 			}
 		case e.Type == session.System && e.Kind == session.KindTurn,
 			e.Type == session.System && e.Kind == session.KindInterrupt && c.cfg.TUI.InterruptEndsTurn:
-			c.structural(session.RunReady, "session record", "")
+			c.structural(live.RunReady, "session record", "")
 		case e.Type == session.User && e.Kind == "":
-			c.structural(session.RunBusy, "session record", "")
-		case c.State() == session.RunWaiting && (e.Type == session.ToolCall || e.Type == session.ToolResult || e.Type == session.Assistant):
+			c.structural(live.RunBusy, "session record", "")
+		case c.State() == live.RunWaiting && (e.Type == session.ToolCall || e.Type == session.ToolResult || e.Type == session.Assistant):
 			// The approval was given (or refused): the turn goes on.
 			// Not while the dialog is still on the screen: the call it
 			// asks about may reach the file while it shows (Codex
@@ -808,7 +809,7 @@ func (c *Capture) event(ev session.Event) {
 			shows := c.dialogShows()
 			c.mu.Unlock()
 			if !shows {
-				c.structural(session.RunBusy, "session record", "")
+				c.structural(live.RunBusy, "session record", "")
 			}
 		}
 	}
@@ -851,15 +852,15 @@ func (c *Capture) Snapshot(ctx context.Context, every time.Duration, snap func()
 			// of a busy run: the screen may say the work is over a
 			// moment after the store's last change.
 			c.mu.Lock()
-			working := c.screenSaid == session.RunBusy
-			busy := c.state == session.RunBusy
+			working := c.screenSaid == live.RunBusy
+			busy := c.state == live.RunBusy
 			c.mu.Unlock()
 			news := c.Entries() > before || len(updates) > 0
 			if n := len(entries); n > 0 && (news || busy) && !working {
 				last := entries[n-1]
 				if last.Type == session.Assistant && last.Usage != nil && last.Content != "" ||
 					last.Type == session.System && last.Kind == session.KindError {
-					c.structural(session.RunReady, "session store", "")
+					c.structural(live.RunReady, "session store", "")
 				}
 			}
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/capture"
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/session"
 	"github.com/stead-dev/stead/vt"
 )
@@ -28,7 +29,7 @@ type pub struct {
 	lines    []int
 	entries  []session.Entry
 	updates  int
-	statuses []session.Status
+	statuses []live.Status
 	more     chan struct{}
 }
 
@@ -96,7 +97,7 @@ func (p *pub) Entry(ev session.Event) error {
 
 // published waits until the last status published is of state: the
 // capture changes its state before it publishes the status.
-func (p *pub) published(t *testing.T, state session.RunState) {
+func (p *pub) published(t *testing.T, state live.RunState) {
 	t.Helper()
 	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		p.mu.Lock()
@@ -109,7 +110,7 @@ func (p *pub) published(t *testing.T, state session.RunState) {
 	t.Fatalf("no %s status was published", state)
 }
 
-func (p *pub) Status(st session.Status) error {
+func (p *pub) Status(st live.Status) error {
 	p.mu.Lock()
 	p.statuses = append(p.statuses, st)
 	p.mu.Unlock()
@@ -235,14 +236,14 @@ func TestFileEntriesAsRecordsArrive(t *testing.T) {
 
 func TestReadinessTitlesAndTurns(t *testing.T) {
 	p := newPub()
-	tui := session.TUI{Paste: true, Settle: 100 * time.Millisecond, Title: func(title string) (session.RunState, string, bool) {
+	tui := live.TUI{Paste: true, Settle: 100 * time.Millisecond, Title: func(title string) (live.RunState, string, bool) {
 		switch {
 		case strings.HasPrefix(title, "Ready"):
-			return session.RunReady, "", true
+			return live.RunReady, "", true
 		case strings.HasPrefix(title, "Working"):
-			return session.RunBusy, "", true
+			return live.RunBusy, "", true
 		case strings.HasPrefix(title, "Action"):
-			return session.RunWaiting, "approval", true
+			return live.RunWaiting, "approval", true
 		}
 		return "", "", false
 	}}
@@ -256,34 +257,34 @@ func TestReadinessTitlesAndTurns(t *testing.T) {
 	// CLI ready: keystrokes would be lost.
 	io.WriteString(w, "\x1b]0;Ready (x)\x07logo")
 	time.Sleep(300 * time.Millisecond)
-	if st := c.State(); st != session.RunStarting {
+	if st := c.State(); st != live.RunStarting {
 		t.Fatalf("state %s before paste mode, want starting", st)
 	}
 	// Split across writes.
 	io.WriteString(w, "\x1b[?20")
 	io.WriteString(w, "04h")
 	begin := time.Now()
-	if _, err := c.Wait(ctx, session.RunReady); err != nil {
+	if _, err := c.Wait(ctx, live.RunReady); err != nil {
 		t.Fatal(err)
 	}
 	if took := time.Since(begin); took < 90*time.Millisecond {
 		t.Errorf("ready after %s, before the settle time", took)
 	}
 	io.WriteString(w, "\x1b]0;Working… (x)\x1b\\")
-	if _, err := c.Wait(ctx, session.RunBusy); err != nil {
+	if _, err := c.Wait(ctx, live.RunBusy); err != nil {
 		t.Fatal(err)
 	}
 	io.WriteString(w, "\x1b]2;Action Required (x)\x07")
-	if _, err := c.Wait(ctx, session.RunWaiting); err != nil {
+	if _, err := c.Wait(ctx, live.RunWaiting); err != nil {
 		t.Fatal(err)
 	}
 	io.WriteString(w, "\x1b]0;Ready (x)\x07")
-	if _, err := c.Wait(ctx, session.RunReady); err != nil {
+	if _, err := c.Wait(ctx, live.RunReady); err != nil {
 		t.Fatal(err)
 	}
 	code := 0
-	c.Set(session.RunExited, "process", "", &code)
-	c.Set(session.RunReady, "title", "", nil) // over is over
+	c.Set(live.RunExited, "process", "", &code)
+	c.Set(live.RunReady, "title", "", nil) // over is over
 	w.Close()
 	if err := joinTerminal(); err != nil {
 		t.Fatal(err)
@@ -307,13 +308,13 @@ func TestReadinessTitlesAndTurns(t *testing.T) {
 // change of what the screen says moves the run's state.
 func TestScreenFallback(t *testing.T) {
 	p := newPub()
-	tui := session.TUI{Screen: func(lines []string) (session.RunState, string, bool) {
+	tui := live.TUI{Screen: func(lines []string) (live.RunState, string, bool) {
 		for _, l := range lines {
 			switch {
 			case strings.Contains(l, "esc interrupt"):
-				return session.RunBusy, "", true
+				return live.RunBusy, "", true
 			case strings.Contains(l, "Allow this command?"):
-				return session.RunWaiting, "approval", true
+				return live.RunWaiting, "approval", true
 			}
 		}
 		return "", "", false
@@ -325,28 +326,28 @@ func TestScreenFallback(t *testing.T) {
 	defer cancel()
 	start(t, "Readiness", func() error { return c.Readiness(ctx) }, cancel)
 	io.WriteString(w, "\x1b[?1049h\x1b[H> prompt box")
-	if _, err := c.Wait(ctx, session.RunReady); err != nil {
+	if _, err := c.Wait(ctx, live.RunReady); err != nil {
 		t.Fatal(err)
 	}
 	// "esc interrupt" painted in pieces, out of order.
 	io.WriteString(w, "\x1b[10;10Hrupt")
 	io.WriteString(w, "\x1b[10;1Hesc ")
 	io.WriteString(w, "\x1b[10;5Hinter")
-	if _, err := c.Wait(ctx, session.RunBusy); err != nil {
+	if _, err := c.Wait(ctx, live.RunBusy); err != nil {
 		t.Fatalf("%v; screen:\n%s", err, c.Screen())
 	}
 	io.WriteString(w, "\x1b[5;1HAllow this command?")
-	if _, err := c.Wait(ctx, session.RunWaiting); err != nil {
+	if _, err := c.Wait(ctx, live.RunWaiting); err != nil {
 		t.Fatal(err)
 	}
 	// The dialog goes; the session file says the turn is over while the
 	// footer still shows the spinner: the stale footer changes nothing.
 	io.WriteString(w, "\x1b[5;1H\x1b[2K")
 	time.Sleep(100 * time.Millisecond)
-	c.Set(session.RunReady, "session record", "", nil)
+	c.Set(live.RunReady, "session record", "", nil)
 	io.WriteString(w, "\x1b[1;1Hrepaint")
 	time.Sleep(200 * time.Millisecond)
-	if st := c.State(); st != session.RunReady {
+	if st := c.State(); st != live.RunReady {
 		t.Errorf("a footer that did not change made the run %s", st)
 	}
 	// The footer clears, then shows the spinner again, with no new
@@ -356,16 +357,16 @@ func TestScreenFallback(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	io.WriteString(w, "\x1b[10;1Hesc interrupt")
 	time.Sleep(200 * time.Millisecond)
-	if st := c.State(); st != session.RunReady {
+	if st := c.State(); st != live.RunReady {
 		t.Errorf("a spinner drawn again after the session file ended the turn made the run %s", st)
 	}
 	// A new turn: its prompt reaches the session file; the screen says
 	// busy again from then on.
-	c.Set(session.RunBusy, "session record", "", nil)
-	c.Set(session.RunReady, "session record", "", nil)
+	c.Set(live.RunBusy, "session record", "", nil)
+	c.Set(live.RunReady, "session record", "", nil)
 	io.WriteString(w, "\x1b[10;1H\x1b[2K")
 	time.Sleep(100 * time.Millisecond)
-	c.Set(session.RunBusy, "session record", "", nil)
+	c.Set(live.RunBusy, "session record", "", nil)
 	io.WriteString(w, "\x1b[10;1Hesc interrupt")
 	time.Sleep(100 * time.Millisecond)
 	io.WriteString(w, "\x1b[10;1H\x1b[2K")
@@ -454,7 +455,7 @@ func TestBusySpellBetweenPolls(t *testing.T) {
 	start(t, "Readiness", func() error { return c.Readiness(ctx) }, cancel)
 	start(t, "StatusFile", func() error { return c.StatusFile(ctx, 4242, 5*time.Millisecond) }, cancel)
 	time.Sleep(50 * time.Millisecond)
-	c.Set(session.RunReady, "test", "", nil)
+	c.Set(live.RunReady, "test", "", nil)
 	time.Sleep(50 * time.Millisecond) // the status file reads idle
 	f.WriteString(`{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","timestamp":"2026-11-21T10:00:00Z","message":{"role":"user","content":"hi"}}` + "\n")
 	f.WriteString(`{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","timestamp":"2026-11-21T10:00:01Z","message":{"id":"m1","role":"assistant","model":"m","content":[{"type":"text","text":"hello"}],"usage":{"input_tokens":1,"output_tokens":1}}}` + "\n")
@@ -507,7 +508,7 @@ func TestErrorBetweenPolls(t *testing.T) {
 	start(t, "Readiness", func() error { return c.Readiness(ctx) }, cancel)
 	start(t, "StatusFile", func() error { return c.StatusFile(ctx, 4242, 5*time.Millisecond) }, cancel)
 	time.Sleep(50 * time.Millisecond)
-	c.Set(session.RunReady, "test", "", nil)
+	c.Set(live.RunReady, "test", "", nil)
 	time.Sleep(50 * time.Millisecond) // the status file reads idle
 	f.WriteString(`{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","timestamp":"2026-11-21T10:00:00Z","message":{"role":"user","content":"hi"}}` + "\n")
 	f.WriteString(`{"type":"assistant","isApiErrorMessage":true,"uuid":"a1","parentUuid":"u1","sessionId":"s","timestamp":"2026-11-21T10:00:01Z","message":{"id":"m1","role":"assistant","model":"<synthetic>","content":[{"type":"text","text":"API Error: 500 boom"}],"usage":{"input_tokens":0,"output_tokens":0}}}` + "\n")
@@ -538,10 +539,10 @@ func TestStaleScreenBusyExpires(t *testing.T) {
 	// last first).
 	t.Cleanup(capture.SetStaleScreenBusy(300 * time.Millisecond))
 	p := newPub()
-	tui := session.TUI{Screen: func(lines []string) (session.RunState, string, bool) {
+	tui := live.TUI{Screen: func(lines []string) (live.RunState, string, bool) {
 		for _, l := range lines {
 			if strings.Contains(l, "esc to interrupt") {
-				return session.RunBusy, "", true
+				return live.RunBusy, "", true
 			}
 		}
 		return "", "", false
@@ -553,7 +554,7 @@ func TestStaleScreenBusyExpires(t *testing.T) {
 	defer cancel()
 	start(t, "Readiness", func() error { return c.Readiness(ctx) }, cancel)
 	io.WriteString(w, "> prompt box")
-	if _, err := c.Wait(ctx, session.RunReady); err != nil {
+	if _, err := c.Wait(ctx, live.RunReady); err != nil {
 		t.Fatal(err)
 	}
 	// A working line that keeps changing stays busy.
@@ -561,15 +562,15 @@ func TestStaleScreenBusyExpires(t *testing.T) {
 	for i := 0; time.Since(begin) < 700*time.Millisecond; i++ {
 		io.WriteString(w, "\x1b[10;1HWorking ("+strconv.Itoa(i)+"s • esc to interrupt)")
 		time.Sleep(50 * time.Millisecond)
-		if i > 2 && c.State() != session.RunBusy {
+		if i > 2 && c.State() != live.RunBusy {
 			t.Fatalf("a working line that moves: the run is %s", c.State())
 		}
 	}
 	// Then it stops moving.
-	if _, err := c.Wait(ctx, session.RunReady); err != nil {
+	if _, err := c.Wait(ctx, live.RunReady); err != nil {
 		t.Fatal(err)
 	}
-	p.published(t, session.RunReady)
+	p.published(t, live.RunReady)
 	p.mu.Lock()
 	last := p.statuses[len(p.statuses)-1]
 	p.mu.Unlock()
@@ -591,7 +592,7 @@ func TestTurnWithoutAnswer(t *testing.T) {
 	defer f.Close()
 	p := newPub()
 	c := capture.New(capture.Config{Run: "r", CLI: "codex"}, p)
-	c.Set(session.RunReady, "terminal quiet", "", nil)
+	c.Set(live.RunReady, "terminal quiet", "", nil)
 	fol := capture.Follow(path, 0)
 	start(t, "File", func() error {
 		defer fol.Close()
@@ -599,7 +600,7 @@ func TestTurnWithoutAnswer(t *testing.T) {
 	}, fol.Stop)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	turn := func(n int, answer string) session.Status {
+	turn := func(n int, answer string) live.Status {
 		t.Helper()
 		ts := "2026-11-21T19:12:1" + strconv.Itoa(n) + ".000Z"
 		lines := `{"timestamp":"` + ts + `","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"prompt ` + strconv.Itoa(n) + `"}]}}` + "\n"
@@ -622,13 +623,13 @@ func TestTurnWithoutAnswer(t *testing.T) {
 			p.mu.Lock()
 			last := p.statuses[len(p.statuses)-1]
 			p.mu.Unlock()
-			if last.State == session.RunReady {
+			if last.State == live.RunReady {
 				return last
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
 		t.Fatalf("turn %d: no ready status", n)
-		return session.Status{}
+		return live.Status{}
 	}
 	if st := turn(1, ""); !strings.Contains(st.Detail, "without an answer") || c.LastTurn().Answered {
 		t.Errorf("a turn without an answer ended with %q (%+v)", st.Detail, c.LastTurn())
@@ -644,10 +645,10 @@ func TestTurnWithoutAnswer(t *testing.T) {
 // is gone the run is busy again, and the store ends the turn.
 func TestScreenDialogWaits(t *testing.T) {
 	p := newPub()
-	tui := session.TUI{Screen: func(lines []string) (session.RunState, string, bool) {
+	tui := live.TUI{Screen: func(lines []string) (live.RunState, string, bool) {
 		for _, l := range lines {
 			if strings.Contains(l, "Permission required") {
-				return session.RunWaiting, "approval", true
+				return live.RunWaiting, "approval", true
 			}
 		}
 		return "", "", false
@@ -659,34 +660,34 @@ func TestScreenDialogWaits(t *testing.T) {
 	defer cancel()
 	start(t, "Readiness", func() error { return c.Readiness(ctx) }, cancel)
 	io.WriteString(w, "> prompt box")
-	if _, err := c.Wait(ctx, session.RunReady); err != nil {
+	if _, err := c.Wait(ctx, live.RunReady); err != nil {
 		t.Fatal(err)
 	}
 	add := snapshotStore(t, c, ctx, cancel)
 	add(session.Entry{ID: "u1", Type: session.User, Content: "make the file"})
-	if _, err := c.Wait(ctx, session.RunBusy); err != nil {
+	if _, err := c.Wait(ctx, live.RunBusy); err != nil {
 		t.Fatal(err)
 	}
 	io.WriteString(w, "\x1b[5;1H△ Permission required")
-	if _, err := c.Wait(ctx, session.RunWaiting); err != nil {
+	if _, err := c.Wait(ctx, live.RunWaiting); err != nil {
 		t.Fatal(err)
 	}
 	add(session.Entry{ID: "c1", Type: session.ToolCall, Tool: session.ToolBash})
 	p.waitEntries(t, 2, "the call")
 	time.Sleep(100 * time.Millisecond)
-	if st := c.State(); st != session.RunWaiting {
+	if st := c.State(); st != live.RunWaiting {
 		t.Fatalf("the call reached the store while the dialog showed: the run is %s", st)
 	}
 	io.WriteString(w, "\x1b[5;1H\x1b[2K")
-	if _, err := c.Wait(ctx, session.RunBusy); err != nil {
+	if _, err := c.Wait(ctx, live.RunBusy); err != nil {
 		t.Fatal(err)
 	}
 	add(session.Entry{ID: "r1", Type: session.ToolResult, Output: "done"},
 		session.Entry{ID: "a1", Type: session.Assistant, Content: "Made it.", Usage: &session.Usage{Input: 1, Output: 1}})
-	if _, err := c.Wait(ctx, session.RunReady); err != nil {
+	if _, err := c.Wait(ctx, live.RunReady); err != nil {
 		t.Fatal(err)
 	}
-	p.published(t, session.RunReady)
+	p.published(t, live.RunReady)
 	seq := p.trail()
 	want := "ready/terminal quiet/ busy/session record/ waiting/screen/approval busy/screen/the dialog was answered ready/session store/"
 	if got := strings.Join(seq, " "); got != want {
@@ -702,10 +703,10 @@ func TestScreenDialogWaits(t *testing.T) {
 // and the turn goes on after it.
 func TestIdleDialogIsNoTurn(t *testing.T) {
 	p := newPub()
-	tui := session.TUI{Screen: func(lines []string) (session.RunState, string, bool) {
+	tui := live.TUI{Screen: func(lines []string) (live.RunState, string, bool) {
 		for _, l := range lines {
 			if strings.Contains(l, "enter continue") {
-				return session.RunWaiting, "a dialog", true
+				return live.RunWaiting, "a dialog", true
 			}
 		}
 		return "", "", false
@@ -718,16 +719,16 @@ func TestIdleDialogIsNoTurn(t *testing.T) {
 	start(t, "Readiness", func() error { return c.Readiness(ctx) }, cancel)
 	add := snapshotStore(t, c, ctx, cancel)
 	io.WriteString(w, "> prompt box")
-	if _, err := c.Wait(ctx, session.RunReady); err != nil {
+	if _, err := c.Wait(ctx, live.RunReady); err != nil {
 		t.Fatal(err)
 	}
 	// The trust dialog, drawn over the idle prompt, then answered.
 	io.WriteString(w, "\x1b[5;1HTrust this folder? enter continue")
-	if _, err := c.Wait(ctx, session.RunWaiting); err != nil {
+	if _, err := c.Wait(ctx, live.RunWaiting); err != nil {
 		t.Fatal(err)
 	}
 	io.WriteString(w, "\x1b[5;1H\x1b[2K")
-	if _, err := c.Wait(ctx, session.RunReady); err != nil {
+	if _, err := c.Wait(ctx, live.RunReady); err != nil {
 		t.Fatalf("the idle dialog was answered: %v (the run is %s)", err, c.State())
 	}
 	if n := c.Turns(); n != 0 {
@@ -735,25 +736,25 @@ func TestIdleDialogIsNoTurn(t *testing.T) {
 	}
 	// A prompt, then a question of its turn: answered, the turn goes on.
 	add(session.Entry{ID: "u1", Type: session.User, Content: "make the file"})
-	if _, err := c.Wait(ctx, session.RunBusy); err != nil {
+	if _, err := c.Wait(ctx, live.RunBusy); err != nil {
 		t.Fatal(err)
 	}
 	io.WriteString(w, "\x1b[5;1HRun it? enter continue")
-	if _, err := c.Wait(ctx, session.RunWaiting); err != nil {
+	if _, err := c.Wait(ctx, live.RunWaiting); err != nil {
 		t.Fatal(err)
 	}
 	io.WriteString(w, "\x1b[5;1H\x1b[2K")
-	if _, err := c.Wait(ctx, session.RunBusy); err != nil {
+	if _, err := c.Wait(ctx, live.RunBusy); err != nil {
 		t.Fatalf("the turn's question was answered: %v (the run is %s)", err, c.State())
 	}
 	add(session.Entry{ID: "a1", Type: session.Assistant, Content: "Made it."}, session.Entry{ID: "t1", Type: session.System, Kind: session.KindTurn})
-	if _, err := c.Wait(ctx, session.RunReady); err != nil {
+	if _, err := c.Wait(ctx, live.RunReady); err != nil {
 		t.Fatal(err)
 	}
 	if n := c.Turns(); n != 1 {
 		t.Errorf("%d turns, want the prompt's one", n)
 	}
-	p.published(t, session.RunReady)
+	p.published(t, live.RunReady)
 	seq := p.trail()
 	want := "ready/terminal quiet/ waiting/screen/a dialog ready/screen/the dialog was answered; no turn had begun " +
 		"busy/session record/ waiting/screen/a dialog busy/screen/the dialog was answered ready/session record/"
@@ -779,7 +780,7 @@ func TestInterruptEndsTurn(t *testing.T) {
 		tui.Screen = nil
 		tui.InterruptEndsTurn = ends
 		c := capture.New(capture.Config{Run: "r", CLI: "codex", TUI: tui}, p)
-		c.Set(session.RunReady, "terminal quiet", "", nil)
+		c.Set(live.RunReady, "terminal quiet", "", nil)
 		fol := capture.Follow(path, 0)
 		start(t, "File", func() error {
 			defer fol.Close()
@@ -792,7 +793,7 @@ func TestInterruptEndsTurn(t *testing.T) {
 		f.WriteString(`{` + ts + `"type":"event_msg","payload":{"type":"turn_aborted","reason":"interrupted","turn_id":"t1"}}` + "\n")
 		p.waitEntries(t, 4, "the turn's records")
 		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
-		_, err = c.Wait(ctx, session.RunReady)
+		_, err = c.Wait(ctx, live.RunReady)
 		cancel()
 		switch {
 		case ends && err != nil:
@@ -818,7 +819,7 @@ func TestDebugLogFailure(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	start(t, "Readiness", func() error { return c.Readiness(ctx) }, cancel)
-	c.Set(session.RunReady, "test", "", nil)
+	c.Set(live.RunReady, "test", "", nil)
 	path := filepath.Join(t.TempDir(), "debug.log")
 	os.WriteFile(path, []byte("[2026-11-26T03:40:00.000Z] [WARN] Attempt 1 failed: {\"error\":{\"code\":500}}. Max attempts reached\n"), 0o644)
 	old, _ := os.Stat(path)
@@ -829,11 +830,11 @@ func TestDebugLogFailure(t *testing.T) {
 	}, fol.Stop)
 	working := "\x1b]0;✦  Working… (project)\a"
 	io.WriteString(w, working)
-	if _, err := c.Wait(ctx, session.RunBusy); err != nil {
+	if _, err := c.Wait(ctx, live.RunBusy); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(100 * time.Millisecond)
-	if st := c.State(); st != session.RunBusy || c.Failure() != "" {
+	if st := c.State(); st != live.RunBusy || c.Failure() != "" {
 		t.Fatalf("a failure logged before the run (the user's own log) counts: %s %q", st, c.Failure())
 	}
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
@@ -842,7 +843,7 @@ func TestDebugLogFailure(t *testing.T) {
 	}
 	defer f.Close()
 	f.WriteString(`[2026-11-26T03:43:10.129Z] [WARN] Attempt 2 failed: {"error":{"code":500,"message":"boom","status":"INTERNAL"}}. Max attempts reached` + "\n")
-	if _, err := c.Wait(ctx, session.RunWaiting); err != nil {
+	if _, err := c.Wait(ctx, live.RunWaiting); err != nil {
 		t.Fatal(err)
 	}
 	why := c.Failure()
@@ -851,18 +852,18 @@ func TestDebugLogFailure(t *testing.T) {
 	}
 	io.WriteString(w, working)
 	time.Sleep(100 * time.Millisecond)
-	if st := c.State(); st != session.RunWaiting {
+	if st := c.State(); st != live.RunWaiting {
 		t.Fatalf("the title saying working again made the run %s", st)
 	}
 	// Given up (Esc): the title says ready, the CLI records no error.
 	io.WriteString(w, "\x1b]0;◇  Ready (project)\a")
-	if _, err := c.Wait(ctx, session.RunReady); err != nil {
+	if _, err := c.Wait(ctx, live.RunReady); err != nil {
 		t.Fatal(err)
 	}
 	if got := c.LastTurn().Error; got != why {
 		t.Errorf("the turn's error %q, want %q", got, why)
 	}
-	p.published(t, session.RunReady)
+	p.published(t, live.RunReady)
 	p.mu.Lock()
 	last := p.statuses[len(p.statuses)-1]
 	var seq []string

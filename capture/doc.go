@@ -12,7 +12,7 @@
 // A dialog only the screen shows holds the run waiting until it is gone
 // from the screen, whatever records arrive meanwhile.
 //
-// capture knows no CLI: what to read and how comes in as a session.TUI,
+// capture knows no CLI: what to read and how comes in as a live.TUI,
 // decoder constructors and snapshot functions. It publishes through its
 // own Publisher interface, which the bus satisfies through cmd's wiring.
 package capture

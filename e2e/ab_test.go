@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stead-dev/stead/internal/clitest"
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/modelstub"
 	"github.com/stead-dev/stead/session"
 )
@@ -53,7 +54,7 @@ func TestAB(t *testing.T) {
 	if from == "" {
 		t.Fatalf("stead found no session %s", r.SessionID)
 	}
-	l := &live{t: t, bin: steadBinary(t)}
+	l := &steadCmd{t: t, bin: steadBinary(t)}
 	var all []*clitest.Env
 	for i, cli := range clis {
 		out := int64(40 + i)
@@ -130,7 +131,7 @@ func TestAB(t *testing.T) {
 			}
 			// The figures are what the variant's native session records
 			// for its turn: the usage of the entries after the prompt.
-			var run session.Run
+			var run live.Run
 			for _, rr := range mustRuns(t, l) {
 				if rr.ID == v.Run {
 					run = rr
@@ -195,8 +196,8 @@ func TestAB(t *testing.T) {
 	}
 }
 
-func mustRuns(t *testing.T, l *live) []session.Run {
-	var runs []session.Run
+func mustRuns(t *testing.T, l *steadCmd) []live.Run {
+	var runs []live.Run
 	if err := json.Unmarshal([]byte(l.stead("runs", "--json")), &runs); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/modelstub"
 	"github.com/stead-dev/stead/session"
 )
@@ -16,7 +17,7 @@ import (
 func askedStates(msgs []watchMsg) string {
 	var seq []string
 	for _, st := range states(msgs) {
-		if len(seq) > 0 || st.State == session.RunWaiting {
+		if len(seq) > 0 || st.State == live.RunWaiting {
 			seq = append(seq, string(st.State))
 		}
 	}
@@ -27,11 +28,11 @@ func askedStates(msgs []watchMsg) string {
 // are the dialog's waiting, then work, then ready, and nothing else.
 func answeredStates(states string) bool {
 	f := strings.Fields(states)
-	if len(f) < 2 || f[0] != string(session.RunWaiting) || f[len(f)-1] != string(session.RunReady) {
+	if len(f) < 2 || f[0] != string(live.RunWaiting) || f[len(f)-1] != string(live.RunReady) {
 		return false
 	}
 	for _, st := range f[1 : len(f)-1] {
-		if st != string(session.RunBusy) && st != string(session.RunWaiting) {
+		if st != string(live.RunBusy) && st != string(live.RunWaiting) {
 			return false
 		}
 	}
@@ -40,7 +41,7 @@ func answeredStates(states string) bool {
 
 func waited(msgs []watchMsg) bool {
 	for _, st := range states(msgs) {
-		if st.State == session.RunWaiting {
+		if st.State == live.RunWaiting {
 			return true
 		}
 	}
@@ -59,13 +60,13 @@ func TestLiveApproval(t *testing.T) {
 	for _, tc := range []struct {
 		src, dst string
 		call     modelstub.ToolUse
-		ask      func(t *testing.T, l *live)
+		ask      func(t *testing.T, l *steadCmd)
 	}{
 		{src: "claude", dst: "codex", call: modelstub.ToolUse{Tool: session.ToolBash, Name: "exec_command", Args: map[string]any{
 			"cmd": "touch " + marker, "sandbox_permissions": "require_escalated", "justification": "May I create the marker file?"}}},
 		{src: "codex", dst: "opencode", call: modelstub.ToolUse{Tool: session.ToolBash, Args: map[string]any{
 			"command": "touch " + marker, "description": "Create the marker file"}},
-			ask: func(t *testing.T, l *live) {
+			ask: func(t *testing.T, l *steadCmd) {
 				path := filepath.Join(l.dst.Home, ".config", "opencode", "opencode.json")
 				data, err := os.ReadFile(path)
 				if err != nil {
@@ -93,9 +94,9 @@ func TestLiveApproval(t *testing.T) {
 			rec, w := l.startRun(t, ref, tc.dst)
 			msgs := w.until(t, "waiting", 3*time.Minute, waited)
 			asked := time.Since(begin)
-			var ask session.Status
+			var ask live.Status
 			for _, st := range states(msgs) {
-				if st.State == session.RunWaiting {
+				if st.State == live.RunWaiting {
 					ask = st
 				}
 			}
@@ -109,7 +110,7 @@ func TestLiveApproval(t *testing.T) {
 			// while the dialog shows.
 			time.Sleep(time.Second)
 			now := w.until(t, "what it printed", time.Second, func([]watchMsg) bool { return true })
-			if st := lastState(now); st.State != session.RunWaiting {
+			if st := lastState(now); st.State != live.RunWaiting {
 				t.Fatalf("the run went %s (%s: %s) with the dialog still up", st.State, st.Signal, st.Detail)
 			}
 			l.stead("send", "--raw", rec.ID, "\r")
@@ -152,17 +153,17 @@ func TestLiveGeminiModelError(t *testing.T) {
 			if tc.model != "" {
 				args = append(args, "--model", tc.model)
 			}
-			var rec session.Run
+			var rec live.Run
 			if err := json.Unmarshal([]byte(l.stead(args...)), &rec); err != nil || rec.ID == "" {
 				t.Fatalf("resume --detach: %v", err)
 			}
 			w := l.watch(rec.ID)
 			msgs := w.until(t, "waiting, then ready", 3*time.Minute, func(msgs []watchMsg) bool {
-				return strings.HasPrefix(askedStates(msgs), "waiting") && lastState(msgs).State == session.RunReady
+				return strings.HasPrefix(askedStates(msgs), "waiting") && lastState(msgs).State == live.RunReady
 			})
 			took := time.Since(begin)
 			for _, st := range states(msgs) {
-				if st.State == session.RunWaiting && (st.Signal != tc.signal || !strings.Contains(st.Detail, tc.why)) {
+				if st.State == live.RunWaiting && (st.Signal != tc.signal || !strings.Contains(st.Detail, tc.why)) {
 					t.Errorf("waiting said by %q: %q, want the %s, with %q", st.Signal, st.Detail, tc.signal, tc.why)
 				}
 			}

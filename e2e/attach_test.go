@@ -15,6 +15,7 @@ import (
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/modelstub"
 	"github.com/stead-dev/stead/session"
 	"github.com/stead-dev/stead/vt"
@@ -59,7 +60,7 @@ func newUserTerminal(t *testing.T, rows, cols int) *userTerminal {
 // run starts a stead command in the terminal, as a user does in a shell
 // (its own session, the terminal its controlling one), and reports its
 // end.
-func (u *userTerminal) run(t *testing.T, l *live, args ...string) chan error {
+func (u *userTerminal) run(t *testing.T, l *steadCmd, args ...string) chan error {
 	cmd := exec.Command(l.bin, args...)
 	cmd.Env, cmd.Dir = l.env, l.dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = u.slave, u.slave, u.slave
@@ -167,17 +168,17 @@ func TestLiveAttach(t *testing.T) {
 }
 
 // runRecord reads a run's record with stead runs --json.
-func runRecord(l *live, id string) (session.Run, error) {
-	var runs []session.Run
+func runRecord(l *steadCmd, id string) (live.Run, error) {
+	var runs []live.Run
 	if err := json.Unmarshal([]byte(l.stead("runs", "--json")), &runs); err != nil {
-		return session.Run{}, err
+		return live.Run{}, err
 	}
 	for _, r := range runs {
 		if r.ID == id {
 			return r, nil
 		}
 	}
-	return session.Run{}, fmt.Errorf("stead runs does not list %s", id)
+	return live.Run{}, fmt.Errorf("stead runs does not list %s", id)
 }
 
 // TestLiveResumeAttached is the first thing a user does: in a terminal,
@@ -193,7 +194,7 @@ func TestLiveResumeAttached(t *testing.T) {
 	var id string
 	deadline := time.Now().Add(time.Minute)
 	for id == "" {
-		var runs []session.Run
+		var runs []live.Run
 		json.Unmarshal([]byte(l.stead("runs", "--json")), &runs)
 		if len(runs) == 1 {
 			id = runs[0].ID

@@ -26,7 +26,7 @@ func TestChain(t *testing.T) {
 		{"codex", "Implement it. CHAIN-P2", "Implemented the greeting. CHAIN-A2"},
 		{"gemini", "Review it. CHAIN-P3", "Reviewed: it looks right. CHAIN-A3"},
 	}
-	l := &live{t: t, bin: steadBinary(t)}
+	l := &steadCmd{t: t, bin: steadBinary(t)}
 	envs := map[string]*clitest.Env{}
 	var all []*clitest.Env
 	for _, st := range steps {

@@ -23,7 +23,7 @@ func TestForkResumes(t *testing.T) {
 	succeeded(t, r, "LIVE-SOURCE-FINAL")
 	dst := clitest.New(t, "codex", &modelstub.Script{Turns: []modelstub.Turn{{Text: "From the fork. FORK-REPLY"}}},
 		clitest.In(filepath.Join(root, "dst")))
-	l := &live{t: t, bin: steadBinary(t), dir: dst.Dir, env: cliEnv(root, src, dst)}
+	l := &steadCmd{t: t, bin: steadBinary(t), dir: dst.Dir, env: cliEnv(root, src, dst)}
 
 	ref := "claude:" + r.SessionID
 	s, err := session.Unmarshal([]byte(l.stead("session", "show", ref, "--json", "--no-native")))

@@ -19,7 +19,7 @@ import (
 func TestImportResumable(t *testing.T) {
 	root := t.TempDir()
 	repo := clitest.Root(t)
-	l := &live{t: t, bin: steadBinary(t), dir: root, env: []string{
+	l := &steadCmd{t: t, bin: steadBinary(t), dir: root, env: []string{
 		"PATH=" + os.Getenv("PATH"), "HOME=" + filepath.Join(root, "home"),
 		"CLAUDE_CONFIG_DIR=" + filepath.Join(repo, "examples", "claude"), "CODEX_HOME=" + filepath.Join(repo, "examples", "codex"),
 		"XDG_STATE_HOME=" + filepath.Join(root, "state"),

@@ -9,14 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/modelstub"
-	"github.com/stead-dev/stead/session"
 )
 
 // interrupt starts stead with args, waits until one of its runs is busy,
 // sends it SIGINT (Ctrl-C), and returns its exit code, output and that
 // run's record.
-func (l *live) interrupt(t *testing.T, args ...string) (int, string, string, session.Run) {
+func (l *steadCmd) interrupt(t *testing.T, args ...string) (int, string, string, live.Run) {
 	t.Helper()
 	cmd := exec.Command(l.bin, args...)
 	cmd.Env, cmd.Dir = l.env, l.dir
@@ -26,15 +26,15 @@ func (l *live) interrupt(t *testing.T, args ...string) (int, string, string, ses
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
-	var busy session.Run
+	var busy live.Run
 	for deadline := time.Now().Add(3 * time.Minute); busy.ID == ""; time.Sleep(200 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("no run went busy within 3 minutes:\n%s", errOut.String())
 		}
-		var runs []session.Run
+		var runs []live.Run
 		json.Unmarshal([]byte(l.stead("runs", "--json")), &runs)
 		for _, r := range runs {
-			if r.State == session.RunBusy {
+			if r.State == live.RunBusy {
 				busy = r
 			}
 		}
@@ -56,7 +56,7 @@ func (l *live) interrupt(t *testing.T, args ...string) (int, string, string, ses
 		code = ee.ExitCode()
 	}
 	rec := busy
-	var runs []session.Run
+	var runs []live.Run
 	json.Unmarshal([]byte(l.stead("runs", "--json")), &runs)
 	for _, r := range runs {
 		if r.ID == busy.ID {
@@ -78,7 +78,7 @@ func TestInterruptAB(t *testing.T) {
 	if code != 130 || !strings.Contains(errOut, "interrupted") {
 		t.Errorf("exit %d (want 130); stderr:\n%s", code, errOut)
 	}
-	if rec.State != session.RunInterrupted {
+	if rec.State != live.RunInterrupted {
 		t.Errorf("the run is %s (%s), want interrupted", rec.State, rec.Reason)
 	}
 	var ab struct {
@@ -103,7 +103,7 @@ func TestInterruptChain(t *testing.T) {
 	if code != 130 || !strings.Contains(errOut, "interrupted") {
 		t.Errorf("exit %d (want 130); stderr:\n%s", code, errOut)
 	}
-	if rec.State != session.RunInterrupted {
+	if rec.State != live.RunInterrupted {
 		t.Errorf("the run is %s (%s), want interrupted", rec.State, rec.Reason)
 	}
 	var res struct {

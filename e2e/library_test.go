@@ -11,6 +11,7 @@ import (
 	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/bus"
 	"github.com/stead-dev/stead/internal/clitest"
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/modelstub"
 	"github.com/stead-dev/stead/runs"
 	"github.com/stead-dev/stead/session"
@@ -80,7 +81,7 @@ func TestLibraryResume(t *testing.T) {
 	if started.CLI != "codex" || started.PID == 0 {
 		t.Fatalf("the worker started %+v", started)
 	}
-	var rec session.Run
+	var rec live.Run
 	for rec = started; !rec.State.Done(); time.Sleep(100 * time.Millisecond) {
 		if rec, err = b.Run(ctx, started.ID); err != nil {
 			t.Fatalf("the run's record: %v", err)
@@ -88,12 +89,12 @@ func TestLibraryResume(t *testing.T) {
 	}
 	var trail []string
 	b.Replay(ctx, started.ID, bus.Status, func(m bus.Msg) error {
-		var st session.Status
+		var st live.Status
 		json.Unmarshal(m.Data, &st)
 		trail = append(trail, string(st.State)+" ("+st.Signal+") "+st.Detail)
 		return nil
 	})
-	if rec.State != session.RunExited || rec.Entries == 0 {
+	if rec.State != live.RunExited || rec.Entries == 0 {
 		t.Fatalf("the run ended %s with %d entries: %s\nstatuses:\n%s", rec.State, rec.Entries, rec.Reason, strings.Join(trail, "\n"))
 	}
 	stored, err := b.Session(ctx, started.ID)

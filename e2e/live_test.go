@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/stead-dev/stead/internal/clitest"
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/modelstub"
 	"github.com/stead-dev/stead/session"
 )
@@ -51,7 +52,7 @@ func steadBinary(t *testing.T) string {
 
 // live is a stead daemon and the environment of a source and a target
 // CLI sharing one home and project.
-type live struct {
+type steadCmd struct {
 	t      *testing.T
 	bin    string
 	env    []string
@@ -82,13 +83,13 @@ func sourceScript() *modelstub.Script {
 
 // newLive records a session with src headless, then starts a stead daemon
 // whose runs of dst reach a stub playing turns.
-func newLive(t *testing.T, src, dst string, turns ...modelstub.Turn) (*live, string) {
+func newLive(t *testing.T, src, dst string, turns ...modelstub.Turn) (*steadCmd, string) {
 	t.Helper()
 	root := t.TempDir()
 	if r, err := filepath.EvalSymlinks(root); err == nil {
 		root = r
 	}
-	l := &live{t: t, bin: steadBinary(t), root: root}
+	l := &steadCmd{t: t, bin: steadBinary(t), root: root}
 	l.src = clitest.New(t, src, sourceScript(), clitest.In(filepath.Join(root, "src")))
 	r := l.src.Run(sourceScript().Prompts[0], "")
 	succeeded(t, r, "LIVE-SOURCE-FINAL")
@@ -104,7 +105,7 @@ func newLive(t *testing.T, src, dst string, turns ...modelstub.Turn) (*live, str
 	return l, src + ":" + r.SessionID
 }
 
-func (l *live) startDaemon(root string) {
+func (l *steadCmd) startDaemon(root string) {
 	l.daemon = exec.Command(l.bin, "serve", "-v")
 	l.daemon.Env = l.env
 	if l.daemonEnv != nil {
@@ -187,7 +188,7 @@ func cliEnv(root string, envs ...*clitest.Env) []string {
 	return out
 }
 
-func (l *live) stead(args ...string) string {
+func (l *steadCmd) stead(args ...string) string {
 	l.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -203,9 +204,9 @@ func (l *live) stead(args ...string) string {
 
 // watchMsg is a line of stead watch --json.
 type watchMsg struct {
-	Kind   string          `json:"kind"`
-	Event  *session.Event  `json:"event"`
-	Status *session.Status `json:"status"`
+	Kind   string         `json:"kind"`
+	Event  *session.Event `json:"event"`
+	Status *live.Status   `json:"status"`
 }
 
 // watcher runs stead watch --json and collects what it prints.
@@ -237,7 +238,7 @@ func (b *lockedBuffer) String() string {
 	return b.buf.String()
 }
 
-func (l *live) watch(run string) *watcher {
+func (l *steadCmd) watch(run string) *watcher {
 	l.t.Helper()
 	w := &watcher{more: make(chan struct{}, 1), done: make(chan error, 1)}
 	w.cmd = exec.Command(l.bin, "watch", run, "--json")
@@ -338,8 +339,8 @@ func entries(msgs []watchMsg) []session.Entry {
 	return out
 }
 
-func states(msgs []watchMsg) []session.Status {
-	var out []session.Status
+func states(msgs []watchMsg) []live.Status {
+	var out []live.Status
 	for _, m := range msgs {
 		if m.Status != nil {
 			out = append(out, *m.Status)
@@ -363,7 +364,7 @@ func replied(msgs []watchMsg) bool {
 				}
 			}
 		}
-		if sawReply && m.Status != nil && m.Status.State == session.RunReady {
+		if sawReply && m.Status != nil && m.Status.State == live.RunReady {
 			return true
 		}
 	}
@@ -407,7 +408,7 @@ func TestLiveResume(t *testing.T) {
 	for _, p := range pairs {
 		t.Run(p[0]+"->"+p[1], func(t *testing.T) {
 			l, ref := newLive(t, p[0], p[1], modelstub.Turn{Text: liveReply})
-			var rec session.Run
+			var rec live.Run
 			out := l.stead("session", "resume", ref, "--to", p[1], "--cwd", l.dir, "--prompt", livePrompt, "--detach", "--json")
 			if err := json.Unmarshal([]byte(out), &rec); err != nil || rec.ID == "" {
 				t.Fatalf("resume --detach printed %q (%v)", out, err)
@@ -453,7 +454,7 @@ func TestLiveResume(t *testing.T) {
 			l.stead("stop", rec.ID)
 			msgs = w.until(t, "the end of the run", time.Minute, ended)
 			last := states(msgs)[len(states(msgs))-1]
-			if last.State != session.RunExited || last.ExitCode == nil || *last.ExitCode != 0 {
+			if last.State != live.RunExited || last.ExitCode == nil || *last.ExitCode != 0 {
 				t.Errorf("the run ended %s (exit code %v, %s), want exited with 0", last.State, last.ExitCode, last.Detail)
 			}
 			if left := processesIn(rec.PID); len(left) > 0 {
@@ -462,9 +463,9 @@ func TestLiveResume(t *testing.T) {
 			if err := <-w.done; err != nil {
 				t.Errorf("stead watch: %v", err)
 			}
-			var runs []session.Run
+			var runs []live.Run
 			json.Unmarshal([]byte(l.stead("runs", "--json")), &runs)
-			if len(runs) != 1 || runs[0].State != session.RunExited || runs[0].Entries < 2 {
+			if len(runs) != 1 || runs[0].State != live.RunExited || runs[0].Entries < 2 {
 				t.Errorf("stead runs: %+v", runs)
 			}
 			// The whole session is stored: the history, marked with the
@@ -499,9 +500,9 @@ func indexOf(texts []string, marker string) int {
 
 // startRun starts a detached run of the live prompt and watches it until
 // want holds.
-func (l *live) startRun(t *testing.T, ref, to string) (session.Run, *watcher) {
+func (l *steadCmd) startRun(t *testing.T, ref, to string) (live.Run, *watcher) {
 	t.Helper()
-	var rec session.Run
+	var rec live.Run
 	out := l.stead("session", "resume", ref, "--to", to, "--cwd", l.dir, "--prompt", livePrompt, "--detach", "--json")
 	if err := json.Unmarshal([]byte(out), &rec); err != nil || rec.ID == "" {
 		t.Fatalf("resume --detach printed %q (%v)", out, err)
@@ -509,7 +510,7 @@ func (l *live) startRun(t *testing.T, ref, to string) (session.Run, *watcher) {
 	return rec, l.watch(rec.ID)
 }
 
-func lastState(msgs []watchMsg) session.Status {
+func lastState(msgs []watchMsg) live.Status {
 	st := states(msgs)
 	return st[len(st)-1]
 }
@@ -526,12 +527,12 @@ func TestLiveFaults(t *testing.T) {
 		}
 		msgs := w.until(t, "the end of the run", time.Minute, ended)
 		last := lastState(msgs)
-		if last.State != session.RunFailed || last.ExitCode == nil || *last.ExitCode != -1 || !strings.Contains(last.Detail, "killed") {
+		if last.State != live.RunFailed || last.ExitCode == nil || *last.ExitCode != -1 || !strings.Contains(last.Detail, "killed") {
 			t.Errorf("the run ended %s (exit code %v, %q), want failed, -1, killed", last.State, last.ExitCode, last.Detail)
 		}
-		var runs []session.Run
+		var runs []live.Run
 		json.Unmarshal([]byte(l.stead("runs", "--json")), &runs)
-		if len(runs) != 1 || runs[0].State != session.RunFailed || runs[0].Entries < 2 || !strings.Contains(runs[0].Reason, "killed") {
+		if len(runs) != 1 || runs[0].State != live.RunFailed || runs[0].Entries < 2 || !strings.Contains(runs[0].Reason, "killed") {
 			t.Errorf("stead runs: %+v", runs)
 		}
 		if left := processesIn(rec.PID); len(left) > 0 {
@@ -551,7 +552,7 @@ func TestLiveFaults(t *testing.T) {
 						}
 					}
 				}
-				if sawErr && m.Status != nil && m.Status.State == session.RunReady {
+				if sawErr && m.Status != nil && m.Status.State == live.RunReady {
 					return true
 				}
 			}
@@ -577,7 +578,7 @@ func TestLiveFaults(t *testing.T) {
 		took := time.Since(begin)
 		msgs := w.until(t, "the end of the run", time.Minute, ended)
 		last := lastState(msgs)
-		if last.State != session.RunFailed || !strings.Contains(last.Detail, "killed") {
+		if last.State != live.RunFailed || !strings.Contains(last.Detail, "killed") {
 			t.Errorf("the run ended %s (%q), want failed: killed", last.State, last.Detail)
 		}
 		if took > 20*time.Second {

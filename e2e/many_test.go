@@ -11,13 +11,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/modelstub"
 	"github.com/stead-dev/stead/session"
 )
 
 // steadErr runs a stead command, returning its output or an error: for
 // goroutines, which must not stop the test.
-func (l *live) steadErr(args ...string) (string, error) {
+func (l *steadCmd) steadErr(args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, l.bin, args...)
@@ -53,7 +54,7 @@ func TestLiveManyRuns(t *testing.T) {
 				errs <- err
 				return
 			}
-			var rec session.Run
+			var rec live.Run
 			if err := json.Unmarshal([]byte(out), &rec); err != nil || rec.ID == "" {
 				errs <- fmt.Errorf("resume --detach printed %q (%v)", out, err)
 				return
@@ -73,7 +74,7 @@ func TestLiveManyRuns(t *testing.T) {
 	}
 	for i, w := range watchers {
 		w.until(t, fmt.Sprintf("run %d ready", i), 3*time.Minute, func(msgs []watchMsg) bool {
-			return len(states(msgs)) > 0 && lastState(msgs).State == session.RunReady
+			return len(states(msgs)) > 0 && lastState(msgs).State == live.RunReady
 		})
 	}
 	t.Logf("%d runs of Codex ready in %s", runs, time.Since(begin).Round(time.Second))
@@ -105,7 +106,7 @@ func TestLiveManyRuns(t *testing.T) {
 							sawAnswer = sawAnswer || sawPrompt && e.Type == session.Assistant && strings.Contains(e.Content, "MANY-REPLY")
 						}
 					}
-					if sawAnswer && m.Status != nil && m.Status.State == session.RunReady {
+					if sawAnswer && m.Status != nil && m.Status.State == live.RunReady {
 						return true
 					}
 				}

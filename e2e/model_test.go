@@ -11,6 +11,7 @@ import (
 
 	"github.com/stead-dev/stead/inject"
 	"github.com/stead-dev/stead/internal/clitest"
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/modelstub"
 	"github.com/stead-dev/stead/session"
 )
@@ -72,7 +73,7 @@ func TestTargetModel(t *testing.T) {
 		envs[cli] = e
 		all = append(all, e)
 	}
-	l := &live{t: t, bin: steadBinary(t), root: root, env: cliEnv(root, all...)}
+	l := &steadCmd{t: t, bin: steadBinary(t), root: root, env: cliEnv(root, all...)}
 	l.dir = envs["codex"].Dir
 	l.startDaemon(root)
 	t.Logf("recorded the Claude session (model %s) and started the daemon in %s", srcModel, time.Since(began).Round(time.Millisecond))
@@ -122,7 +123,7 @@ func TestTargetModel(t *testing.T) {
 			start := time.Now()
 			e := envs[cli]
 			model := want(t, e)
-			var rec session.Run
+			var rec live.Run
 			out := l.stead("session", "resume", from, "--from", "claude", "--to", cli, "--cwd", e.Dir, "--prompt", livePrompt, "--detach", "--json")
 			if err := json.Unmarshal([]byte(out), &rec); err != nil || rec.ID == "" {
 				t.Fatalf("resume --detach printed %q (%v)", out, err)
@@ -230,7 +231,7 @@ func TestTargetModel(t *testing.T) {
 }
 
 // in is l for a subtest: its failures are the subtest's.
-func (l *live) in(t *testing.T) *live {
+func (l *steadCmd) in(t *testing.T) *steadCmd {
 	c := *l
 	c.t = t
 	return &c

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/modelstub"
 	"github.com/stead-dev/stead/session"
 )
@@ -28,7 +29,7 @@ func TestLiveDaemonKilled(t *testing.T) {
 		for _, e := range entries(msgs) {
 			prompt = prompt || e.Type == session.User && strings.Contains(e.Content, "LIVE-PROMPT")
 		}
-		return prompt && len(states(msgs)) > 0 && lastState(msgs).State == session.RunBusy
+		return prompt && len(states(msgs)) > 0 && lastState(msgs).State == live.RunBusy
 	})
 	killed := l.daemon.Process.Pid
 	if err := syscall.Kill(killed, syscall.SIGKILL); err != nil {
@@ -41,15 +42,15 @@ func TestLiveDaemonKilled(t *testing.T) {
 	// and ends with the run.
 	msgs := w.until(t, "the end of the run, after the restart", 2*time.Minute, ended)
 	last := lastState(msgs)
-	if last.State != session.RunFailed || !strings.Contains(last.Detail, "supervisor") {
+	if last.State != live.RunFailed || !strings.Contains(last.Detail, "supervisor") {
 		t.Errorf("the run ended %s (%q), want failed, saying its supervisor is gone", last.State, last.Detail)
 	}
 	if err := <-w.done; err != nil {
 		t.Errorf("the watch that ran across the restart: %v", err)
 	}
-	var runs []session.Run
+	var runs []live.Run
 	json.Unmarshal([]byte(l.stead("runs", "--json")), &runs)
-	if len(runs) != 1 || runs[0].State != session.RunFailed || runs[0].Ended.IsZero() || !strings.Contains(runs[0].Reason, "supervisor") {
+	if len(runs) != 1 || runs[0].State != live.RunFailed || runs[0].Ended.IsZero() || !strings.Contains(runs[0].Reason, "supervisor") {
 		t.Fatalf("stead runs: %+v", runs)
 	}
 	if left := processesIn(rec.PID); len(left) > 0 {
@@ -83,7 +84,7 @@ func TestLiveDaemonKilled(t *testing.T) {
 		t.Errorf("stored session has %q, want %q", marks, want)
 	}
 	// It resumes: a new run continues it.
-	var next session.Run
+	var next live.Run
 	out := l.stead("session", "resume", "run:"+rec.ID, "--to", "codex", "--cwd", l.dir, "--prompt", "Go on. AFTER-CRASH", "--detach", "--json")
 	if err := json.Unmarshal([]byte(out), &next); err != nil || next.ID == "" {
 		t.Fatalf("resume run:%s printed %q (%v)", rec.ID, out, err)

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/stead-dev/stead/internal/clitest"
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/modelstub"
-	"github.com/stead-dev/stead/session"
 )
 
 // TestTemplates runs a user's prompt template in real CLIs: one with a
@@ -24,7 +24,7 @@ func TestTemplates(t *testing.T) {
 	}
 	codex := clitest.New(t, "codex", &modelstub.Script{Turns: []modelstub.Turn{{Text: "On it. TPL-REPLY-1"}}}, clitest.In(filepath.Join(root, "codex")))
 	claude := clitest.New(t, "claude", &modelstub.Script{Turns: []modelstub.Turn{{Text: "Here it is. TPL-REPLY-2"}}}, clitest.In(filepath.Join(root, "claude")))
-	l := &live{t: t, bin: steadBinary(t), dir: codex.Dir}
+	l := &steadCmd{t: t, bin: steadBinary(t), dir: codex.Dir}
 	l.env = append(cliEnv(root, claude, codex), "XDG_CONFIG_HOME="+filepath.Join(root, "config"))
 	dir := filepath.Join(root, "config", "stead", "templates")
 	os.MkdirAll(dir, 0o755)
@@ -50,7 +50,7 @@ history:
 		t.Errorf("template list: %v", listed)
 	}
 
-	var rec session.Run
+	var rec live.Run
 	out := l.stead("template", "run", "fix", "--to", "codex", "--var", "issue=the crash", "--cwd", codex.Dir, "--detach", "--json")
 	if err := json.Unmarshal([]byte(out), &rec); err != nil || rec.ID == "" {
 		t.Fatalf("template run printed %q (%v)", out, err)

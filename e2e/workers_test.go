@@ -13,8 +13,8 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/modelstub"
-	"github.com/stead-dev/stead/session"
 )
 
 // externalNATS starts a NATS server with JetStream on loopback, as a
@@ -36,7 +36,7 @@ func externalNATS(t *testing.T) (url, token string) {
 
 // worker starts stead serve as a worker of an external NATS, with a
 // state directory of its own.
-func (l *live) worker(t *testing.T, name string) *exec.Cmd {
+func (l *steadCmd) worker(t *testing.T, name string) *exec.Cmd {
 	dir := filepath.Join(t.TempDir(), name)
 	cmd := exec.Command(l.bin, "serve", "-v")
 	cmd.Env = append(append([]string(nil), l.env...), "XDG_STATE_HOME="+dir)
@@ -93,11 +93,11 @@ func TestWorkersShareAnExternalNATS(t *testing.T) {
 	if want := "/" + strconv.Itoa(second.Process.Pid); !strings.HasSuffix(rec2.Supervisor, want) {
 		t.Errorf("the second run is supervised by %q, want worker 2 (%s)", rec2.Supervisor, want)
 	}
-	var runs []session.Run
+	var runs []live.Run
 	if err := json.Unmarshal([]byte(l.stead("runs", "--json")), &runs); err != nil {
 		t.Fatal(err)
 	}
-	seen := map[string]session.RunState{}
+	seen := map[string]live.RunState{}
 	for _, r := range runs {
 		seen[r.ID] = r.State
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/inject"
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -28,7 +29,7 @@ func claudeSession(dir string) *session.Session {
 func configured(t *testing.T, a adapters.Adapter, dir, model string) session.Env {
 	t.Helper()
 	home := t.TempDir()
-	st := a.Setup(session.Launch{Home: home, Dir: dir, BaseURL: "http://127.0.0.1:9", Model: model})
+	st := a.Setup(live.Launch{Home: home, Dir: dir, BaseURL: "http://127.0.0.1:9", Model: model})
 	env := session.Env{Home: home, Vars: map[string]string{}}
 	for _, kv := range st.Env {
 		k, v, _ := strings.Cut(kv, "=")

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/stead-dev/stead/internal/atomicfile"
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/pricing"
 	"github.com/stead-dev/stead/session"
 )
@@ -166,14 +167,14 @@ func (sv *Supervisor) variant(ctx context.Context, from *session.Session, spec A
 		s, err = sv.Headless(ctx, v.Run, v.CLI, spec.Prompt, v.Workspace.Dir, spec.Model)
 		switch {
 		case err == nil:
-			v.State = string(session.RunExited)
+			v.State = string(live.RunExited)
 		case errors.Is(err, context.Canceled):
-			v.State = string(session.RunInterrupted)
+			v.State = string(live.RunInterrupted)
 		}
 	} else {
 		history = len(from.Timeline)
 		run := Spec{ID: v.Run, To: v.CLI, Dir: v.Workspace.Dir, Prompt: spec.Prompt, Model: spec.Model, Auto: spec.Auto, Once: true, Trust: true}
-		var rec session.Run
+		var rec live.Run
 		rec, err = sv.Run(ctx, from, run, nil, nil)
 		v.State = string(rec.State)
 		if err == nil {
@@ -182,7 +183,7 @@ func (sv *Supervisor) variant(ctx context.Context, from *session.Session, spec A
 	}
 	v.Took, v.Finished = time.Since(start), time.Now().UTC()
 	if v.State == "" {
-		v.State = string(session.RunFailed)
+		v.State = string(live.RunFailed)
 	}
 	if err != nil {
 		v.Error = err.Error()
@@ -195,7 +196,7 @@ func (sv *Supervisor) variant(ctx context.Context, from *session.Session, spec A
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		v.TimedOut = true
-		v.State, v.Error = string(session.RunFailed), fmt.Sprintf("did not finish within --timeout %s", spec.Timeout)
+		v.State, v.Error = string(live.RunFailed), fmt.Sprintf("did not finish within --timeout %s", spec.Timeout)
 		// What the run was doing when time ran out, and its screen.
 		rctx, cancel := context.WithTimeout(context.Background(), recordWait)
 		if r, err := sv.Bus.Run(rctx, v.Run); err == nil {

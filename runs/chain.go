@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -53,16 +54,16 @@ func (sv *Supervisor) Step(ctx context.Context, prev *session.Session, st Step, 
 		s, err := sv.Headless(ctx, r.Run, st.CLI, st.Prompt, opts.Dir, opts.Model)
 		r.Took = time.Since(start)
 		if err != nil {
-			r.State = string(session.RunFailed)
+			r.State = string(live.RunFailed)
 			if errors.Is(err, context.Canceled) {
-				r.State = string(session.RunInterrupted)
+				r.State = string(live.RunInterrupted)
 			}
 			return r, nil, err
 		}
-		r.State, r.Entries, r.Answer = string(session.RunExited), len(s.Timeline), AnswerOf(s, 0)
+		r.State, r.Entries, r.Answer = string(live.RunExited), len(s.Timeline), AnswerOf(s, 0)
 		return r, s, nil
 	}
-	var rec session.Run
+	var rec live.Run
 	var err error
 	watching(ctx, opts.Watch, []string{r.Run}, func() {
 		spec := Spec{ID: r.Run, To: st.CLI, Dir: opts.Dir, Prompt: st.Prompt, Model: opts.Model, Auto: opts.Auto, Once: true}

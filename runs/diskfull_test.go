@@ -14,6 +14,7 @@ import (
 
 	"github.com/stead-dev/stead/bus"
 	"github.com/stead-dev/stead/internal/testdisk"
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -57,7 +58,7 @@ func diskFullRun(t *testing.T, records int, exit bool, drain time.Duration) (*bu
 	done := make(chan error, 1)
 	go func() {
 		rec, err := sv.Run(ctx, src, Spec{ID: id, To: "codex", Dir: proj}, nil, nil)
-		if err == nil && rec.State != session.RunExited {
+		if err == nil && rec.State != live.RunExited {
 			err = errors.New("ended " + string(rec.State) + ": " + rec.Reason)
 		}
 		if err != nil && rec.Reason != "" && !strings.Contains(err.Error(), rec.Reason) {

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/stead-dev/stead/capture"
-	"github.com/stead-dev/stead/session"
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/supervisor"
 )
 
@@ -88,7 +88,7 @@ func answerTrust(ctx context.Context, c *capture.Capture, w io.Writer, log *slog
 
 // choose answers dialog d on the screen: it presses d's Select keys
 // unless its choice already shows, and confirms only once it does.
-func choose(c *capture.Capture, w io.Writer, d session.Dialog) bool {
+func choose(c *capture.Capture, w io.Writer, d live.Dialog) bool {
 	chosen := func() bool { return strings.Contains(c.Screen(), d.Selected) }
 	if !chosen() {
 		for _, k := range d.Select {
@@ -104,7 +104,7 @@ func choose(c *capture.Capture, w io.Writer, d session.Dialog) bool {
 	return true
 }
 
-func giveUpDialogs(ds []session.Dialog) bool {
+func giveUpDialogs(ds []live.Dialog) bool {
 	for _, d := range ds {
 		if d.GiveUp {
 			return true
@@ -120,12 +120,12 @@ func giveUpDialogs(ds []session.Dialog) bool {
 // types cancel. The turn then ends in the error, not at the run's
 // timeout. It waits a moment first, so that the run's waiting shows on
 // the bus and a question coming up is answered rather than cancelled.
-func answerGiveUp(ctx context.Context, c *capture.Capture, w io.Writer, cancel []session.Key, log *slog.Logger) {
+func answerGiveUp(ctx context.Context, c *capture.Capture, w io.Writer, cancel []live.Key, log *slog.Logger) {
 	var since time.Time // when the run was first seen stuck
 	for !c.State().Done() {
 		d, asks := c.Dialog()
 		asks = asks && d.GiveUp
-		failed := c.Failure() != "" && c.State() == session.RunWaiting && len(cancel) > 0
+		failed := c.Failure() != "" && c.State() == live.RunWaiting && len(cancel) > 0
 		switch {
 		case !asks && !failed:
 			since = time.Time{}
@@ -157,10 +157,10 @@ func answerGiveUp(ctx context.Context, c *capture.Capture, w io.Writer, cancel [
 // with the prompt and is ready again.
 func waitTurn(ctx context.Context, c *capture.Capture, turns int) error {
 	for c.Turns() <= turns {
-		if _, err := c.Wait(ctx, session.RunBusy, session.RunWaiting); err != nil {
+		if _, err := c.Wait(ctx, live.RunBusy, live.RunWaiting); err != nil {
 			return fmt.Errorf("the turn did not end: %w", err)
 		}
-		if _, err := c.Wait(ctx, session.RunReady); err != nil {
+		if _, err := c.Wait(ctx, live.RunReady); err != nil {
 			return fmt.Errorf("the turn did not end: %w", err)
 		}
 	}
@@ -204,11 +204,11 @@ const PromptWait = 90 * time.Second
 // at startup, which ends a waiting spell, passed for the prompt's turn:
 // a Codex A/B variant was stopped as "ended without an answer" before it
 // had sent the prompt.)
-func deliver(ctx context.Context, c *capture.Capture, w io.Writer, tui session.TUI, prompt string) (turns int, err error) {
+func deliver(ctx context.Context, c *capture.Capture, w io.Writer, tui live.TUI, prompt string) (turns int, err error) {
 	wctx, cancel := context.WithTimeout(ctx, PromptWait)
 	defer cancel()
 	for {
-		if _, err := c.Wait(wctx, session.RunReady); err != nil {
+		if _, err := c.Wait(wctx, live.RunReady); err != nil {
 			return 0, fmt.Errorf("the CLI did not become ready for the prompt within %s (it is %s): %w%s", PromptWait, c.State(), err, screenTail(c))
 		}
 		// A dialog that came up after the terminal went quiet takes
@@ -277,7 +277,7 @@ func deliver(ctx context.Context, c *capture.Capture, w io.Writer, tui session.T
 			// dialog half a second after its prompt: it took an A/B
 			// variant's Enter, trusting the folder, and the prompt sat
 			// unsent).
-			if _, ok := c.Dialog(); !ok && c.State() != session.RunWaiting {
+			if _, ok := c.Dialog(); !ok && c.State() != live.RunWaiting {
 				if _, err := w.Write([]byte("\r")); err != nil {
 					return turns, err
 				}
@@ -303,7 +303,7 @@ func taken(ctx context.Context, c *capture.Capture, recorded func() bool, wait t
 		// Waiting counts only when no dialog shows: a dialog that came
 		// up as the prompt was typed is not the prompt's turn.
 		_, dialog := c.Dialog()
-		if st := c.State(); st == session.RunBusy || st == session.RunWaiting && !dialog || recorded() || st.Done() {
+		if st := c.State(); st == live.RunBusy || st == live.RunWaiting && !dialog || recorded() || st.Done() {
 			return true
 		}
 		select {

@@ -15,6 +15,7 @@ import (
 	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/bus"
 	"github.com/stead-dev/stead/internal/safetext"
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -33,10 +34,10 @@ func (sv *Supervisor) Headless(ctx context.Context, id, cli, prompt, dir, model 
 		return nil, err
 	}
 	host, _ := os.Hostname()
-	rec := session.Run{ID: id, CLI: cli, Dir: dir, Host: host, Supervisor: SupervisorName(host),
-		State: session.RunBusy, Started: time.Now().UTC()}
+	rec := live.Run{ID: id, CLI: cli, Dir: dir, Host: host, Supervisor: SupervisorName(host),
+		State: live.RunBusy, Started: time.Now().UTC()}
 	PutRun(b, rec, log)
-	cmd := exec.CommandContext(ctx, bin, append(prefix, a.Argv(session.Launch{Home: sv.Env.Home, Dir: dir, Prompt: prompt, Model: model})...)...)
+	cmd := exec.CommandContext(ctx, bin, append(prefix, a.Argv(live.Launch{Home: sv.Env.Home, Dir: dir, Prompt: prompt, Model: model})...)...)
 	cmd.Dir, cmd.Env = dir, Environ(sv.Env)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -47,7 +48,7 @@ func (sv *Supervisor) Headless(ctx context.Context, id, cli, prompt, dir, model 
 		rec.ExitCode = &code
 	}
 	fail := func(err error) (*session.Session, error) {
-		rec.State, rec.Reason = session.RunFailed, err.Error()
+		rec.State, rec.Reason = live.RunFailed, err.Error()
 		ended(b, rec, "headless", log)
 		return nil, err
 	}
@@ -56,7 +57,7 @@ func (sv *Supervisor) Headless(ctx context.Context, id, cli, prompt, dir, model 
 		case errors.Is(cerr, context.DeadlineExceeded):
 			return fail(fmt.Errorf("%s did not finish in the time it was given", cli))
 		case cerr != nil:
-			rec.State, rec.Reason = session.RunInterrupted, "interrupted while busy (stead was interrupted)"
+			rec.State, rec.Reason = live.RunInterrupted, "interrupted while busy (stead was interrupted)"
 			ended(b, rec, "headless", log)
 			return nil, fmt.Errorf("%s: %s: %w", id, rec.Reason, context.Canceled)
 		}
@@ -91,7 +92,7 @@ func (sv *Supervisor) Headless(ctx context.Context, id, cli, prompt, dir, model 
 	if err := b.PutSession(ctx, id, bytes.NewReader(data)); err != nil {
 		return fail(err)
 	}
-	rec.State, rec.Reason = session.RunExited, "headless run"
+	rec.State, rec.Reason = live.RunExited, "headless run"
 	ended(b, rec, "headless", log)
 	return s, nil
 }
@@ -100,9 +101,9 @@ func (sv *Supervisor) Headless(ctx context.Context, id, cli, prompt, dir, model 
 // headless run, a run that did not start) and says on its status subject
 // that it ended, as a captured run's last status does: a watcher of the
 // run stops there.
-func ended(b *bus.Bus, rec session.Run, signal string, log *slog.Logger) {
+func ended(b *bus.Bus, rec live.Run, signal string, log *slog.Logger) {
 	PutRun(b, rec, log)
-	st, _ := json.Marshal(session.Status{Run: rec.ID, State: rec.State, Time: rec.Ended, Signal: signal, Detail: rec.Reason, ExitCode: rec.ExitCode})
+	st, _ := json.Marshal(live.Status{Run: rec.ID, State: rec.State, Time: rec.Ended, Signal: signal, Detail: rec.Reason, ExitCode: rec.ExitCode})
 	ctx, cancel := context.WithTimeout(context.Background(), recordWait)
 	defer cancel()
 	if err := b.Publish(ctx, rec.ID, bus.Status, st, ""); err != nil {

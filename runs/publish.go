@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -26,7 +27,7 @@ type runPublisher struct {
 	run      string
 	log      *slog.Logger
 	drain    time.Duration // how long what could not be stored is retried after the run
-	onStatus func(session.Status)
+	onStatus func(live.Status)
 	giveUp   context.Context
 
 	mu sync.Mutex // guards the run record onStatus updates
@@ -123,7 +124,7 @@ func (p *runPublisher) Entry(ev session.Event) error {
 	return nil // counted, and said when the run ends
 }
 
-func (p *runPublisher) Status(st session.Status) error {
+func (p *runPublisher) Status(st live.Status) error {
 	data, _ := json.Marshal(st)
 	p.retry("storing a state", func(ctx context.Context) error {
 		return p.b.Publish(ctx, p.run, bus.Status, data, "")
@@ -154,7 +155,7 @@ func (p *runPublisher) lost() string {
 	return msg
 }
 
-func PutRun(b *bus.Bus, r session.Run, log *slog.Logger) {
+func PutRun(b *bus.Bus, r live.Run, log *slog.Logger) {
 	ctx, cancel := context.WithTimeout(context.Background(), recordWait)
 	defer cancel()
 	if err := b.PutRun(ctx, r); err != nil {

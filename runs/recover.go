@@ -15,6 +15,7 @@ import (
 
 	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -73,7 +74,7 @@ func (rc *recoverer) scan(ctx context.Context) (int, error) {
 // end marks an orphaned run failed and stores its session from what the
 // bus captured: the history it started from, then its entries. Its CLI,
 // if it still runs, is stopped first, so that nothing writes on.
-func (rc *recoverer) end(ctx context.Context, r session.Run, supervisor int) error {
+func (rc *recoverer) end(ctx context.Context, r live.Run, supervisor int) error {
 	log := rc.sv.logger().With("run", r.ID)
 	if r.PID > 0 && r.Host == rc.host && runsFor(r.PID, r.ID) {
 		log.Info("stopping the CLI of a run whose supervisor is gone", "pid", r.PID)
@@ -88,13 +89,13 @@ func (rc *recoverer) end(ctx context.Context, r session.Run, supervisor int) err
 		return fmt.Errorf("storing its session: %w", err)
 	}
 	now := time.Now().UTC()
-	r.State, r.Ended, r.Entries = session.RunFailed, now, added
+	r.State, r.Ended, r.Entries = live.RunFailed, now, added
 	r.Reason = fmt.Sprintf("its supervisor (stead pid %d on %s) ended without ending the run; stead (pid %d) ended it, keeping the %d entries the bus had captured",
 		supervisor, rc.host, os.Getpid(), added)
 	if err := rc.b.PutRun(ctx, r); err != nil {
 		return err
 	}
-	st, _ := json.Marshal(session.Status{Run: r.ID, State: session.RunFailed, Time: now, Signal: "recovery", Detail: r.Reason})
+	st, _ := json.Marshal(live.Status{Run: r.ID, State: live.RunFailed, Time: now, Signal: "recovery", Detail: r.Reason})
 	if err := rc.b.Publish(ctx, r.ID, bus.Status, st, ""); err != nil {
 		return err
 	}
@@ -105,7 +106,7 @@ func (rc *recoverer) end(ctx context.Context, r session.Run, supervisor int) err
 // history is the session the run started from: stored on the bus when
 // the run started, or else (a run of an older stead) read from the native
 // file the run's CLI wrote, which holds it too.
-func (rc *recoverer) history(ctx context.Context, r session.Run) (*session.Session, error) {
+func (rc *recoverer) history(ctx context.Context, r live.Run) (*session.Session, error) {
 	s, err := rc.sv.stored(ctx, HistoryObject(r.ID))
 	if err == nil {
 		return s, nil

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/stead-dev/stead/bus"
-	"github.com/stead-dev/stead/session"
+	"github.com/stead-dev/stead/live"
 )
 
 // Spec is a run to start: a universal session resumed in a CLI.
@@ -54,8 +54,8 @@ func failedRun(b *bus.Bus, spec Spec, cause error, log *slog.Logger) {
 	}
 	host, _ := os.Hostname()
 	now := time.Now().UTC()
-	ended(b, session.Run{ID: spec.ID, CLI: spec.To, Dir: spec.Dir, Host: host, Supervisor: SupervisorName(host),
-		State: session.RunFailed, Started: now, Ended: now, Reason: "it did not start: " + cause.Error()}, "start", log)
+	ended(b, live.Run{ID: spec.ID, CLI: spec.To, Dir: spec.Dir, Host: host, Supervisor: SupervisorName(host),
+		State: live.RunFailed, Started: now, Ended: now, Reason: "it did not start: " + cause.Error()}, "start", log)
 }
 
 // OutOfTime starts the reason of a run stopped by its deadline.

@@ -18,6 +18,7 @@ import (
 	"github.com/stead-dev/stead/bus"
 	"github.com/stead-dev/stead/capture"
 	"github.com/stead-dev/stead/inject"
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/session"
 	"github.com/stead-dev/stead/supervisor"
 	"github.com/stead-dev/stead/vt"
@@ -27,7 +28,7 @@ import (
 // a terminal, captures it onto the bus until it exits, and stores the
 // whole session. With term the user's terminal is attached; started,
 // when set, is told the run's record once its CLI runs.
-func (sv *Supervisor) Run(ctx context.Context, s *session.Session, spec Spec, term *Terminal, started func(session.Run)) (session.Run, error) {
+func (sv *Supervisor) Run(ctx context.Context, s *session.Session, spec Spec, term *Terminal, started func(live.Run)) (live.Run, error) {
 	rec, err := sv.run(ctx, s, spec, term, started)
 	if err != nil && !rec.State.Done() {
 		// It failed before it ran: stead runs says why.
@@ -36,17 +37,17 @@ func (sv *Supervisor) Run(ctx context.Context, s *session.Session, spec Spec, te
 	return rec, err
 }
 
-func (sv *Supervisor) run(ctx context.Context, s *session.Session, spec Spec, term *Terminal, started func(session.Run)) (session.Run, error) {
+func (sv *Supervisor) run(ctx context.Context, s *session.Session, spec Spec, term *Terminal, started func(live.Run)) (live.Run, error) {
 	b := sv.Bus
 	log := sv.logger().With("run", spec.ID)
 	if err := Runnable(spec.To); err != nil {
-		return session.Run{}, err
+		return live.Run{}, err
 	}
 	dst, _ := adapters.Lookup(spec.To)
 	r, w := Injector(s.Source.CLI, dst)
 	rep, err := inject.Install(s, r, w, inject.Options{Env: sv.Env, Dir: spec.Dir, Model: spec.Model, Tool: sv.Tool})
 	if err != nil {
-		return session.Run{}, fmt.Errorf("placing the session in %s: %w", dst.Name, err)
+		return live.Run{}, fmt.Errorf("placing the session in %s: %w", dst.Name, err)
 	}
 	if sv.Placed != nil {
 		sv.Placed(rep)
@@ -59,12 +60,12 @@ func (sv *Supervisor) run(ctx context.Context, s *session.Session, spec Spec, te
 		}
 	}
 	host, _ := os.Hostname()
-	rec := session.Run{ID: spec.ID, CLI: dst.Name, SessionID: rep.Target.ID, Dir: spec.Dir, Source: &rep.Source,
+	rec := live.Run{ID: spec.ID, CLI: dst.Name, SessionID: rep.Target.ID, Dir: spec.Dir, Source: &rep.Source,
 		Path: rep.Placement.Path, Host: host, Supervisor: SupervisorName(host),
-		State: session.RunStarting, Started: time.Now().UTC()}
+		State: live.RunStarting, Started: time.Now().UTC()}
 
 	tui := *dst.TUI
-	l := session.Launch{Home: sv.Env.Home, Dir: spec.Dir, Resume: rep.Target.ID, Model: spec.Model, Auto: spec.Auto}
+	l := live.Launch{Home: sv.Env.Home, Dir: spec.Dir, Resume: rep.Target.ID, Model: spec.Model, Auto: spec.Auto}
 	bin, prefix, err := Program(sv.Env, dst.Name)
 	if err != nil {
 		return rec, err
@@ -103,7 +104,7 @@ func (sv *Supervisor) run(ctx context.Context, s *session.Session, spec Spec, te
 	pub := &runPublisher{b: b, run: spec.ID, log: log, giveUp: giveUp, drain: drain}
 	c := capture.New(capture.Config{Run: spec.ID, CLI: dst.Name, TUI: tui, Env: sv.Env, Log: log,
 		Screen: vt.New(int(ps.Rows), int(ps.Cols))}, pub)
-	pub.onStatus = func(st session.Status) {
+	pub.onStatus = func(st live.Status) {
 		pub.mu.Lock()
 		rec.State = st.State
 		rec.Entries = c.Entries()
@@ -137,14 +138,14 @@ func (sv *Supervisor) run(ctx context.Context, s *session.Session, spec Spec, te
 
 	proc, err := supervisor.Start(ps)
 	if err != nil {
-		rec.State, rec.Reason, rec.Ended = session.RunFailed, err.Error(), time.Now().UTC()
+		rec.State, rec.Reason, rec.Ended = live.RunFailed, err.Error(), time.Now().UTC()
 		PutRun(b, rec, log)
 		return rec, err
 	}
 	defer proc.Close()
 	rec.PID = proc.Pid()
 	PutRun(b, rec, log)
-	pub.Status(session.Status{Run: spec.ID, State: session.RunStarting, Time: rec.Started, Signal: "process",
+	pub.Status(live.Status{Run: spec.ID, State: live.RunStarting, Time: rec.Started, Signal: "process",
 		Detail: fmt.Sprintf("%s %s (pid %d)", dst.Name, strings.Join(ps.Args, " "), proc.Pid())})
 	if started != nil {
 		started(rec)
@@ -348,36 +349,36 @@ func (sv *Supervisor) run(ctx context.Context, s *session.Session, spec Spec, te
 	rec.Ended = time.Now().UTC()
 	rec.ExitCode = &code
 	rec.Entries = c.Entries()
-	state, signal := session.RunExited, "process"
+	state, signal := live.RunExited, "process"
 	// The command (or the daemon) running it was stopped or timed out,
 	// and stopped the CLI: before its turn was over, the run was
 	// interrupted, not finished.
 	cut := ctx.Err() != nil && onceErr == nil && !turnOver.Load()
-	live := c.State()
+	was := c.State()
 	switch {
 	case cut && errors.Is(ctx.Err(), context.DeadlineExceeded):
-		state, rec.Reason = session.RunFailed, fmt.Sprintf("%s: it was %s%s", OutOfTime, live, cutScreen)
-	case cut && (spec.Once || live == session.RunBusy || live == session.RunWaiting || live == session.RunStarting):
-		state, rec.Reason = session.RunInterrupted, fmt.Sprintf("interrupted while %s (stead was interrupted or stopped)", live)
+		state, rec.Reason = live.RunFailed, fmt.Sprintf("%s: it was %s%s", OutOfTime, was, cutScreen)
+	case cut && (spec.Once || was == live.RunBusy || was == live.RunWaiting || was == live.RunStarting):
+		state, rec.Reason = live.RunInterrupted, fmt.Sprintf("interrupted while %s (stead was interrupted or stopped)", was)
 	case cut:
 		rec.Reason = "stopped: stead was interrupted or stopped"
 	case sig != 0 && !onRequest:
-		state, rec.Reason = session.RunFailed, fmt.Sprintf("%s was killed by %s", dst.Name, SignalName(sig))
+		state, rec.Reason = live.RunFailed, fmt.Sprintf("%s was killed by %s", dst.Name, SignalName(sig))
 	case onceErr != nil:
-		state, rec.Reason = session.RunFailed, onceErr.Error()
+		state, rec.Reason = live.RunFailed, onceErr.Error()
 	case sig == syscall.SIGKILL:
-		state, rec.Reason = session.RunFailed, fmt.Sprintf("%s did not quit when asked, nor on interrupt or terminate: killed", dst.Name)
+		state, rec.Reason = live.RunFailed, fmt.Sprintf("%s did not quit when asked, nor on interrupt or terminate: killed", dst.Name)
 	case sig != 0:
 		rec.Reason = fmt.Sprintf("stopped on request (%s)", SignalName(sig))
 	case code != 0:
-		state, rec.Reason = session.RunFailed, fmt.Sprintf("%s exited with code %d%s", dst.Name, code, screenTail(c))
+		state, rec.Reason = live.RunFailed, fmt.Sprintf("%s exited with code %d%s", dst.Name, code, screenTail(c))
 	case spec.Once:
 		rec.Reason = "the turn is over"
 	case onRequest:
 		rec.Reason = "stopped on request"
 	}
 	if lost := pub.lost(); lost != "" {
-		state = session.RunFailed
+		state = live.RunFailed
 		rec.Reason = strings.TrimPrefix(rec.Reason+"; "+lost, "; ")
 	}
 	rec.State = state
@@ -392,9 +393,9 @@ func (sv *Supervisor) run(ctx context.Context, s *session.Session, spec Spec, te
 	b.Flush(fctx)
 	fcancel()
 	switch state {
-	case session.RunFailed:
+	case live.RunFailed:
 		return rec, fmt.Errorf("run %s: %s: %w", spec.ID, rec.Reason, ErrRunFailed)
-	case session.RunInterrupted:
+	case live.RunInterrupted:
 		return rec, fmt.Errorf("run %s: %s: %w", spec.ID, rec.Reason, context.Canceled)
 	}
 	return rec, nil

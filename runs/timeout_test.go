@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -66,8 +67,8 @@ func TestRunOutOfTimeSaysWhatItWasDoing(t *testing.T) {
 	go func() {
 		defer close(watched)
 		b.Watch(watch, "out-of-time", bus.FromStart, func(m bus.Msg) error {
-			var st session.Status
-			if json.Unmarshal(m.Data, &st) == nil && st.State == session.RunBusy {
+			var st live.Status
+			if json.Unmarshal(m.Data, &st) == nil && st.State == live.RunBusy {
 				time.AfterFunc(time.Second, ctx.expire)
 				return bus.ErrStop
 			}
@@ -75,7 +76,7 @@ func TestRunOutOfTimeSaysWhatItWasDoing(t *testing.T) {
 		}, bus.Status)
 	}()
 	rec, err := (&Supervisor{Bus: b, Env: env}).Run(ctx, src, Spec{ID: "out-of-time", To: "codex", Dir: proj, Prompt: "Do the work", Once: true}, nil, nil)
-	if !errors.Is(err, ErrRunFailed) || rec.State != session.RunFailed {
+	if !errors.Is(err, ErrRunFailed) || rec.State != live.RunFailed {
 		t.Fatalf("the run ended %s (%v), want failed", rec.State, err)
 	}
 	if !strings.HasPrefix(rec.Reason, OutOfTime+": it was busy") {

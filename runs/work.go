@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -24,8 +25,8 @@ type WorkRequest struct {
 // WorkReply is a worker's answer: the run's record once its CLI runs,
 // or why it did not start.
 type WorkReply struct {
-	Run   *session.Run `json:"run,omitempty"`
-	Error string       `json:"error,omitempty"`
+	Run   *live.Run `json:"run,omitempty"`
+	Error string    `json:"error,omitempty"`
 }
 
 // The requests a daemon takes from the bus, read by pure functions so

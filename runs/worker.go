@@ -13,20 +13,21 @@ import (
 	oklog "github.com/oklog/run"
 
 	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/session"
 )
 
 // Detach stores s on the bus and asks a worker (the daemon, or any
 // worker on the bus's NATS) to run it; it returns the run's record once
 // the CLI runs there. The run gets sv's environment, not the worker's.
-func (sv *Supervisor) Detach(ctx context.Context, s *session.Session, spec Spec) (session.Run, error) {
+func (sv *Supervisor) Detach(ctx context.Context, s *session.Session, spec Spec) (live.Run, error) {
 	data, err := json.Marshal(s)
 	if err != nil {
-		return session.Run{}, err
+		return live.Run{}, err
 	}
 	spec.Source = HistoryObject(spec.ID)
 	if err := sv.Bus.PutSession(ctx, spec.Source, bytes.NewReader(data)); err != nil {
-		return session.Run{}, err
+		return live.Run{}, err
 	}
 	env := sv.Env
 	req, _ := json.Marshal(WorkRequest{Spec: spec, Env: &env})
@@ -34,17 +35,17 @@ func (sv *Supervisor) Detach(ctx context.Context, s *session.Session, spec Spec)
 	defer cancel()
 	out, err := sv.Bus.Request(rctx, bus.WorkSubject, req)
 	if err != nil {
-		return session.Run{}, err
+		return live.Run{}, err
 	}
 	var reply WorkReply
 	if err := json.Unmarshal(out, &reply); err != nil {
-		return session.Run{}, fmt.Errorf("the worker's reply: %w", err)
+		return live.Run{}, fmt.Errorf("the worker's reply: %w", err)
 	}
 	if reply.Error != "" {
-		return session.Run{}, errors.New(reply.Error)
+		return live.Run{}, errors.New(reply.Error)
 	}
 	if reply.Run == nil {
-		return session.Run{}, errors.New("the worker's reply names no run")
+		return live.Run{}, errors.New("the worker's reply names no run")
 	}
 	return *reply.Run, nil
 }
@@ -136,14 +137,14 @@ func (w *Worker) start(ctx context.Context, data []byte, wg *sync.WaitGroup, act
 		sv.Failed(spec, err)
 		return WorkReply{Error: err.Error()}
 	}
-	started := make(chan session.Run, 1)
+	started := make(chan live.Run, 1)
 	failed := make(chan error, 1)
 	wg.Add(1)
 	active.Store(spec.ID, true)
 	go func() {
 		defer wg.Done()
 		defer active.Delete(spec.ID)
-		rec, err := sv.Run(ctx, s, spec, nil, func(r session.Run) { started <- r })
+		rec, err := sv.Run(ctx, s, spec, nil, func(r live.Run) { started <- r })
 		if err != nil {
 			sv.logger().Warn("run ended", "run", spec.ID, "err", err)
 			failed <- err

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/stead-dev/stead/adapters"
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/modelstub"
 	"github.com/stead-dev/stead/session"
 )
@@ -94,7 +95,7 @@ func Prepare(sc *Scenario, opts SandboxOptions) (*Sandbox, error) {
 			return nil, err
 		}
 		sb.stubs[cli] = stub
-		st := a.Setup(session.Launch{Home: home, Dir: sb.Dir, BaseURL: stub.URL()})
+		st := a.Setup(live.Launch{Home: home, Dir: sb.Dir, BaseURL: stub.URL()})
 		for name, data := range st.Files {
 			p := filepath.Join(home, filepath.FromSlash(name))
 			if !strings.HasPrefix(p, home+string(filepath.Separator)) {

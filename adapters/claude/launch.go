@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/stead-dev/stead/adapters/internal/storefile"
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -17,7 +18,7 @@ const stubKey = "sk-ant-stead-stub-key-0000000000"
 // dialog and no traffic elsewhere (claude.md §2, §7.1): the config dir under
 // l.Home, onboarding done, the API key approved, the project trusted,
 // bypass-mode confirmed, non-essential traffic and retries off.
-func Setup(l session.Launch) session.Setup {
+func Setup(l live.Launch) live.Setup {
 	dir := filepath.Join(l.Home, ".claude")
 	env := []string{
 		"HOME=" + l.Home,
@@ -47,7 +48,7 @@ func Setup(l session.Launch) session.Setup {
 		settings["model"] = l.Model // as a user's settings name it
 	}
 	sb, _ := json.Marshal(settings)
-	return session.Setup{
+	return live.Setup{
 		Env: env,
 		Files: map[string]string{
 			".claude/.claude.json":  string(cfg),
@@ -59,7 +60,7 @@ func Setup(l session.Launch) session.Setup {
 
 // Argv returns the arguments of a headless run of l: a print-mode run
 // printing JSON, with every tool allowed.
-func Argv(l session.Launch) []string {
+func Argv(l live.Launch) []string {
 	args := []string{"-p", l.Prompt, "--output-format", "json", "--dangerously-skip-permissions"}
 	if l.Model != "" {
 		args = append(args, "--model", l.Model)

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -13,12 +14,12 @@ import (
 // turned bracketed paste on; it keeps its live state in
 // $CLAUDE_CONFIG_DIR/sessions/<pid>.json ("idle", "busy", "waiting"); two
 // Ctrl-C on an idle prompt quit it with code 0.
-var TUI = session.TUI{
+var TUI = live.TUI{
 	Argv:       TUIArgv,
 	Paste:      true,
 	Settle:     300 * time.Millisecond,
 	EnterAfter: 150 * time.Millisecond,
-	Quit:       []session.Key{{Bytes: "\x03", Wait: 400 * time.Millisecond}, {Bytes: "\x03", Wait: 3 * time.Second}},
+	Quit:       []live.Key{{Bytes: "\x03", Wait: 400 * time.Millisecond}, {Bytes: "\x03", Wait: 3 * time.Second}},
 	StatusFile: func(env session.Env, pid int) string {
 		return filepath.Join(Root(env), "sessions", strconv.Itoa(pid)+".json")
 	},
@@ -26,19 +27,19 @@ var TUI = session.TUI{
 	// The status file appears once the prompt is up, after the
 	// folder-trust dialog (measured: none while it shows).
 	StatusReady: true,
-	Dialogs: []session.Dialog{{
+	Dialogs: []live.Dialog{{
 		Name:     "trust the project folder",
 		Match:    []string{"Yes, I trust this folder", "No, exit"},
-		Select:   []session.Key{{Bytes: "\x1b[B", Wait: 300 * time.Millisecond}},
+		Select:   []live.Key{{Bytes: "\x1b[B", Wait: 300 * time.Millisecond}},
 		Selected: "❯ Yes, I trust this folder",
-		Confirm:  session.Key{Bytes: "\r", Wait: 500 * time.Millisecond},
+		Confirm:  live.Key{Bytes: "\r", Wait: 500 * time.Millisecond},
 		Trust:    true,
 	}},
 }
 
 // TUIArgv opens l.Resume in the interactive UI; with l.Auto every tool
 // runs without asking.
-func TUIArgv(l session.Launch) []string {
+func TUIArgv(l live.Launch) []string {
 	var args []string
 	if l.Resume != "" {
 		args = append(args, "--resume", l.Resume)
@@ -52,7 +53,7 @@ func TUIArgv(l session.Launch) []string {
 	return args
 }
 
-func fileState(data []byte) (session.RunState, string, bool) {
+func fileState(data []byte) (live.RunState, string, bool) {
 	var f struct {
 		Status     string `json:"status"`
 		WaitingFor string `json:"waitingFor"`
@@ -62,11 +63,11 @@ func fileState(data []byte) (session.RunState, string, bool) {
 	}
 	switch f.Status {
 	case "idle":
-		return session.RunReady, "", true
+		return live.RunReady, "", true
 	case "busy":
-		return session.RunBusy, "", true
+		return live.RunBusy, "", true
 	case "waiting":
-		return session.RunWaiting, f.WaitingFor, true
+		return live.RunWaiting, f.WaitingFor, true
 	}
 	return "", "", false
 }

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/stead-dev/stead/session"
+	"github.com/stead-dev/stead/live"
 )
 
 // DefaultModel is the model a stub run asks for: a catalog model, so Codex
@@ -17,7 +17,7 @@ const DefaultModel = "gpt-5.5"
 // custom Responses provider (no retries), analytics, plugins, the update
 // check and the app-server daemon off, the project trusted, one-time
 // notices seen.
-func Setup(l session.Launch) session.Setup {
+func Setup(l live.Launch) live.Setup {
 	model := l.Model
 	if model == "" {
 		model = DefaultModel
@@ -55,7 +55,7 @@ resume_cwd = "current"
 	if l.Dir != "" {
 		cfg += fmt.Sprintf("\n[projects.%s]\ntrust_level = \"trusted\"\n", strconv.Quote(l.Dir))
 	}
-	return session.Setup{
+	return live.Setup{
 		Env: []string{
 			"HOME=" + l.Home,
 			"CODEX_HOME=" + filepath.Join(l.Home, ".codex"),
@@ -68,7 +68,7 @@ resume_cwd = "current"
 
 // Argv returns the arguments of a headless run of l: codex exec printing
 // JSON events, sandbox and approvals off; a resume continues l.Resume.
-func Argv(l session.Launch) []string {
+func Argv(l live.Launch) []string {
 	args := []string{"exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox"}
 	if l.Model != "" {
 		args = append(args, "-m", l.Model)

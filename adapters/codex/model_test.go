@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -18,7 +19,7 @@ func TestConfiguredModel(t *testing.T) {
 	}
 	path := filepath.Join(home, ".codex", "config.toml")
 	os.MkdirAll(filepath.Dir(path), 0o700)
-	os.WriteFile(path, []byte(Setup(session.Launch{Home: home, BaseURL: "http://127.0.0.1:9", Model: "gpt-x"}).Files[".codex/config.toml"]), 0o600)
+	os.WriteFile(path, []byte(Setup(live.Launch{Home: home, BaseURL: "http://127.0.0.1:9", Model: "gpt-x"}).Files[".codex/config.toml"]), 0o600)
 	if m, from := ConfiguredModel(env); m != "gpt-x" || from != path {
 		t.Errorf("Setup's config.toml: %q from %q", m, from)
 	}

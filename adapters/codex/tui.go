@@ -4,7 +4,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/stead-dev/stead/session"
+	"github.com/stead-dev/stead/live"
 )
 
 // TUI drives Codex's interactive UI. It runs without the shared
@@ -17,25 +17,25 @@ import (
 // approval overlay or a dialog's "enter continue" footer says Codex waits
 // for an answer. A refused approval (or Esc) ends the turn with
 // turn_aborted, and no task_complete follows.
-var TUI = session.TUI{
+var TUI = live.TUI{
 	Screen:            screenState,
 	InterruptEndsTurn: true,
-	Dialogs: []session.Dialog{{
+	Dialogs: []live.Dialog{{
 		Name:     "trust the project folder",
 		Match:    []string{"Trust this folder?", "Trust and continue"},
 		Selected: "› 1. Trust and continue",
-		Confirm:  session.Key{Bytes: "\r", Wait: 500 * time.Millisecond},
+		Confirm:  live.Key{Bytes: "\r", Wait: 500 * time.Millisecond},
 		Trust:    true,
 	}},
 	Argv:       TUIArgv,
 	Paste:      true,
 	Settle:     500 * time.Millisecond,
 	EnterAfter: 500 * time.Millisecond,
-	Quit:       []session.Key{{Bytes: "\x03", Wait: 400 * time.Millisecond}, {Bytes: "\x03", Wait: 3 * time.Second}},
+	Quit:       []live.Key{{Bytes: "\x03", Wait: 400 * time.Millisecond}, {Bytes: "\x03", Wait: 3 * time.Second}},
 }
 
 // TUIArgv opens l.Resume in the interactive UI.
-func TUIArgv(l session.Launch) []string {
+func TUIArgv(l live.Launch) []string {
 	args := []string{"--no-daemon"}
 	if l.Model != "" {
 		args = append(args, "-m", l.Model)
@@ -52,16 +52,16 @@ func TUIArgv(l session.Launch) []string {
 // screenState reads Codex's screen: its approval overlays, its working
 // line (not shown while text streams, so its absence says nothing) and
 // the footer of its dialogs (folder trust, working directory on resume).
-func screenState(lines []string) (session.RunState, string, bool) {
+func screenState(lines []string) (live.RunState, string, bool) {
 	if q, ok := approval(lines); ok {
-		return session.RunWaiting, "approval: " + q, true
+		return live.RunWaiting, "approval: " + q, true
 	}
 	for _, l := range lines {
 		switch {
 		case strings.Contains(l, "esc to interrupt"):
-			return session.RunBusy, "", true
+			return live.RunBusy, "", true
 		case strings.Contains(l, "enter continue ·"):
-			return session.RunWaiting, "a dialog: " + dialogTitle(lines), true
+			return live.RunWaiting, "a dialog: " + dialogTitle(lines), true
 		}
 	}
 	return "", "", false

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -33,16 +34,16 @@ func TestScreenState(t *testing.T) {
 	s := screens(t)
 	for _, tc := range []struct {
 		screen string
-		want   session.RunState
+		want   live.RunState
 	}{
-		{"2", session.RunWaiting},  // the folder-trust dialog
-		{"3", ""},                  // idle
-		{"4", session.RunBusy},     // Working (2s • esc to interrupt)
-		{"5", ""},                  // turn finished
-		{"10", session.RunWaiting}, // working directory on resume
-		{"11", session.RunWaiting}, // approval of a command
-		{"12", ""},                 // approved, turn finished
-		{"13", ""},                 // refused: the turn was interrupted
+		{"2", live.RunWaiting},
+		{"3", ""}, // idle
+		{"4", live.RunBusy},
+		{"5", ""}, // turn finished
+		{"10", live.RunWaiting},
+		{"11", live.RunWaiting},
+		{"12", ""}, // approved, turn finished
+		{"13", ""}, // refused: the turn was interrupted
 	} {
 		st, detail, ok := screenState(s[tc.screen])
 		if !ok {
@@ -64,7 +65,7 @@ func TestScreenState(t *testing.T) {
 		{"• Would you like to run the following command?", "› Ask Codex to do anything"},
 		{"  Press enter to confirm or esc to cancel"},
 	} {
-		if st, _, ok := screenState(lines); ok && st == session.RunWaiting {
+		if st, _, ok := screenState(lines); ok && st == live.RunWaiting {
 			t.Errorf("%q reads as waiting", lines)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/stead-dev/stead/adapters/internal/storefile"
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -35,7 +36,7 @@ const settings = `{
 
 // Setup returns what Gemini CLI needs to run l against l.BaseURL with no
 // dialog and no traffic elsewhere.
-func Setup(l session.Launch) session.Setup {
+func Setup(l live.Launch) live.Setup {
 	model := l.Model
 	if model == "" {
 		model = DefaultModel
@@ -50,7 +51,7 @@ func Setup(l session.Launch) session.Setup {
 	if l.BaseURL != "" {
 		env = append(env, "GOOGLE_GEMINI_BASE_URL="+l.BaseURL)
 	}
-	return session.Setup{
+	return live.Setup{
 		Env:   env,
 		Files: map[string]string{".gemini/settings.json": fmt.Sprintf(settings, strconv.Quote(model))},
 		Notes: "Run gemini -p PROMPT --yolo -m " + DefaultModel + " (headless; without --yolo the shell tool is not offered) or gemini (TUI).",
@@ -59,7 +60,7 @@ func Setup(l session.Launch) session.Setup {
 
 // Argv returns the arguments of a headless run of l: JSON output, every
 // tool allowed, a named model.
-func Argv(l session.Launch) []string {
+func Argv(l live.Launch) []string {
 	model := l.Model
 	if model == "" {
 		model = DefaultModel

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -22,7 +23,7 @@ func TestConfiguredModel(t *testing.T) {
 	check("nothing configured", AutoModel, "default")
 	user := filepath.Join(home, ".gemini", "settings.json")
 	os.MkdirAll(filepath.Dir(user), 0o700)
-	os.WriteFile(user, []byte(Setup(session.Launch{Home: home, Model: "gemini-x-user"}).Files[".gemini/settings.json"]), 0o600)
+	os.WriteFile(user, []byte(Setup(live.Launch{Home: home, Model: "gemini-x-user"}).Files[".gemini/settings.json"]), 0o600)
 	check("user settings (Setup's)", "gemini-x-user", user)
 	project := filepath.Join(dir, ".gemini", "settings.json")
 	os.MkdirAll(filepath.Dir(project), 0o700)

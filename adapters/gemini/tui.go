@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -29,18 +30,18 @@ import (
 // supervisor nobody watches then gives up: Stop on the question (the CLI
 // records "[API Error: ...]"), Esc otherwise (it records "Request
 // cancelled."), and the turn ends in the error.
-var TUI = session.TUI{
+var TUI = live.TUI{
 	Argv:       TUIArgv,
 	Paste:      true,
 	Settle:     300 * time.Millisecond,
 	EnterAfter: 150 * time.Millisecond,
-	Quit:       []session.Key{{Bytes: "\x03", Wait: 300 * time.Millisecond}, {Bytes: "\x03", Wait: 3 * time.Second}},
+	Quit:       []live.Key{{Bytes: "\x03", Wait: 300 * time.Millisecond}, {Bytes: "\x03", Wait: 3 * time.Second}},
 	Title:      titleState,
 	Screen:     screenState,
 	Dialogs:    giveUp,
 	DebugLog:   debugLog,
 	Failed:     failed,
-	Cancel:     []session.Key{{Bytes: "\x1b", Wait: time.Second}},
+	Cancel:     []live.Key{{Bytes: "\x1b", Wait: time.Second}},
 	// Resuming, it writes its startup records 2 to 3 s in and clears its
 	// input box then: keys typed before are lost (measured under load).
 	RecordReady: true,
@@ -51,20 +52,20 @@ var TUI = session.TUI{
 // choice, which Up reaches from the first. With a named model and an API
 // key, as stead runs it, the choices are Keep trying and Stop (measured
 // on a 500 and a 404); the others offer a switch to a fallback model.
-var giveUp = []session.Dialog{
+var giveUp = []live.Dialog{
 	stopAt("2", "1. Keep trying"),
 	stopAt("2", "1. Switch to "),
 	stopAt("3", "1. Keep trying"),
 	stopAt("3", "1. Switch to "),
 }
 
-func stopAt(n, first string) session.Dialog {
-	return session.Dialog{
+func stopAt(n, first string) live.Dialog {
+	return live.Dialog{
 		Name:     "keep trying a failed model request",
 		Match:    []string{first, n + ". Stop"},
-		Select:   []session.Key{{Bytes: "\x1b[A", Wait: 300 * time.Millisecond}},
+		Select:   []live.Key{{Bytes: "\x1b[A", Wait: 300 * time.Millisecond}},
 		Selected: "● " + n + ". Stop",
-		Confirm:  session.Key{Bytes: "\r", Wait: 500 * time.Millisecond},
+		Confirm:  live.Key{Bytes: "\r", Wait: 500 * time.Millisecond},
 		GiveUp:   true,
 	}
 }
@@ -72,11 +73,11 @@ func stopAt(n, first string) session.Dialog {
 // screenState reads the question a failed model request leaves on the
 // screen; the title still says working then. The rest comes from the
 // title.
-func screenState(lines []string) (session.RunState, string, bool) {
+func screenState(lines []string) (live.RunState, string, bool) {
 	text := strings.Join(lines, "\n")
 	for _, d := range giveUp {
 		if strings.Contains(text, d.Match[0]) && strings.Contains(text, d.Match[1]) {
-			return session.RunWaiting, "the model failed: " + question(lines, d.Match[0]), true
+			return live.RunWaiting, "the model failed: " + question(lines, d.Match[0]), true
 		}
 	}
 	return "", "", false
@@ -151,7 +152,7 @@ func failed(line string) (string, bool) {
 }
 
 // TUIArgv opens l.Resume in the interactive UI.
-func TUIArgv(l session.Launch) []string {
+func TUIArgv(l live.Launch) []string {
 	model := l.Model
 	if model == "" {
 		model = DefaultModel
@@ -166,15 +167,15 @@ func TUIArgv(l session.Launch) []string {
 	return args
 }
 
-func titleState(title string) (session.RunState, string, bool) {
+func titleState(title string) (live.RunState, string, bool) {
 	t := strings.TrimSpace(title)
 	switch {
 	case strings.HasPrefix(t, "◇"):
-		return session.RunReady, "", true
+		return live.RunReady, "", true
 	case strings.HasPrefix(t, "✋"):
-		return session.RunWaiting, "approval", true
+		return live.RunWaiting, "approval", true
 	case strings.HasPrefix(t, "✦"), strings.HasPrefix(t, "⏲"):
-		return session.RunBusy, "", true
+		return live.RunBusy, "", true
 	}
 	return "", "", false
 }

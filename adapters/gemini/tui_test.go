@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -26,12 +27,12 @@ func screen(t *testing.T, file string) []string {
 func TestModelErrorScreens(t *testing.T) {
 	for _, tc := range []struct {
 		file   string
-		want   session.RunState
+		want   live.RunState
 		detail string
 	}{
-		{"model_error_keep_trying.txt", session.RunWaiting, "the model failed: We are currently experiencing high demand."},
-		{"model_error_stop_chosen.txt", session.RunWaiting, "the model failed: We are currently experiencing high demand."},
-		{"model_not_found.txt", session.RunWaiting, `the model failed: Model "claude-sonnet-4-5" was not found or is invalid.`},
+		{"model_error_keep_trying.txt", live.RunWaiting, "the model failed: We are currently experiencing high demand."},
+		{"model_error_stop_chosen.txt", live.RunWaiting, "the model failed: We are currently experiencing high demand."},
+		{"model_not_found.txt", live.RunWaiting, `the model failed: Model "claude-sonnet-4-5" was not found or is invalid.`},
 		{"model_error_stopped.txt", "", ""},
 		{"model_error_silent_retries.txt", "", ""},
 	} {
@@ -57,7 +58,7 @@ func TestModelErrorScreens(t *testing.T) {
 func TestGiveUpDialog(t *testing.T) {
 	asking := strings.Join(screen(t, "model_error_keep_trying.txt"), "\n")
 	chosen := strings.Join(screen(t, "model_error_stop_chosen.txt"), "\n")
-	var found []session.Dialog
+	var found []live.Dialog
 	for _, d := range TUI.Dialogs {
 		all := true
 		for _, m := range d.Match {

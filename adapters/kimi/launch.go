@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stead-dev/stead/adapters/internal/storefile"
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -24,12 +25,12 @@ const EnvModel = "__kimi_env_model__"
 // traffic elsewhere: its home under l.Home, a model from the environment
 // (an OpenAI-compatible "kimi" provider with thinking), telemetry and the
 // update check off.
-func Setup(l session.Launch) session.Setup {
+func Setup(l live.Launch) live.Setup {
 	model := l.Model
 	if model == "" {
 		model = DefaultModel
 	}
-	return session.Setup{
+	return live.Setup{
 		Env: []string{
 			"HOME=" + l.Home,
 			"KIMI_CODE_HOME=" + filepath.Join(l.Home, ".kimi-code"),
@@ -50,7 +51,7 @@ func Setup(l session.Launch) session.Setup {
 
 // Argv returns the arguments of a headless run of l: print mode with
 // stream-json output and the environment's model.
-func Argv(l session.Launch) []string {
+func Argv(l live.Launch) []string {
 	args := []string{"-p", l.Prompt, "--output-format", "stream-json", "-m", EnvModel}
 	if l.Resume != "" {
 		args = append(args, "-r", l.Resume)
@@ -61,7 +62,7 @@ func Argv(l session.Launch) []string {
 // tuiFiles seeds what keeps the TUI's dialogs away: the project's folder
 // trust (workspace-trust/<work dir key>), no offer to migrate kimi-cli
 // sessions, and an Enter right after typed text that submits.
-func tuiFiles(l session.Launch) map[string]string {
+func tuiFiles(l live.Launch) map[string]string {
 	files := map[string]string{
 		".kimi-code/.skip-migration-from-kimi-cli": "",
 		".kimi-code/tui.toml":                      "cache_expiry_hint = false\ndisable_feedback_survey = true\ndisable_paste_burst = true\n",

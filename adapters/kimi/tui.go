@@ -5,7 +5,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/stead-dev/stead/session"
+	"github.com/stead-dev/stead/live"
 )
 
 // TUI drives Kimi Code's interactive UI. It turns bracketed paste on
@@ -15,13 +15,13 @@ import (
 // wire's turn records (turn.prompt, turn.ended); its spinner line above
 // the input box says busy on the screen, and its approval panel (it asks
 // before a command in its default mode) says it waits.
-var TUI = session.TUI{
+var TUI = live.TUI{
 	Screen: screenState,
-	Dialogs: []session.Dialog{{
+	Dialogs: []live.Dialog{{
 		Name:     "trust the project folder",
 		Match:    []string{"Trust this folder", "Don't trust"},
 		Selected: "❯ Trust this folder",
-		Confirm:  session.Key{Bytes: "\r", Wait: 500 * time.Millisecond},
+		Confirm:  live.Key{Bytes: "\r", Wait: 500 * time.Millisecond},
 		Trust:    true,
 	}},
 	Argv:       TUIArgv,
@@ -32,11 +32,11 @@ var TUI = session.TUI{
 	ErrorEndsTurn: true,
 	Settle:        500 * time.Millisecond,
 	EnterAfter:    200 * time.Millisecond,
-	Quit:          []session.Key{{Bytes: "\x03", Wait: 400 * time.Millisecond}, {Bytes: "\x03", Wait: 3 * time.Second}},
+	Quit:          []live.Key{{Bytes: "\x03", Wait: 400 * time.Millisecond}, {Bytes: "\x03", Wait: 3 * time.Second}},
 }
 
 // TUIArgv opens l.Resume in the interactive UI.
-func TUIArgv(l session.Launch) []string {
+func TUIArgv(l live.Launch) []string {
 	args := []string{"-m", EnvModel}
 	if l.Auto {
 		args = append(args, "--yolo")
@@ -52,14 +52,14 @@ func TUIArgv(l session.Launch) []string {
 // while it waits for the model ("🌑 · Tip: …"), a braille spinner while
 // it streams ("⠋ Thinking…", "⠋ Working…"), and "Running… (Ns)" while a
 // tool runs.
-func screenState(lines []string) (session.RunState, string, bool) {
+func screenState(lines []string) (live.RunState, string, bool) {
 	if q, ok := approval(lines); ok {
-		return session.RunWaiting, "approval: " + q, true
+		return live.RunWaiting, "approval: " + q, true
 	}
 	for _, l := range lines {
 		t := strings.TrimSpace(l)
 		if strings.HasPrefix(t, "Running… (") && strings.Contains(t, "to run in background") {
-			return session.RunBusy, "running a tool", true
+			return live.RunBusy, "running a tool", true
 		}
 		r, n := utf8.DecodeRuneInString(t)
 		if n == 0 || !strings.HasPrefix(t[n:], " ") {
@@ -68,9 +68,9 @@ func screenState(lines []string) (session.RunState, string, bool) {
 		rest := strings.TrimSpace(t[n:])
 		switch {
 		case r >= '🌑' && r <= '🌘' && strings.HasPrefix(rest, "·"):
-			return session.RunBusy, "waiting for the model", true
+			return live.RunBusy, "waiting for the model", true
 		case r >= '⠁' && r <= '⣿' && (strings.HasPrefix(rest, "Thinking…") || strings.HasPrefix(rest, "Working…")):
-			return session.RunBusy, "", true
+			return live.RunBusy, "", true
 		}
 	}
 	return "", "", false

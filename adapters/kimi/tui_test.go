@@ -5,19 +5,19 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stead-dev/stead/session"
+	"github.com/stead-dev/stead/live"
 )
 
 // The lines are those measured on Kimi Code's screen under a PTY.
 func TestScreenState(t *testing.T) {
 	for _, tc := range []struct {
 		line string
-		want session.RunState
+		want live.RunState
 	}{
-		{"🌑 · Tip: press ctrl+o to open the editor", session.RunBusy},
-		{"  ⠋ Thinking… · Tip: use /help", session.RunBusy},
-		{"⠼ Working… · Tip: …", session.RunBusy},
-		{"Running… (0s) (ctrl+b to run in background)", session.RunBusy},
+		{"🌑 · Tip: press ctrl+o to open the editor", live.RunBusy},
+		{"  ⠋ Thinking… · Tip: use /help", live.RunBusy},
+		{"⠼ Working… · Tip: …", live.RunBusy},
+		{"Running… (0s) (ctrl+b to run in background)", live.RunBusy},
 		{"│ >", ""},
 		{"● ⠋ thinking… is only a block title", ""},
 		{"✨ Working… on it, the user typed this", ""},
@@ -36,8 +36,8 @@ func TestScreenState(t *testing.T) {
 // The screens are Kimi Code 2.1.0's under stead's PTY, asking before a
 // command in its default mode, then after Enter approved it.
 func TestApprovalScreens(t *testing.T) {
-	for file, want := range map[string]session.RunState{
-		"approval_command.txt":       session.RunWaiting,
+	for file, want := range map[string]live.RunState{
+		"approval_command.txt":       live.RunWaiting,
 		"approval_approved_idle.txt": "",
 	} {
 		data, err := os.ReadFile("testdata/tui/" + file)
@@ -51,12 +51,12 @@ func TestApprovalScreens(t *testing.T) {
 		if st != want {
 			t.Errorf("%s: %q, want %q", file, st, want)
 		}
-		if want == session.RunWaiting && detail != "approval: Run this command?" {
+		if want == live.RunWaiting && detail != "approval: Run this command?" {
 			t.Errorf("%s: detail %q", file, detail)
 		}
 	}
 	// A question in the transcript is not the panel.
-	if st, _, ok := screenState([]string{" ▶ Shall I go on?", " │ >"}); ok && st == session.RunWaiting {
+	if st, _, ok := screenState([]string{" ▶ Shall I go on?", " │ >"}); ok && st == live.RunWaiting {
 		t.Error("a question without the panel's footer reads as waiting")
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/stead-dev/stead/session"
+	"github.com/stead-dev/stead/live"
 )
 
 // DefaultModel is the model a stub run asks for.
@@ -14,7 +14,7 @@ const DefaultModel = "stub-model"
 // traffic elsewhere (opencode.md §2): isolated XDG directories, a provider
 // "stub" for the server, every permission granted, the models catalog
 // fetch, the update check, sharing and the plugin install off.
-func Setup(l session.Launch) session.Setup {
+func Setup(l live.Launch) live.Setup {
 	model := l.Model
 	if model == "" {
 		model = DefaultModel
@@ -38,7 +38,7 @@ func Setup(l session.Launch) session.Setup {
 		"share":       "disabled",
 		"permission":  map[string]any{"bash": "allow", "edit": "allow", "webfetch": "allow", "external_directory": "allow"},
 	}, "", "  ")
-	return session.Setup{
+	return live.Setup{
 		Env: []string{
 			"HOME=" + l.Home,
 			"XDG_DATA_HOME=" + l.Home + "/.local/share",
@@ -56,7 +56,7 @@ func Setup(l session.Launch) session.Setup {
 
 // Argv returns the arguments of a headless run of l. The prompt goes as
 // separate words: OpenCode quotes an argument that contains spaces.
-func Argv(l session.Launch) []string {
+func Argv(l live.Launch) []string {
 	args := []string{"run", "--format", "json"}
 	if l.Resume != "" {
 		args = append(args, "--session", l.Resume)

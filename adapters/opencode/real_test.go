@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -58,7 +59,7 @@ type realHome struct {
 func newRealHome(t *testing.T, bin string) *realHome {
 	t.Helper()
 	home := t.TempDir()
-	setup := Setup(session.Launch{Home: home, BaseURL: "http://127.0.0.1:9"})
+	setup := Setup(live.Launch{Home: home, BaseURL: "http://127.0.0.1:9"})
 	for name, data := range setup.Files {
 		writeFile(t, filepath.Join(home, filepath.FromSlash(name)), []byte(data))
 	}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/stead-dev/stead/session"
+	"github.com/stead-dev/stead/live"
 )
 
 // TUI drives OpenCode's interactive UI. It must be the session leader with
@@ -16,18 +16,18 @@ import (
 // screen) says busy before the database does, and its permission prompt
 // (only where the configuration says "ask": its default allows bash)
 // says it waits.
-var TUI = session.TUI{
+var TUI = live.TUI{
 	Screen:     screenState,
 	Argv:       TUIArgv,
 	Paste:      true,
 	Settle:     500 * time.Millisecond,
 	TitleReady: true,
 	EnterAfter: 200 * time.Millisecond,
-	Quit:       []session.Key{{Bytes: "\x03", Wait: 3 * time.Second}},
+	Quit:       []live.Key{{Bytes: "\x03", Wait: 3 * time.Second}},
 }
 
 // TUIArgv opens l.Resume in the interactive UI.
-func TUIArgv(l session.Launch) []string {
+func TUIArgv(l live.Launch) []string {
 	var args []string
 	if l.Resume != "" {
 		args = append(args, "--session", l.Resume)
@@ -40,15 +40,15 @@ func TUIArgv(l session.Launch) []string {
 // the footer "enter confirm"), and its footer's "esc interrupt" while it
 // works (retries of a failing model included). The store has no record
 // of the prompt: the tool part it asks about reads "running".
-func screenState(lines []string) (session.RunState, string, bool) {
+func screenState(lines []string) (live.RunState, string, bool) {
 	for i, l := range lines {
 		if strings.Contains(l, "△ Permission required") && confirmBelow(lines[i+1:]) {
-			return session.RunWaiting, "approval: " + permissionTitle(lines[i+1:]), true
+			return live.RunWaiting, "approval: " + permissionTitle(lines[i+1:]), true
 		}
 	}
 	for _, l := range lines {
 		if strings.Contains(l, "esc interrupt") {
-			return session.RunBusy, "", true
+			return live.RunBusy, "", true
 		}
 	}
 	return "", "", false

@@ -5,18 +5,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stead-dev/stead/session"
+	"github.com/stead-dev/stead/live"
 )
 
 // The screens are real OpenCode screens (shared/clis/samples).
 func TestScreenState(t *testing.T) {
-	for file, want := range map[string]session.RunState{
-		"tui_busy_spinner.txt":       session.RunBusy,
+	for file, want := range map[string]live.RunState{
+		"tui_busy_spinner.txt":       live.RunBusy,
 		"tui_02_idle_after_turn.txt": "",
 		// 1.18.33 with "permission": {"bash": "ask"}: the prompt, then
 		// Allow once (the command runs, then the turn ends), or Reject.
-		"tui_permission_bash.txt":            session.RunWaiting,
-		"tui_permission_allowed_running.txt": session.RunBusy,
+		"tui_permission_bash.txt":            live.RunWaiting,
+		"tui_permission_allowed_running.txt": live.RunBusy,
 		"tui_permission_allowed_idle.txt":    "",
 		"tui_permission_rejected_idle.txt":   "",
 	} {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/stead-dev/stead/bus"
 	"github.com/stead-dev/stead/internal/safetext"
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/runs"
 	"github.com/stead-dev/stead/session"
 )
@@ -125,7 +126,7 @@ func chainRun(ctx context.Context, opts *ChainOptions) error {
 			res.Steps[i] = r
 			failed = fmt.Errorf("step %d (%s): %w", i+1, st.CLI, err)
 			what := "failed"
-			if r.State == string(session.RunInterrupted) {
+			if r.State == string(live.RunInterrupted) {
 				what = "was interrupted"
 			}
 			fmt.Fprintf(progress, "stead: step %d %s after %s: %v\n", i+1, what, r.Took.Round(time.Millisecond), err)

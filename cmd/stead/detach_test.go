@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -52,9 +53,9 @@ func TestDetachedRunFailsVisibly(t *testing.T) {
 	if code == ExitOK || !strings.Contains(errOut, "placing the session in codex") {
 		t.Fatalf("resume --detach: exit %d, %q", code, errOut)
 	}
-	var runs []session.Run
+	var runs []live.Run
 	json.Unmarshal([]byte(mustRun(t, env, "runs", "--json")), &runs)
-	if len(runs) != 1 || runs[0].State != session.RunFailed || !strings.Contains(runs[0].Reason, "placing the session in codex") {
+	if len(runs) != 1 || runs[0].State != live.RunFailed || !strings.Contains(runs[0].Reason, "placing the session in codex") {
 		t.Fatalf("stead runs: %+v", runs)
 	}
 	cancel()

@@ -19,6 +19,7 @@ import (
 	"github.com/stead-dev/stead/agenthistory"
 	"github.com/stead-dev/stead/bus"
 	"github.com/stead-dev/stead/cusf"
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/runs"
 	"github.com/stead-dev/stead/session"
 )
@@ -182,8 +183,8 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 			return err
 		}
 		now := time.Now().UTC()
-		runs.PutRun(b, session.Run{ID: id, CLI: s.Source.CLI, SessionID: s.ID, Host: host, Supervisor: runs.SupervisorName(host),
-			State: session.RunExited, Reason: "imported from " + opts.File, Entries: src.n,
+		runs.PutRun(b, live.Run{ID: id, CLI: s.Source.CLI, SessionID: s.ID, Host: host, Supervisor: runs.SupervisorName(host),
+			State: live.RunExited, Reason: "imported from " + opts.File, Entries: src.n,
 			Started: s.Metadata.Created, Ended: now}, f.Logger)
 		out = append(out, importedJSON{Run: id, CLI: s.Source.CLI, ID: s.ID, Entries: src.n})
 		if !opts.JSON {

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/runs"
 	"github.com/stead-dev/stead/session"
 	"github.com/stead-dev/stead/supervisor"
@@ -349,7 +350,7 @@ func watchRun(ctx context.Context, b *bus.Bus, id string, out io.Writer, asJSON,
 				fmt.Fprintln(out, describeEntry(e, all))
 			}
 		case bus.Status:
-			var st session.Status
+			var st live.Status
 			if err := json.Unmarshal(m.Data, &st); err != nil {
 				return fmt.Errorf("run %s: status %d: %w", id, m.Seq, err)
 			}
@@ -439,7 +440,7 @@ func watchTerminalUntil(ctx context.Context, b *bus.Bus, id string, out io.Write
 	go func() {
 		// The terminal stream has no end marker: the status says it.
 		b.Watch(ctx, id, bus.FromStart, func(m bus.Msg) error {
-			var st session.Status
+			var st live.Status
 			if json.Unmarshal(m.Data, &st) == nil && st.State.Done() {
 				time.Sleep(300 * time.Millisecond) // let the last output through
 				cancel()
@@ -481,7 +482,7 @@ func newRunsCmd(f *Factory) *cobra.Command {
 			}
 			if asJSON {
 				if runs == nil {
-					runs = []session.Run{}
+					runs = []live.Run{}
 				}
 				enc := json.NewEncoder(f.IO.RawOut())
 				enc.SetIndent("", "  ")
@@ -542,7 +543,7 @@ bracketed paste then Enter, with the pause the CLI needs, once it is ready.
 			if raw {
 				err = b.Send(ctx, r.ID, []byte(args[1]))
 			} else {
-				if r.State != session.RunReady {
+				if r.State != live.RunReady {
 					fmt.Fprintf(f.IO.ErrOut, "stead: run %s is %s: the prompt is typed once it is ready (waiting at most %s)\n", r.ID, r.State, runs.PromptWait)
 				}
 				err = b.Ask(ctx, r.ID, bus.Request{Op: bus.OpPrompt, Prompt: args[1]})
@@ -667,7 +668,7 @@ func newAttachCmd(f *Factory) *cobra.Command {
 
 // liveRun returns the record of a run that has not ended, named by its id
 // or a prefix of it.
-func liveRun(ctx context.Context, b *bus.Bus, ref string) (session.Run, error) {
+func liveRun(ctx context.Context, b *bus.Bus, ref string) (live.Run, error) {
 	r, err := resolveRun(ctx, b, ref)
 	if err != nil {
 		return r, err
@@ -687,7 +688,7 @@ func reasonSuffix(reason string) string {
 
 // noSupervisor explains a request no supervisor took: the run ended
 // meanwhile, or its supervisor is gone.
-func noSupervisor(ctx context.Context, b *bus.Bus, r session.Run, err error) error {
+func noSupervisor(ctx context.Context, b *bus.Bus, r live.Run, err error) error {
 	if !errors.Is(err, bus.ErrNotListening) {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/runs"
 	"github.com/stead-dev/stead/session"
 )
@@ -220,7 +221,7 @@ func describeSession(r session.Ref, home string) candidate {
 
 // resolveRun returns the record of the run ref names: its id, or a prefix
 // of one that no other run's id starts with.
-func resolveRun(ctx context.Context, b *bus.Bus, ref string) (session.Run, error) {
+func resolveRun(ctx context.Context, b *bus.Bus, ref string) (live.Run, error) {
 	r, err := b.Run(ctx, ref)
 	if !errors.Is(err, bus.ErrNoRun) || len(ref) < session.MinPrefix {
 		return r, err

@@ -14,6 +14,7 @@ import (
 
 	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/runs"
 	"github.com/stead-dev/stead/session"
 )
@@ -167,7 +168,7 @@ func sourceName(s *session.Session) string {
 	return s.Source.CLI + " session"
 }
 
-func printRunEnd(w io.Writer, r session.Run) {
+func printRunEnd(w io.Writer, r live.Run) {
 	code := ""
 	if r.ExitCode != nil {
 		code = fmt.Sprintf(" (exit code %d)", *r.ExitCode)

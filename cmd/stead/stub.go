@@ -14,8 +14,8 @@ import (
 	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/internal/atomicfile"
 	"github.com/stead-dev/stead/internal/safetext"
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/modelstub"
-	"github.com/stead-dev/stead/session"
 )
 
 // StubOptions are the inputs of `stead stub`.
@@ -160,7 +160,7 @@ func printStubHelp(io *IOStreams, url string, script *modelstub.Script, opts *St
 			}
 			home = h
 		}
-		l := session.Launch{Home: home, Dir: opts.Dir, BaseURL: url, Prompt: "PROMPT"}
+		l := live.Launch{Home: home, Dir: opts.Dir, BaseURL: url, Prompt: "PROMPT"}
 		st := a.Setup(l)
 		fmt.Fprintf(w, "\n%s:\n", a.Name)
 		if opts.Homes != "" {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stead-dev/stead/adapters/claude"
 	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/runs"
 	"github.com/stead-dev/stead/session"
 )
@@ -88,13 +89,13 @@ func TestHostileRunNeutralised(t *testing.T) {
 	defer b.Close()
 	env := session.Env{Home: t.TempDir(), Vars: map[string]string{"STEAD_NATS_URL": b.ClientURL(), "STEAD_NATS_TOKEN": b.ClientToken()}}
 	run1 := "20261120-100000-hostile"
-	rec := session.Run{ID: run1, CLI: "codex", Dir: "/tmp/" + hostile, State: session.RunFailed, Started: time.Now(),
+	rec := live.Run{ID: run1, CLI: "codex", Dir: "/tmp/" + hostile, State: live.RunFailed, Started: time.Now(),
 		Source: &session.Origin{CLI: "claude", ID: hostile}, Reason: hostile}
 	if err := b.PutRun(ctx, rec); err != nil {
 		t.Fatal(err)
 	}
 	ev, _ := json.Marshal(session.Event{Entries: []session.Entry{{ID: "e1", Type: session.Assistant, Content: hostile, Timestamp: time.Now()}}})
-	st, _ := json.Marshal(session.Status{Run: run1, State: session.RunFailed, Time: time.Now(), Detail: hostile, Signal: hostile})
+	st, _ := json.Marshal(live.Status{Run: run1, State: live.RunFailed, Time: time.Now(), Detail: hostile, Signal: hostile})
 	if err := b.Publish(ctx, run1, bus.Entry, ev, ""); err != nil {
 		t.Fatal(err)
 	}

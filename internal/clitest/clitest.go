@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/stead-dev/stead/adapters"
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/modelstub"
 	"github.com/stead-dev/stead/scenarios"
 	"github.com/stead-dev/stead/session"
@@ -99,7 +100,7 @@ type Env struct {
 	// Timeout bounds each run (default 3 minutes).
 	Timeout time.Duration
 	log     *os.File
-	setup   session.Setup
+	setup   live.Setup
 }
 
 // Option changes how New sets up a test.
@@ -199,8 +200,8 @@ func (e *Env) keep(root string) {
 // LogPath is the stub's request log.
 func (e *Env) LogPath() string { return e.log.Name() }
 
-func (e *Env) launch(prompt, resume string) session.Launch {
-	return session.Launch{Home: e.Home, Dir: e.Dir, BaseURL: e.Stub.URL(), Model: e.Model, Prompt: prompt, Resume: resume}
+func (e *Env) launch(prompt, resume string) live.Launch {
+	return live.Launch{Home: e.Home, Dir: e.Dir, BaseURL: e.Stub.URL(), Model: e.Model, Prompt: prompt, Resume: resume}
 }
 
 // Result is what a run produced.

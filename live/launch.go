@@ -1,4 +1,4 @@
-package session
+package live
 
 // Launch describes one run of a CLI. Adapters turn it into the CLI's
 // environment, config files and command line.

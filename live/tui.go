@@ -1,6 +1,10 @@
-package session
+package live
 
-import "time"
+import (
+	"time"
+
+	"github.com/stead-dev/stead/session"
+)
 
 // TUI is how to drive a CLI's interactive terminal UI under a supervisor:
 // how to open a session in it, when it takes input, how to type a prompt,
@@ -40,7 +44,7 @@ type TUI struct {
 	Title func(title string) (state RunState, detail string, ok bool)
 	// StatusFile names a file the CLI keeps its live state in, for the
 	// CLI's process id, and FileState reads it.
-	StatusFile func(env Env, pid int) string
+	StatusFile func(env session.Env, pid int) string
 	FileState  func(data []byte) (state RunState, detail string, ok bool)
 	// RecordReady says the CLI takes keys only once it has written its
 	// first record to the session it resumed: readiness waits for one.
@@ -65,7 +69,7 @@ type TUI struct {
 	// model request failed for good, after the CLI's own retries, and
 	// why. A CLI that then retries in silence (Gemini CLI) shows it
 	// nowhere else: the run waits on it, as on a question.
-	DebugLog func(env Env, dir string) (vars []string, path string)
+	DebugLog func(env session.Env, dir string) (vars []string, path string)
 	Failed   func(line string) (why string, ok bool)
 	// Cancel is what to type to give up the work of a turn whose model
 	// request failed for good, when no dialog asks (Gemini CLI: Escape).

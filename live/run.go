@@ -1,6 +1,10 @@
-package session
+package live
 
-import "time"
+import (
+	"time"
+
+	"github.com/stead-dev/stead/session"
+)
 
 // Run is one supervised run of a CLI: a session resumed in a CLI under a
 // terminal, watched live.
@@ -14,7 +18,7 @@ type Run struct {
 	Dir       string `json:"dir,omitempty"`
 	// Source is the session the run started from, when it was
 	// converted from another.
-	Source *Origin `json:"source,omitempty"`
+	Source *session.Origin `json:"source,omitempty"`
 	// Path is the native session file the run's CLI writes.
 	Path string `json:"path,omitempty"`
 	// Host and PID say where the CLI runs.
