@@ -55,6 +55,7 @@ var rules = map[string][]string{
 	// run under a terminal, driven and captured onto the bus.
 	"runs": {"session", "live", "adapters", "inject", "supervisor", "capture", "bus", "vt", "scenarios", "pricing",
 		"internal/atomicfile", "internal/safetext", "github.com/oklog/run", "golang.org/x/sys/unix", "golang.org/x/term"},
+	"daemon":            {"session", "live", "bus", "runs", "internal/atomicfile"},
 	"internal/testdisk": {},
 	"cmd/stead":         {"*"},
 	"":                  {},

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/daemon"
 	"github.com/stead-dev/stead/internal/clitest"
 	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/modelstub"
@@ -17,9 +19,10 @@ import (
 	"github.com/stead-dev/stead/session"
 )
 
-// TestLibraryResume runs a live resume through the runs library, with no
-// stead program built or started: the daemon's work (runs.Worker) runs
-// on an embedded bus in the test's own process, takes a detached run of
+// TestLibraryResume runs a live resume through the library, with no stead
+// program built or started: the daemon (daemon.Daemon) runs in the test's
+// own process, a client reaches it as stead's commands do
+// (daemon.Connect, through the address it publishes), the daemon takes a detached run of
 // a Claude Code session in Codex (runs.Supervisor.Detach), and Codex,
 // resumed in its TUI, answers the prompt. The run's record, its status
 // trail on the bus and its stored session say so, and the model got the
@@ -56,22 +59,32 @@ func TestLibraryResume(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	b, err := bus.New(ctx, bus.Options{StoreDir: filepath.Join(root, "nats")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	work, stopWork := context.WithCancel(ctx)
-	worked := make(chan error, 1)
-	go func() {
-		worked <- (&runs.Worker{Supervisor: runs.Supervisor{Bus: b, Env: env, Tool: "stead e2e"}}).Run(work)
-	}()
+	// The daemon, in this process, on the state directory of env; the
+	// client finds it as stead's commands do, through the address it
+	// publishes there.
+	env.Vars["XDG_STATE_HOME"] = filepath.Join(root, "state")
+	d := &daemon.Daemon{Env: env, Supervisor: runs.Supervisor{Tool: "stead e2e"}}
+	served := make(chan error, 1)
+	go func() { served <- d.Run(ctx) }()
 	defer func() {
-		stopWork()
-		if err := <-worked; err != nil {
-			t.Errorf("the worker: %v", err)
+		d.Close()
+		if err := <-served; err != nil {
+			t.Errorf("the daemon: %v", err)
+		}
+		if _, err := daemon.Read(env); !errors.Is(err, daemon.ErrNoDaemon) {
+			t.Errorf("the daemon left its address behind: %v", err)
 		}
 	}()
+	select {
+	case <-d.Ready():
+	case err := <-served:
+		t.Fatalf("the daemon did not come up: %v", err)
+	}
+	b, err := daemon.Connect(ctx, daemon.Options{Env: env})
+	if err != nil {
+		t.Fatalf("reaching the daemon: %v", err)
+	}
+	defer b.Close()
 
 	sv := &runs.Supervisor{Bus: b, Env: env}
 	started, err := sv.Detach(ctx, s, runs.Spec{ID: runs.NewID(), To: "codex", Dir: dst.Dir, Prompt: prompt, Once: true})

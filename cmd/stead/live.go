@@ -6,12 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -20,6 +17,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/daemon"
 	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/runs"
 	"github.com/stead-dev/stead/session"
@@ -54,93 +52,21 @@ for such runs every 30 s.`,
   stead serve --nats-url nats://nats.example.com:4222 --nats-creds ~/.config/stead/nats.creds`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return serve(cmd.Context(), f, bf, listen, cmd.Flags().Changed("listen"), int64(terminal))
+			return serve(cmd.Context(), f, bf, listen, int64(terminal))
 		},
 	}
-	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:0", "the loopback address the embedded bus takes clients on")
+	cmd.Flags().StringVar(&listen, "listen", "", "the loopback address the embedded bus takes clients on (default: the last daemon's when free, else any free port on 127.0.0.1)")
 	cmd.AddCommand(newServeStatusCmd(f), newServeStopCmd(f))
 	cmd.Flags().Var(&terminal, "terminal-bytes", "the runs' terminal output kept, the oldest discarded first, e.g. 256M (default 1G, or a quarter of what the store's disk may hold when that is less)")
 	addBusFlags(cmd, &bf)
 	return cmd
 }
 
-func serve(ctx context.Context, f *Factory, bf BusFlags, listen string, listenGiven bool, terminalBytes int64) error {
-	var b *bus.Bus
-	var err error
-	if bf.URL != "" || f.Env.Get("STEAD_NATS_URL") != "" {
-		b, err = connectBus(ctx, f, bf, false)
-	} else {
-		if info, err := readDaemonInfo(f.Env); err == nil && info.alive() {
-			return fmt.Errorf("a stead daemon already runs (pid %d, %s)", info.PID, daemonFile(f.Env))
-		}
-		dir := stateDir(f.Env)
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return err
-		}
-		if err := checkFree(dir); err != nil {
-			return err
-		}
-		lock, err := os.OpenFile(filepath.Join(dir, "serve.lock"), os.O_RDWR|os.O_CREATE, 0o600)
-		if err != nil {
-			return err
-		}
-		defer lock.Close()
-		if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-			return fmt.Errorf("another stead daemon holds %s: %w", lock.Name(), err)
-		}
-		opts := bus.Options{StoreDir: filepath.Join(dir, "nats"), Listen: listen, Logger: f.Logger, TerminalBytes: terminalBytes}
-		if !listenGiven {
-			// The address and token of a daemon that died without
-			// cleaning up: its clients are reconnecting to it.
-			if old, err := readDaemonInfo(f.Env); err == nil {
-				if addr, ok := reusable(old.URL); ok {
-					opts.Listen, opts.Token = addr, old.Token
-				}
-			}
-		}
-		b, err = bus.New(ctx, opts)
-		if err != nil {
-			return err
-		}
-		exe, _ := os.Executable()
-		if err := writeDaemonInfo(f.Env, daemonInfo{URL: b.ClientURL(), Token: b.ClientToken(), PID: os.Getpid(),
-			Started: time.Now().UTC(), Version: version, Build: selfBuild(), Program: exe}); err != nil {
-			b.Close()
-			return err
-		}
-		defer os.Remove(daemonFile(f.Env))
-		fmt.Fprintf(f.IO.ErrOut, "stead: daemon %d: bus on %s, store %s\n", os.Getpid(), b.ClientURL(), filepath.Join(dir, "nats"))
-	}
-	if err != nil {
-		return err
-	}
-	defer b.Close()
-
-	return (&runs.Worker{Supervisor: *f.supervisor(b)}).Run(ctx)
+func serve(ctx context.Context, f *Factory, bf BusFlags, listen string, terminalBytes int64) error {
+	d := &daemon.Daemon{Env: f.Env, Logger: f.Logger, Listen: listen, TerminalBytes: terminalBytes,
+		URL: bf.URL, Token: bf.Token, Creds: bf.Creds, Version: version, Notices: f.IO.ErrOut, Supervisor: *f.supervisor(nil)}
+	return d.Run(ctx)
 }
-
-// daemonStatus is what stead serve status reports.
-type daemonStatus struct {
-	Running bool      `json:"running"`
-	PID     int       `json:"pid,omitempty"`
-	URL     string    `json:"url,omitempty"`
-	Started time.Time `json:"started,omitzero"`
-	Uptime  string    `json:"uptime,omitempty"`
-	Version string    `json:"version,omitempty"`
-	Build   string    `json:"build,omitempty"`
-	// SameBuild is false when the daemon is another build of stead than
-	// the command asking.
-	SameBuild bool   `json:"sameBuild"`
-	Program   string `json:"program,omitempty"`
-	Store     string `json:"store"`
-	Log       string `json:"log"`
-	// Runs counts the runs on the bus; Active those not ended.
-	Runs   int `json:"runs"`
-	Active int `json:"active"`
-}
-
-// ErrNoDaemon is returned by serve status and stop when no daemon runs.
-var ErrNoDaemon = errors.New("no stead daemon runs")
 
 func newServeStatusCmd(f *Factory) *cobra.Command {
 	var asJSON bool
@@ -156,48 +82,27 @@ runs it holds. Exit code 1 when none runs.`,
   stead serve status --json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			dir := stateDir(f.Env)
-			st := daemonStatus{Store: filepath.Join(dir, "nats"), Log: filepath.Join(dir, "serve.log")}
-			info, err := readDaemonInfo(f.Env)
-			if err == nil && info.alive() {
-				st.Running, st.PID, st.URL, st.Started = true, info.PID, info.URL, info.Started
-				st.Version, st.Build, st.Program = info.Version, info.Build, info.Program
-				st.SameBuild = info.Build != "" && info.Build == selfBuild()
-				if !info.Started.IsZero() {
-					st.Uptime = time.Since(info.Started).Round(time.Second).String()
-				}
-				if b, err := dialDaemon(cmd.Context(), f); err == nil {
-					if runs, err := b.Runs(cmd.Context()); err == nil {
-						st.Runs = len(runs)
-						for _, r := range runs {
-							if !r.State.Done() {
-								st.Active++
-							}
-						}
-					}
-					b.Close()
-				}
-			}
+			st := daemon.StatusOf(cmd.Context(), f.Env)
 			if asJSON {
 				if err := printJSON(f.IO.RawOut(), st); err != nil {
 					return err
 				}
 			} else if st.Running {
 				w := f.IO.Out
-				fmt.Fprintf(w, "stead daemon: running, pid %d, up %s (since %s)\n", st.PID, orUnknown(st.Uptime), st.Started.Local().Format("2006-01-02 15:04:05"))
+				fmt.Fprintf(w, "stead daemon: running, pid %d, up %s (since %s)\n", st.PID, unknownIf(st.Uptime), st.Started.Local().Format("2006-01-02 15:04:05"))
 				build := "this build"
 				if !st.SameBuild {
-					build = "another build than this stead (" + selfBuild() + "): stead serve stop, and the next command starts this one"
+					build = "another build than this stead (" + daemon.Build() + "): stead serve stop, and the next command starts this one"
 				}
-				fmt.Fprintf(w, "  stead %s, build %s: %s\n", orUnknown(st.Version), orUnknown(st.Build), build)
-				fmt.Fprintf(w, "  bus:   %s (token in %s)\n", st.URL, daemonFile(f.Env))
+				fmt.Fprintf(w, "  stead %s, build %s: %s\n", unknownIf(st.Version), unknownIf(st.Build), build)
+				fmt.Fprintf(w, "  bus:   %s (token in %s)\n", st.URL, daemon.File(f.Env))
 				fmt.Fprintf(w, "  runs:  %d active, %d in all (stead runs lists them)\n", st.Active, st.Runs)
 				fmt.Fprintf(w, "  store: %s\n  log:   %s\n", st.Store, st.Log)
 			} else {
 				fmt.Fprintf(f.IO.Out, "stead daemon: not running (the first command that needs the bus starts it; its log would be %s)\n", st.Log)
 			}
 			if !st.Running {
-				return &silentError{err: ErrNoDaemon}
+				return &silentError{err: daemon.ErrNoDaemon}
 			}
 			return nil
 		},
@@ -217,13 +122,13 @@ func newServeStopCmd(f *Factory) *cobra.Command {
   stead serve stop --wait 5m`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			info, err := readDaemonInfo(f.Env)
-			if err != nil || !info.alive() {
+			info, err := daemon.Read(f.Env)
+			if err != nil || !info.Alive() {
 				fmt.Fprintln(f.IO.ErrOut, "stead: no stead daemon runs")
 				return nil
 			}
 			begin := time.Now()
-			if err := stopDaemon(info, wait); err != nil {
+			if err := daemon.Stop(info, wait); err != nil {
 				return err
 			}
 			fmt.Fprintf(f.IO.ErrOut, "stead: stopped the daemon (pid %d) in %s\n", info.PID, time.Since(begin).Round(10*time.Millisecond))
@@ -262,25 +167,6 @@ func (b *byteSize) Set(s string) error {
 	}
 	*b = byteSize(n * mult)
 	return nil
-}
-
-// reusable returns the loopback address of a client URL when it is free
-// to listen on again.
-func reusable(url string) (string, bool) {
-	addr, ok := strings.CutPrefix(url, "nats://")
-	if !ok {
-		return "", false
-	}
-	host, _, err := net.SplitHostPort(addr)
-	if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
-		return "", false
-	}
-	l, err := net.Listen("tcp", addr)
-	if err != nil {
-		return "", false
-	}
-	l.Close()
-	return addr, true
 }
 
 func newWatchCmd(f *Factory) *cobra.Command {
@@ -715,4 +601,11 @@ func (t busTerminal) Write(p []byte) (int, error) {
 
 func (t busTerminal) Resize(rows, cols uint16) error {
 	return t.b.Ask(t.ctx, t.run, bus.Request{Op: bus.OpResize, Rows: rows, Cols: cols})
+}
+
+func unknownIf(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
 }
