@@ -742,8 +742,13 @@ func (b *Bus) ask(ctx context.Context, run string, kind Kind, req Request) error
 // kind is refused. handle's error is what Send or Ask returns: its text,
 // and the code of the sentinel it wraps (ErrBadRequest, ErrNoRun,
 // ErrNotRunning; any other error is CodeFailed).
+//
+// Input is handled in order, one request at a time: it is keystrokes.
+// Each control request is handled on a goroutine of its own, so that a
+// stop is not held up behind a prompt waiting for the CLI to be ready;
+// stop waits for the handlers under way.
 func (b *Bus) Serve(run string, kind Kind, handle func(Request) error) (stop func(), err error) {
-	sub, err := b.nc.Subscribe(Subject(run, kind), func(m *nats.Msg) {
+	answer := func(m *nats.Msg) {
 		req, err := ParseRequest(m.Data)
 		switch {
 		case err != nil:
@@ -754,11 +759,49 @@ func (b *Bus) Serve(run string, kind Kind, handle func(Request) error) (stop fun
 		}
 		out, _ := json.Marshal(replyFor(err))
 		m.Respond(out)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("bus: take input of %s: %w", run, err)
 	}
-	return func() { sub.Unsubscribe() }, nil
+	if kind == Input {
+		sub, err := b.nc.Subscribe(Subject(run, kind), answer)
+		if err != nil {
+			return nil, fmt.Errorf("bus: take input of %s: %w", run, err)
+		}
+		return func() { sub.Unsubscribe() }, nil
+	}
+	var h handlers
+	sub, err := b.nc.Subscribe(Subject(run, kind), func(m *nats.Msg) { h.do(func() { answer(m) }) })
+	if err != nil {
+		return nil, fmt.Errorf("bus: take requests for %s: %w", run, err)
+	}
+	return func() { sub.Unsubscribe(); h.close() }, nil
+}
+
+// handlers runs each request's handler on a goroutine of its own, and
+// waits for them on close; a request that arrives after close is
+// dropped (its sender's request times out, as with no supervisor).
+type handlers struct {
+	mu     sync.Mutex
+	closed bool
+	wg     sync.WaitGroup
+}
+
+func (h *handlers) do(f func()) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return
+	}
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		f()
+	}()
+}
+
+func (h *handlers) close() {
+	h.mu.Lock()
+	h.closed = true
+	h.mu.Unlock()
+	h.wg.Wait()
 }
 
 // Request sends a request on a core subject (not kept) and returns the
@@ -776,13 +819,18 @@ func (b *Bus) Request(ctx context.Context, subject string, data []byte) ([]byte,
 }
 
 // Handle answers requests on subject in queue group queue with handle's
-// reply until stop is called.
+// reply until stop is called. Each request is handled on a goroutine of
+// its own (a worker starting one run does not hold up the next); stop
+// waits for the handlers under way.
 func (b *Bus) Handle(subject, queue string, handle func(data []byte) []byte) (stop func(), err error) {
-	sub, err := b.nc.QueueSubscribe(subject, queue, func(m *nats.Msg) { m.Respond(handle(m.Data)) })
+	var h handlers
+	sub, err := b.nc.QueueSubscribe(subject, queue, func(m *nats.Msg) {
+		h.do(func() { m.Respond(handle(m.Data)) })
+	})
 	if err != nil {
 		return nil, fmt.Errorf("bus: serve %s: %w", subject, err)
 	}
-	return func() { sub.Unsubscribe() }, nil
+	return func() { sub.Unsubscribe(); h.close() }, nil
 }
 
 // PutRun stores a run's record.

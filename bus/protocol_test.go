@@ -1,12 +1,15 @@
 package bus_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stead-dev/stead/bus"
 )
@@ -89,6 +92,43 @@ func TestReplyCodes(t *testing.T) {
 	}
 	if _, err := bus.ParseReply([]byte("ok")); err == nil {
 		t.Error("a reply that is not JSON was taken")
+	}
+}
+
+// TestStopNotHeldUpByPrompt: a control request is answered while another
+// is still being handled (a prompt waiting for the CLI to be ready), and
+// stopping the service waits for the handler under way.
+func TestStopNotHeldUpByPrompt(t *testing.T) {
+	b := newBus(t, bus.Options{})
+	c := ctx(t)
+	started, release := make(chan struct{}), make(chan struct{})
+	var handled atomic.Int32
+	stop, err := b.Serve("r", bus.Control, func(req bus.Request) error {
+		if req.Op == bus.OpPrompt {
+			close(started)
+			<-release
+		}
+		handled.Add(1)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompted := make(chan error, 1)
+	go func() { prompted <- b.Ask(c, "r", bus.Request{Op: bus.OpPrompt, Prompt: "slow"}) }()
+	<-started
+	sctx, cancel := context.WithTimeout(c, 5*time.Second)
+	defer cancel()
+	if err := b.Ask(sctx, "r", bus.Request{Op: bus.OpStop}); err != nil {
+		t.Fatalf("a stop while a prompt is being handled: %v", err)
+	}
+	close(release)
+	if err := <-prompted; err != nil {
+		t.Errorf("the prompt: %v", err)
+	}
+	stop()
+	if n := handled.Load(); n != 2 {
+		t.Errorf("%d requests handled by the time stop returned; want 2", n)
 	}
 }
 

@@ -258,6 +258,9 @@ func (sv *Supervisor) run(ctx context.Context, s *session.Session, spec Spec, te
 			return nil
 		}, func(error) { cancel() })
 	}
+	// typing is held while a prompt is delivered: the run's first prompt
+	// and those sent on the bus are typed one at a time.
+	var typing sync.Mutex
 	{ // Input and control through the bus.
 		stopInput, err := b.Serve(spec.ID, bus.Input, func(req bus.Request) error {
 			_, err := proc.Write(req.Data)
@@ -272,6 +275,8 @@ func (sv *Supervisor) run(ctx context.Context, s *session.Session, spec Spec, te
 				stop()
 				return nil
 			case bus.OpPrompt:
+				typing.Lock()
+				defer typing.Unlock()
 				_, err := deliver(runCtx, c, proc, tui, req.Prompt)
 				return exited(err)
 			default: // bus.OpResize
@@ -285,7 +290,13 @@ func (sv *Supervisor) run(ctx context.Context, s *session.Session, spec Spec, te
 		g.Add(func() error {
 			<-runCtx.Done()
 			return nil
-		}, func(error) { stopInput(); stopControl(); cancel() })
+		}, func(error) {
+			// The run's end first: a prompt being delivered waits
+			// on it, and stopControl waits for the prompt.
+			cancel()
+			stopInput()
+			stopControl()
+		})
 	}
 	if spec.Trust && len(tui.Dialogs) > 0 {
 		g.Add(func() error {
@@ -303,7 +314,9 @@ func (sv *Supervisor) run(ctx context.Context, s *session.Session, spec Spec, te
 	}
 	if spec.Prompt != "" {
 		g.Add(func() error {
+			typing.Lock()
 			turns, err := deliver(runCtx, c, proc, tui, spec.Prompt)
+			typing.Unlock()
 			if err != nil && runCtx.Err() == nil {
 				log.Warn("delivering the prompt", "err", err)
 				sv.notify(err)
