@@ -757,7 +757,7 @@ func (b *Bus) Serve(run string, kind Kind, handle func(Request) error) (stop fun
 		default:
 			err = handle(req)
 		}
-		out, _ := json.Marshal(replyFor(err))
+		out, _ := json.Marshal(ReplyOf(err))
 		m.Respond(out)
 	}
 	if kind == Input {

@@ -94,8 +94,9 @@ var codes = []struct {
 	{CodeNotRunning, ErrNotRunning},
 }
 
-// replyFor is the reply to a request that ended in err.
-func replyFor(err error) Reply {
+// ReplyOf is the reply to a request that ended in err: its code is the
+// sentinel err wraps (CodeFailed for any other error), its text err's.
+func ReplyOf(err error) Reply {
 	if err == nil {
 		return Reply{V: Version, Code: CodeOK}
 	}

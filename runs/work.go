@@ -2,6 +2,7 @@ package runs
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -12,9 +13,15 @@ import (
 	"github.com/stead-dev/stead/session"
 )
 
+// WorkVersion is the version of WorkRequest and WorkReply. A worker
+// refuses a request of a later version than its own, saying which it
+// speaks.
+const WorkVersion = 1
+
 // WorkRequest is what a worker gets, on bus.WorkSubject, to start a
 // detached run.
 type WorkRequest struct {
+	V    int  `json:"v"`
 	Spec Spec `json:"spec"`
 	// Env is the environment of the command that asked for the run:
 	// the run's CLI gets it (its PATH, homes, keys, STEAD_*), not the
@@ -23,10 +30,18 @@ type WorkRequest struct {
 }
 
 // WorkReply is a worker's answer: the run's record once its CLI runs,
-// or why it did not start.
+// or why it did not start, with the code of the sentinel error it wraps
+// (bus.ErrBadRequest for a request the worker refused), as a
+// supervisor's Reply.
 type WorkReply struct {
-	Run   *live.Run `json:"run,omitempty"`
-	Error string    `json:"error,omitempty"`
+	bus.Reply
+	Run *live.Run `json:"run,omitempty"`
+}
+
+// workReply is the reply to a work request that started run, or ended in
+// err.
+func workReply(run *live.Run, err error) WorkReply {
+	return WorkReply{Reply: bus.ReplyOf(err), Run: run}
 }
 
 // The requests a daemon takes from the bus, read by pure functions so
@@ -50,6 +65,12 @@ func ParseWork(data []byte) (Spec, *session.Env, error) {
 	var req WorkRequest
 	if err := json.Unmarshal(data, &req); err != nil {
 		return Spec{}, nil, fmt.Errorf("bad work request: %w", err)
+	}
+	switch {
+	case req.V < 1:
+		return Spec{}, nil, errors.New("bad work request: it has no version (from a stead older than this worker?)")
+	case req.V > WorkVersion:
+		return Spec{}, nil, fmt.Errorf("bad work request: version %d; this worker speaks version %d (is it an older stead?)", req.V, WorkVersion)
 	}
 	if req.Env != nil && (!filepath.IsAbs(req.Env.Home) || strings.ContainsRune(req.Env.Home, 0)) {
 		return Spec{}, nil, fmt.Errorf("bad work request: home %.200q is not an absolute path", req.Env.Home)

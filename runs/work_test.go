@@ -14,7 +14,7 @@ import (
 func workRequestOf(t testing.TB, spec Spec) []byte {
 	t.Helper()
 	spec.Source = HistoryObject(spec.ID)
-	b, err := json.Marshal(WorkRequest{Spec: spec})
+	b, err := json.Marshal(WorkRequest{V: WorkVersion, Spec: spec})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,14 +32,16 @@ func TestParseWorkRequest(t *testing.T) {
 		name, data, want string
 	}{
 		{"not JSON", `{"spec":`, "bad work request: "},
-		{"no id", `{"spec":{"to":"claude","dir":"/p","source":"source-"}}`, `bad run id ""`},
-		{"id not a subject token", `{"spec":{"id":"a.>","to":"claude","dir":"/p","source":"source-a.>"}}`, `bad run id "a.>"`},
-		{"unknown CLI", `{"spec":{"id":"r1","to":"emacs","dir":"/p","source":"source-r1"}}`, `to: unknown CLI "emacs"`},
-		{"relative dir", `{"spec":{"id":"r1","to":"codex","dir":"proj","source":"source-r1"}}`, `dir "proj" is not an absolute path`},
-		{"no dir", `{"spec":{"id":"r1","to":"codex","source":"source-r1"}}`, `dir "" is not an absolute path`},
-		{"another run's session", `{"spec":{"id":"r1","to":"codex","dir":"/p","source":"source-r2"}}`, `source "source-r2" is not run r1's session`},
-		{"model as a flag", `{"spec":{"id":"r1","to":"codex","dir":"/p","source":"source-r1","model":"--yolo"}}`, `model "--yolo"`},
-		{"model with a newline", `{"spec":{"id":"r1","to":"codex","dir":"/p","source":"source-r1","model":"m\n"}}`, `model "m\n"`},
+		{"no version", `{"spec":{"id":"r1","to":"codex","dir":"/p","source":"source-r1"}}`, "it has no version"},
+		{"a later version", `{"v":2,"spec":{"id":"r1","to":"codex","dir":"/p","source":"source-r1"}}`, "version 2; this worker speaks version 1"},
+		{"no id", `{"v":1,"spec":{"to":"claude","dir":"/p","source":"source-"}}`, `bad run id ""`},
+		{"id not a subject token", `{"v":1,"spec":{"id":"a.>","to":"claude","dir":"/p","source":"source-a.>"}}`, `bad run id "a.>"`},
+		{"unknown CLI", `{"v":1,"spec":{"id":"r1","to":"emacs","dir":"/p","source":"source-r1"}}`, `to: unknown CLI "emacs"`},
+		{"relative dir", `{"v":1,"spec":{"id":"r1","to":"codex","dir":"proj","source":"source-r1"}}`, `dir "proj" is not an absolute path`},
+		{"no dir", `{"v":1,"spec":{"id":"r1","to":"codex","source":"source-r1"}}`, `dir "" is not an absolute path`},
+		{"another run's session", `{"v":1,"spec":{"id":"r1","to":"codex","dir":"/p","source":"source-r2"}}`, `source "source-r2" is not run r1's session`},
+		{"model as a flag", `{"v":1,"spec":{"id":"r1","to":"codex","dir":"/p","source":"source-r1","model":"--yolo"}}`, `model "--yolo"`},
+		{"model with a newline", `{"v":1,"spec":{"id":"r1","to":"codex","dir":"/p","source":"source-r1","model":"m\n"}}`, `model "m\n"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseWorkRequest([]byte(tc.data))
@@ -63,7 +65,7 @@ func FuzzParseWorkRequest(f *testing.F) {
 	} {
 		f.Add(workRequestOf(f, spec))
 	}
-	f.Add([]byte(`{"spec":{"id":"r1","to":"kimi","dir":"/p","source":"source-r1","model":"-m"},"extra":[1,{}]}`))
+	f.Add([]byte(`{"v":1,"spec":{"id":"r1","to":"kimi","dir":"/p","source":"source-r1","model":"-m"},"extra":[1,{}]}`))
 	f.Add([]byte(`{"spec":null}`))
 	f.Add([]byte(`{"SPEC":{"ID":"r1","To":"opencode","Dir":"/x/../y","Source":"source-r1"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -85,6 +87,9 @@ func FuzzParseWorkRequest(f *testing.F) {
 		}
 		if !oldOK || !reflect.DeepEqual(spec, old.Spec) {
 			t.Fatalf("accepted %+v, which the handler read as %+v (ok %v)", spec, old.Spec, oldOK)
+		}
+		if old.V < 1 || old.V > WorkVersion {
+			t.Fatalf("accepted a request of version %d", old.V)
 		}
 		if !bus.ValidRun(spec.ID) || spec.Source != HistoryObject(spec.ID) {
 			t.Fatalf("accepted run id %q with source %q", spec.ID, spec.Source)

@@ -30,7 +30,7 @@ func (sv *Supervisor) Detach(ctx context.Context, s *session.Session, spec Spec)
 		return live.Run{}, err
 	}
 	env := sv.Env
-	req, _ := json.Marshal(WorkRequest{Spec: spec, Env: &env})
+	req, _ := json.Marshal(WorkRequest{V: WorkVersion, Spec: spec, Env: &env})
 	rctx, cancel := context.WithTimeout(ctx, detachWait)
 	defer cancel()
 	out, err := sv.Bus.Request(rctx, bus.WorkSubject, req)
@@ -38,11 +38,11 @@ func (sv *Supervisor) Detach(ctx context.Context, s *session.Session, spec Spec)
 		return live.Run{}, err
 	}
 	var reply WorkReply
-	if err := json.Unmarshal(out, &reply); err != nil {
-		return live.Run{}, fmt.Errorf("the worker's reply: %w", err)
+	if err := json.Unmarshal(out, &reply); err != nil || reply.Code == "" {
+		return live.Run{}, fmt.Errorf("the worker's reply is not a stead work reply: %.80q", out)
 	}
-	if reply.Error != "" {
-		return live.Run{}, errors.New(reply.Error)
+	if err := reply.Err(); err != nil {
+		return live.Run{}, fmt.Errorf("the worker: %w", err)
 	}
 	if reply.Run == nil {
 		return live.Run{}, errors.New("the worker's reply names no run")
@@ -124,7 +124,7 @@ func (w *Worker) Run(ctx context.Context) error {
 func (w *Worker) start(ctx context.Context, data []byte, wg *sync.WaitGroup, active *sync.Map) WorkReply {
 	spec, env, err := ParseWork(data)
 	if err != nil {
-		return WorkReply{Error: err.Error()}
+		return workReply(nil, fmt.Errorf("%w: %w", bus.ErrBadRequest, err))
 	}
 	sv := w.Supervisor
 	if env != nil {
@@ -135,7 +135,7 @@ func (w *Worker) start(ctx context.Context, data []byte, wg *sync.WaitGroup, act
 	s, err := sv.stored(ctx, spec.Source)
 	if err != nil {
 		sv.Failed(spec, err)
-		return WorkReply{Error: err.Error()}
+		return workReply(nil, err)
 	}
 	started := make(chan live.Run, 1)
 	failed := make(chan error, 1)
@@ -154,9 +154,9 @@ func (w *Worker) start(ctx context.Context, data []byte, wg *sync.WaitGroup, act
 	}()
 	select {
 	case r := <-started:
-		return WorkReply{Run: &r}
+		return workReply(&r, nil)
 	case err := <-failed:
-		return WorkReply{Error: err.Error()}
+		return workReply(nil, err)
 	}
 }
 
