@@ -117,3 +117,57 @@ func watching(ctx context.Context, watch func(ctx context.Context, run string), 
 		<-done
 	}
 }
+
+// Chain is what a chain did.
+type Chain struct {
+	Steps []StepResult `json:"steps"`
+	// Session is the whole session the chain produced, every entry
+	// marked with the CLI that produced it (run:<the last step's run>);
+	// "" when no step finished.
+	Session string `json:"session,omitempty"`
+}
+
+// ChainOptions say how a chain runs.
+type ChainOptions struct {
+	StepOptions
+	// Timeout is the longest one step may take; 0 is no limit but ctx's.
+	Timeout time.Duration
+	// Began, when set, hears of each step as it begins (i from 0), and
+	// Ended of each as it ends, with its error.
+	Began func(i int, st Step)
+	Ended func(r StepResult, err error)
+}
+
+// Chain runs steps one after the other, each continuing the session the
+// one before ended with (from, for the first; nil starts it headless).
+// It stops at the first step that fails, returning what ran and that
+// step's error. It returns the last session too.
+func (sv *Supervisor) Chain(ctx context.Context, from *session.Session, steps []Step, o ChainOptions) (Chain, *session.Session, error) {
+	var res Chain
+	prev := from
+	for i, st := range steps {
+		if o.Began != nil {
+			o.Began(i, st)
+		}
+		sctx, cancel := ctx, context.CancelFunc(func() {})
+		if o.Timeout > 0 {
+			sctx, cancel = context.WithTimeout(ctx, o.Timeout)
+		}
+		r, s, err := sv.Step(sctx, prev, st, o.StepOptions)
+		cancel()
+		r.Step = i + 1
+		if err != nil {
+			r.Error = err.Error()
+		}
+		res.Steps = append(res.Steps, r)
+		if o.Ended != nil {
+			o.Ended(r, err)
+		}
+		if err != nil {
+			return res, prev, fmt.Errorf("step %d (%s): %w", i+1, st.CLI, err)
+		}
+		res.Session = "run:" + r.Run
+		prev = s
+	}
+	return res, prev, nil
+}

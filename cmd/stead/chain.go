@@ -35,13 +35,6 @@ type ChainOptions struct {
 	Bus     BusFlags
 }
 
-type chainResult struct {
-	Steps []runs.StepResult `json:"steps"`
-	// Session is the whole session the chain produced, every entry
-	// marked with the CLI that produced it: stead session show <it>.
-	Session string `json:"session,omitempty"`
-}
-
 // ErrStepFailed is returned when a step of a chain failed.
 var ErrStepFailed = errors.New("a step failed")
 
@@ -111,31 +104,24 @@ func chainRun(ctx context.Context, opts *ChainOptions) error {
 	}
 	defer b.Close()
 	progress := f.IO.ErrOut
-	var res chainResult
-	var failed error
-	for i, st := range opts.Steps {
-		fmt.Fprintf(progress, "stead: step %d/%d: %s: %s\n", i+1, len(opts.Steps), st.CLI, clipLine(st.Prompt, 100))
-		sctx, cancel := context.WithTimeout(ctx, opts.Timeout)
-		r, s, err := f.supervisor(b).Step(sctx, prev, st, runs.StepOptions{Dir: dir, Model: opts.Model, Auto: opts.Auto,
-			Watch: watchTo(b, progress, "    ")})
-		cancel()
-		r.Step = i + 1
-		res.Steps = append(res.Steps, r)
-		if err != nil {
-			r.Error = err.Error()
-			res.Steps[i] = r
-			failed = fmt.Errorf("step %d (%s): %w", i+1, st.CLI, err)
+	res, _, failed := f.supervisor(b).Chain(ctx, prev, opts.Steps, runs.ChainOptions{
+		StepOptions: runs.StepOptions{Dir: dir, Model: opts.Model, Auto: opts.Auto, Watch: watchTo(b, progress, "    ")},
+		Timeout:     opts.Timeout,
+		Began: func(i int, st runs.Step) {
+			fmt.Fprintf(progress, "stead: step %d/%d: %s: %s\n", i+1, len(opts.Steps), st.CLI, clipLine(st.Prompt, 100))
+		},
+		Ended: func(r runs.StepResult, err error) {
+			if err == nil {
+				fmt.Fprintf(progress, "stead: step %d done in %s (run %s, %d new entries)\n", r.Step, r.Took.Round(time.Millisecond), r.Run, r.Entries)
+				return
+			}
 			what := "failed"
 			if r.State == string(live.RunInterrupted) {
 				what = "was interrupted"
 			}
-			fmt.Fprintf(progress, "stead: step %d %s after %s: %v\n", i+1, what, r.Took.Round(time.Millisecond), err)
-			break
-		}
-		fmt.Fprintf(progress, "stead: step %d done in %s (run %s, %d new entries)\n", i+1, r.Took.Round(time.Millisecond), r.Run, r.Entries)
-		res.Session = "run:" + r.Run
-		prev = s
-	}
+			fmt.Fprintf(progress, "stead: step %d %s after %s: %v\n", r.Step, what, r.Took.Round(time.Millisecond), err)
+		},
+	})
 	if opts.JSON {
 		enc := json.NewEncoder(f.IO.RawOut())
 		enc.SetIndent("", "  ")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/internal/safetext"
+	"github.com/stead-dev/stead/runs"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -112,50 +114,21 @@ func forkRun(opts *ForkOptions) error {
 // forkSession writes the fork of s that opts ask for. s is cut, not
 // copied.
 func forkSession(opts *ForkOptions, s *session.Session) error {
-	if opts.At != "" {
-		i, err := entryAt(s, opts.At)
-		if err != nil {
-			return err
-		}
-		s.Timeline = s.Timeline[:i+1]
-		opts.at = s.Timeline[i].ID
+	n := len(s.Timeline)
+	at, err := runs.Cut(s, opts.At)
+	switch {
+	case errors.Is(err, runs.ErrAmbiguous):
+		return flagErrorf("--at %v", err)
+	case errors.Is(err, runs.ErrNoEntry):
+		return flagErrorf("--at: no entry %q in %s (%d entries; their ids: stead session show %s --json)",
+			opts.At, sourceName(s), n, safetext.Quote(sourceName(s)))
+	case err != nil:
+		return err
 	}
+	opts.at = at
 	if opts.To == "" {
-		opts.To = lastCLI(s)
+		opts.To = runs.LastCLI(s)
 	}
 	src, _ := adapters.Lookup(s.Source.CLI)
 	return writeSession(&opts.ConvertOptions, src, s, nil)
-}
-
-// entryAt finds the entry an --at names: its id, or a prefix of exactly
-// one entry's id.
-func entryAt(s *session.Session, at string) (int, error) {
-	found := -1
-	for i, e := range s.Timeline {
-		if e.ID == at {
-			return i, nil
-		}
-		if strings.HasPrefix(e.ID, at) {
-			if found >= 0 {
-				return 0, flagErrorf("--at %q names more than one entry (%s and %s): give more of the id", at, s.Timeline[found].ID, e.ID)
-			}
-			found = i
-		}
-	}
-	if found < 0 {
-		return 0, flagErrorf("--at: no entry %q in %s (%d entries; their ids: stead session show %s --json)",
-			at, sourceName(s), len(s.Timeline), safetext.Quote(sourceName(s)))
-	}
-	return found, nil
-}
-
-// lastCLI is the CLI that wrote the session's last entry: a stored run
-// mixes CLIs, and its fork continues in the last one by default.
-func lastCLI(s *session.Session) string {
-	for i := len(s.Timeline) - 1; i >= 0; i-- {
-		if c := s.Timeline[i].CLI; c != "" {
-			return c
-		}
-	}
-	return s.Source.CLI
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/bus"
 	"github.com/stead-dev/stead/runs"
 	"github.com/stead-dev/stead/scenarios"
@@ -215,10 +213,20 @@ func scenarioRun(ctx context.Context, opts *ScenarioOptions) error {
 	defer b.Close()
 	sf := &Factory{IO: &IOStreams{In: f.IO.In, Out: io.Discard, ErrOut: io.Discard}, Env: sb.Env,
 		ConfigPath: f.ConfigPath, explicit: f.explicit, Logger: f.Logger}
-	d := &scenarioDriver{user: f, f: sf, b: b, dir: sb.Dir, w: progress, timeout: opts.Timeout}
+	prices, err := sf.Prices()
+	if err != nil {
+		return err
+	}
+	d := &runs.ScenarioDriver{Sv: sf.supervisor(b), Dir: sb.Dir, Progress: progress, Timeout: opts.Timeout, Prices: prices,
+		ABDir: abRoot(sb.Env),
+		Loader: func(ctx context.Context, ref, cli string) (*session.Session, error) {
+			return loadSession(ctx, f, b, ref, cli)
+		},
+		Watch: func(ctx context.Context, run, prefix string) { watchTo(b, progress, prefix)(ctx, run) },
+	}
 	rep := scenarios.Run(ctx, sc, sb, d, progress)
-	if opts.HTML != "" && d.lastAB != nil {
-		if err := writeABHTML(opts.HTML, d.lastAB); err != nil {
+	if opts.HTML != "" && d.LastAB != nil {
+		if err := writeABHTML(opts.HTML, d.LastAB); err != nil {
 			return err
 		}
 		fmt.Fprintf(progress, "\nthe comparison page: %s\n", opts.HTML)
@@ -272,162 +280,4 @@ func indentText(s, prefix string) string {
 		lines[i] = prefix + l
 	}
 	return strings.Join(lines, "\n")
-}
-
-// scenarioDriver does a scenario's steps with stead's own commands' code,
-// in the sandbox's environment and on its bus.
-type scenarioDriver struct {
-	user    *Factory // the user's environment: for reading start refs
-	f       *Factory // the sandbox's
-	b       *bus.Bus
-	dir     string
-	w       io.Writer
-	timeout time.Duration
-	lastAB  *runs.AB
-}
-
-var _ scenarios.Driver = (*scenarioDriver)(nil)
-
-func (d *scenarioDriver) Load(ctx context.Context, ref, cli string) (*session.Session, error) {
-	return loadSession(ctx, d.user, d.b, ref, cli)
-}
-
-func (d *scenarioDriver) New(ctx context.Context, cli, prompt string) (*scenarios.Outcome, error) {
-	ctx, cancel := context.WithTimeout(ctx, d.timeout)
-	defer cancel()
-	id := runs.NewID()
-	s, err := d.f.supervisor(d.b).Headless(ctx, id, cli, prompt, d.dir, "")
-	if err != nil {
-		return nil, err
-	}
-	fmt.Fprintf(d.w, "  %s wrote %s:%s (%d entries)\n", cli, cli, s.ID, len(s.Timeline))
-	return &scenarios.Outcome{Run: id, Session: s}, nil
-}
-
-func (d *scenarioDriver) Resume(ctx context.Context, from *session.Session, to, prompt string) (*scenarios.Outcome, error) {
-	return d.turn(ctx, from, to, prompt)
-}
-
-// turn runs one live turn of prompt in to, continuing from.
-func (d *scenarioDriver) turn(ctx context.Context, from *session.Session, to, prompt string) (*scenarios.Outcome, error) {
-	ctx, cancel := context.WithTimeout(ctx, d.timeout)
-	defer cancel()
-	fmt.Fprintf(d.w, "  %s resumes %s (%d entries) and gets: %s\n", to, sourceName(from), len(from.Timeline), clipLine(prompt, 100))
-	r, s, err := d.f.supervisor(d.b).Step(ctx, from, runs.Step{CLI: to, Prompt: prompt}, runs.StepOptions{Dir: d.dir, Auto: true,
-		Watch: watchTo(d.b, d.w, "    ")})
-	out := &scenarios.Outcome{Run: r.Run, Session: s, History: len(from.Timeline)}
-	if s != nil {
-		out.Tokens = usageAfter(s, len(from.Timeline))
-		out.Native = d.nativeUsage(ctx, r.Run, prompt)
-		fmt.Fprintf(d.w, "  %s's turn took %s: stead session show run:%s\n", to, r.Took.Round(100*time.Millisecond), r.Run)
-	}
-	return out, err
-}
-
-func (d *scenarioDriver) Fork(ctx context.Context, from *session.Session, at, to, prompt string) (*scenarios.Outcome, error) {
-	// The fork goes through stead session fork --install's own code, and
-	// is read back from the target's store.
-	var out bytes.Buffer
-	ff := *d.f
-	ff.IO = &IOStreams{Out: &out, ErrOut: io.Discard}
-	cut := *from
-	cut.Timeline = append([]session.Entry(nil), from.Timeline...)
-	opts := &ForkOptions{ConvertOptions: ConvertOptions{Factory: &ff, To: to, Install: true, JSON: true, Cwd: d.dir, Fidelity: "native"}, At: at}
-	if err := forkSession(opts, &cut); err != nil {
-		return nil, fmt.Errorf("forking: %w", err)
-	}
-	var rep struct {
-		Target    session.Target
-		Placement session.Placement
-	}
-	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
-		return nil, fmt.Errorf("forking: the report: %w", err)
-	}
-	a, _ := adapters.Lookup(to)
-	forked, err := a.Open(d.f.Env, session.Ref{CLI: to, ID: rep.Target.ID, Path: rep.Placement.Path})
-	if err != nil {
-		return nil, fmt.Errorf("reading the fork back from %s's store: %w", to, err)
-	}
-	where := "the whole session"
-	if at != "" {
-		where = "entry " + at
-	}
-	fmt.Fprintf(d.w, "  forked %s at %s into %s:%s (%d of %d entries)\n", sourceName(from), where, to, rep.Target.ID, len(forked.Timeline), len(from.Timeline))
-	return d.turn(ctx, forked, to, prompt)
-}
-
-func (d *scenarioDriver) AB(ctx context.Context, from *session.Session, to []string, prompt string) (*scenarios.Outcome, error) {
-	opts := &ABOptions{Factory: d.f, Prompt: prompt, To: to, Repeat: 1, Auto: true, Timeout: d.timeout, Live: d.w}
-	ab, err := runAB(ctx, d.f, d.b, d.dir, from, opts)
-	if err != nil {
-		return nil, err
-	}
-	d.lastAB = ab
-	out := &scenarios.Outcome{Run: ab.ID}
-	for _, v := range ab.Variants {
-		sv := scenarios.Variant{Name: v.Name, CLI: v.CLI, Run: v.Run, State: v.State, Error: v.Error, TimedOut: v.TimedOut, Answer: v.Answer,
-			Tokens: v.Tokens, Tools: v.Tools, Files: v.Changes.Files, Dir: v.Workspace.Dir, Took: v.Took}
-		sv.Native = d.nativeUsage(ctx, v.Run, prompt)
-		out.Variants = append(out.Variants, sv)
-	}
-	return out, nil
-}
-
-func (d *scenarioDriver) Chain(ctx context.Context, from *session.Session, links []scenarios.Link) (*scenarios.Outcome, error) {
-	prev := from
-	out := &scenarios.Outcome{History: len(from.Timeline)}
-	for i, l := range links {
-		fmt.Fprintf(d.w, "  link %d/%d:\n", i+1, len(links))
-		o, err := d.turn(ctx, prev, l.CLI, l.Prompt)
-		if o != nil {
-			out.Run = o.Run
-			if o.Session != nil {
-				out.Session, prev = o.Session, o.Session
-				out.Tokens.Add(o.Tokens)
-			}
-		}
-		if err != nil {
-			return out, fmt.Errorf("link %d (%s): %w", i+1, l.CLI, err)
-		}
-	}
-	return out, nil
-}
-
-// nativeUsage is what the native session of a run records for the turn
-// of prompt: the usage of its entries from the last prompt on.
-func (d *scenarioDriver) nativeUsage(ctx context.Context, run, prompt string) *session.Usage {
-	rec, err := d.b.Run(ctx, run)
-	if err != nil || rec.Path == "" {
-		return nil
-	}
-	a, ok := adapters.Lookup(rec.CLI)
-	if !ok || !a.Reads() {
-		return nil
-	}
-	s, err := a.Open(d.f.Env, session.Ref{CLI: rec.CLI, ID: rec.SessionID, Path: rec.Path})
-	if err != nil {
-		d.f.Logger.Warn("reading a run's native session", "run", run, "err", err)
-		return nil
-	}
-	from := -1
-	for i, e := range s.Timeline {
-		if e.Type == session.User && strings.Contains(e.Content, prompt) {
-			from = i
-		}
-	}
-	if from < 0 {
-		return nil
-	}
-	u := usageAfter(s, from)
-	return &u
-}
-
-func usageAfter(s *session.Session, from int) session.Usage {
-	var u session.Usage
-	for _, e := range s.Timeline[min(from, len(s.Timeline)):] {
-		if e.Usage != nil {
-			u.Add(*e.Usage)
-		}
-	}
-	return u
 }
