@@ -24,7 +24,7 @@ func TestSessionID(t *testing.T) {
 		cli := file[:len(file)-len(filepath.Ext(file))]
 		t.Run(cli, func(t *testing.T) {
 			a, ok := adapters.Lookup(cli)
-			if !ok || a.SessionID == nil {
+			if !ok || a.Driver == nil || a.SessionID == nil {
 				t.Fatalf("no SessionID for %s", cli)
 			}
 			out, err := os.ReadFile(filepath.Join("testdata", "stdout", file))
@@ -45,7 +45,7 @@ func TestSessionID(t *testing.T) {
 // points at the base URL.
 func TestLaunch(t *testing.T) {
 	for _, a := range adapters.All {
-		if a.Setup == nil {
+		if a.Driver == nil || a.Setup == nil {
 			continue
 		}
 		t.Run(a.Name, func(t *testing.T) {
@@ -97,7 +97,7 @@ func TestFailure(t *testing.T) {
 	for cli, msg := range want {
 		t.Run(cli, func(t *testing.T) {
 			a, _ := adapters.Lookup(cli)
-			if a.Failure == nil {
+			if a.Driver == nil || a.Failure == nil {
 				t.Fatalf("no Failure for %s", cli)
 			}
 			stdout, _ := os.ReadFile(filepath.Join("testdata", "failure", cli+".stdout"))

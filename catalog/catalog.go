@@ -175,7 +175,7 @@ func Summarize(ctx context.Context, opts Options, refs []session.Ref) (*Result, 
 
 func summarizeOne(ref session.Ref, detail session.Detail) (session.Summary, bool, []session.Warning) {
 	a, found := adapters.Lookup(ref.CLI)
-	if !found {
+	if !found || !a.Reads() {
 		return session.Summary{}, false, []session.Warning{{Path: ref.Path, Message: "no adapter for " + ref.CLI}}
 	}
 	sum, err := a.SummarizeFile(ref, detail)

@@ -29,7 +29,7 @@ func testCases(t *testing.T) []testCase {
 	t.Helper()
 	var cases []testCase
 	for _, a := range adapters.All {
-		if a.Open == nil {
+		if !a.Reads() {
 			continue
 		}
 		paths, _ := filepath.Glob(filepath.Join("..", "adapters", a.Name, "testdata", "*.txtar"))

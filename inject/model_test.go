@@ -59,7 +59,7 @@ func TestTargetModel(t *testing.T) {
 		session.OpenCode: `"role":"user"`,
 	}
 	for _, a := range adapters.All {
-		if !a.Writes() || a.Setup == nil || a.Model == nil {
+		if !a.Writes() || a.Driver == nil || a.Setup == nil || a.Model == nil {
 			continue
 		}
 		t.Run(a.Name, func(t *testing.T) {

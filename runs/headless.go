@@ -26,7 +26,7 @@ import (
 func (sv *Supervisor) Headless(ctx context.Context, id, cli, prompt, dir, model string) (*session.Session, error) {
 	b, log := sv.Bus, sv.logger()
 	a, _ := adapters.Lookup(cli)
-	if a.Argv == nil || a.SessionID == nil || !a.Reads() {
+	if a.Driver == nil || a.Argv == nil || a.SessionID == nil || !a.Reads() {
 		return nil, fmt.Errorf("%s has no headless mode stead knows: start the chain --from a session", cli)
 	}
 	bin, prefix, err := Program(sv.Env, cli)

@@ -242,7 +242,7 @@ var streamAbove int64 = 32 << 20
 func openForConvert(f *Factory, a adapters.Adapter, ref session.Ref) (*session.Session, inject.Stream, func(), error) {
 	nothing := func() {}
 	if fi, err := os.Stat(ref.Path); err == nil && fi.Mode().IsRegular() && fi.Size() > streamAbove &&
-		a.StreamDecoder != nil && a.SummarizeFile != nil {
+		a.Reads() && a.StreamDecoder != nil {
 		ref.Size = fi.Size()
 		sum, err := a.SummarizeFile(ref, session.DetailFull)
 		if err != nil {

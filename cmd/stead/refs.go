@@ -203,7 +203,7 @@ func describeSession(r session.Ref, home string) candidate {
 		c.about = shortPath(filepath.Dir(r.Path), home)
 	}
 	a, _ := adapters.Lookup(r.CLI)
-	if a.SummarizeFile == nil {
+	if !a.Reads() {
 		return c
 	}
 	if s, err := a.SummarizeFile(r, session.DetailList); err == nil {

@@ -149,7 +149,7 @@ func printStubHelp(io *IOStreams, url string, script *modelstub.Script, opts *St
 		fmt.Fprintf(w, "Point a CLI at it (replace $STEAD_HOME with a home of its own, or use --homes DIR; run it in %s):\n", opts.Dir)
 	}
 	for _, a := range adapters.All {
-		if a.Setup == nil {
+		if a.Driver == nil || a.Setup == nil {
 			continue
 		}
 		home := homeVar

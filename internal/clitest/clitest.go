@@ -129,7 +129,7 @@ func In(dir string) Option {
 func New(tb testing.TB, cli string, script *modelstub.Script, opts ...Option) *Env {
 	tb.Helper()
 	a, ok := adapters.Lookup(cli)
-	if !ok || a.Setup == nil || a.Argv == nil {
+	if !ok || a.Driver == nil || a.Setup == nil || a.Argv == nil {
 		tb.Fatalf("no adapter can launch %q", cli)
 	}
 	bin := Find(tb, cli)
@@ -284,7 +284,7 @@ func redact(args []string) []string {
 // adapter's reader, when stead reads this CLI.
 func (e *Env) Sessions() []session.Ref {
 	e.tb.Helper()
-	if e.Adapter.Discover == nil {
+	if !e.Adapter.Reads() {
 		return nil
 	}
 	refs, warns := e.Adapter.Discover(e.StoreEnv())
