@@ -163,13 +163,24 @@ func ToolCall(tool session.Tool, a map[string]any) (string, json.RawMessage, boo
 		p, ok := str(session.ArgPath)
 		old, ok1 := str(session.ArgOld)
 		nw, ok2 := str(session.ArgNew)
+		all, _ := a[session.ArgReplaceAll].(bool)
+		if edits, isList := a[session.ArgEdits].([]any); isList && !ok1 && len(edits) == 1 {
+			// Edit takes one replacement, and a list of one is one (an
+			// older MultiEdit's, or OpenCode's multiedit's).
+			m, _ := edits[0].(map[string]any)
+			old, ok1 = m[session.ArgOld].(string)
+			nw, ok2 = m[session.ArgNew].(string)
+			all, _ = m[session.ArgReplaceAll].(bool)
+		}
 		if !ok || !ok1 || !ok2 {
 			// Several edits, or a patch: Claude Code 2.1.330 has no tool
 			// that takes them.
 			return "", nil, false
 		}
 		name, out["file_path"], out["old_string"], out["new_string"] = "Edit", p, old, nw
-		copyIf(session.ArgReplaceAll, "replace_all")
+		if all {
+			out["replace_all"] = true
+		}
 	case session.ToolSearch:
 		pat, ok := str(session.ArgPattern)
 		if !ok {
