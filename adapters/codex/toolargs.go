@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/stead-dev/stead/adapters/internal/jsonl"
+	"github.com/stead-dev/stead/adapters/internal/toolarg"
 	"github.com/stead-dev/stead/internal/safetext"
 	"github.com/stead-dev/stead/session"
 )
@@ -17,12 +18,16 @@ func ToolArgs(name string, input json.RawMessage) (session.Tool, map[string]any,
 	var in struct {
 		Cmd     *string         `json:"cmd"`
 		Command json.RawMessage `json:"command"`
+		Workdir string          `json:"workdir"`
 		Input   *string         `json:"input"`
 		Query   string          `json:"query"`
-		Action  *struct {
-			Type    string   `json:"type"`
-			Command []string `json:"command"`
-			Query   string   `json:"query"`
+		// local_shell's action's working directory
+		WorkingDir string `json:"working_directory"`
+		Action     *struct {
+			Type       string   `json:"type"`
+			Command    []string `json:"command"`
+			WorkingDir string   `json:"working_directory"`
+			Query      string   `json:"query"`
 		} `json:"action"`
 		Plan []struct {
 			Step   string `json:"step"`
@@ -51,20 +56,21 @@ func ToolArgs(name string, input json.RawMessage) (session.Tool, map[string]any,
 		if cmd == "" {
 			return "", nil, false
 		}
-		return session.ToolBash, map[string]any{session.ArgCommand: cmd}, true
+		return session.ToolBash, map[string]any{session.ArgCommand: inDir(in.Workdir, cmd)}, true
 	case "local_shell":
 		// The reader's input is the call's action ({"type":"exec",
 		// "command":[...]}), or holds it under "action".
 		var argv []string
+		dir := in.WorkingDir
 		if in.Action != nil {
-			argv = in.Action.Command
+			argv, dir = in.Action.Command, in.Action.WorkingDir
 		} else {
 			_ = json.Unmarshal(in.Command, &argv)
 		}
 		if len(argv) == 0 {
 			return "", nil, false
 		}
-		return session.ToolBash, map[string]any{session.ArgCommand: commandLine(argv)}, true
+		return session.ToolBash, map[string]any{session.ArgCommand: inDir(dir, commandLine(argv))}, true
 	case "apply_patch":
 		if in.Input == nil {
 			return "", nil, false
@@ -97,6 +103,17 @@ func ToolArgs(name string, input json.RawMessage) (session.Tool, map[string]any,
 	return "", nil, false
 }
 
+// inDir returns a command line that runs cmd in dir: the universal shell
+// call has no working directory, so the command changes to it itself, as
+// Gemini CLI's, Kimi's and OpenCode's ToolArgs write theirs. dir is quoted
+// to stay one word.
+func inDir(dir, cmd string) string {
+	if dir == "" {
+		return cmd
+	}
+	return "cd " + safetext.Quote(dir) + " && " + cmd
+}
+
 // commandLine turns an argv into a shell command line: the script of a
 // "bash -lc SCRIPT" call, else the words quoted as needed.
 func commandLine(argv []string) string {
@@ -116,10 +133,12 @@ func commandLine(argv []string) string {
 // tools of its own for those), apply_patch for writes and edits,
 // update_plan for todo lists, view_image for images. ok is false when
 // Codex has no tool for it (web fetches, web searches, whose results
-// Codex does not keep, and subagent tasks).
+// Codex does not keep, and subagent tasks), and for an edit that replaces
+// every occurrence of a text: a patch's hunk changes one place, and which
+// places the edit changed was not recorded.
 func ToolCall(tool session.Tool, a map[string]any) (string, json.RawMessage, bool) {
 	str := func(k string) string { s, _ := a[k].(string); return s }
-	num := func(k string) int { f, _ := a[k].(float64); return int(f) }
+	num := func(k string) int { return toolarg.Int(a, k) }
 	exec := func(cmd string) (string, json.RawMessage, bool) {
 		b, _ := json.Marshal(map[string]string{"cmd": cmd})
 		return "exec_command", b, true
@@ -168,11 +187,17 @@ func ToolCall(tool session.Tool, a map[string]any) (string, json.RawMessage, boo
 		if list, ok := a[session.ArgEdits].([]any); ok {
 			for _, x := range list {
 				m, _ := x.(map[string]any)
+				if all, _ := m[session.ArgReplaceAll].(bool); all {
+					return "", nil, false
+				}
 				o, _ := m[session.ArgOld].(string)
 				n, _ := m[session.ArgNew].(string)
 				edits = append(edits, [2]string{o, n})
 			}
 		} else if _, ok := a[session.ArgOld].(string); ok {
+			if all, _ := a[session.ArgReplaceAll].(bool); all {
+				return "", nil, false
+			}
 			edits = [][2]string{{str(session.ArgOld), str(session.ArgNew)}}
 		}
 		if len(edits) > 0 {
