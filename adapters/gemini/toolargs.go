@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/stead-dev/stead/adapters/internal/toolarg"
 	"github.com/stead-dev/stead/internal/safetext"
 	"github.com/stead-dev/stead/session"
 )
@@ -185,7 +186,7 @@ func ToolArgs(name string, input json.RawMessage) (session.Tool, map[string]any,
 // lacks (plans, questions, notebooks, skills, MCP).
 func ToolCall(tool session.Tool, a map[string]any) (string, json.RawMessage, bool) {
 	str := func(k string) (string, bool) { s, ok := a[k].(string); return s, ok && s != "" }
-	num := func(k string) int { f, _ := a[k].(float64); return int(f) }
+	num := func(k string) int { return toolarg.Int(a, k) }
 	out := map[string]any{}
 	var name string
 	switch tool {

@@ -125,6 +125,9 @@ func TestToolCallRoundTrip(t *testing.T) {
 			"read_file", `{"file_path":"/p/a.go"}`, nil, ""},
 		{session.ToolRead, map[string]any{"path": "/p/a.go", "offset": 10.0, "limit": 5.0},
 			"read_file", `{"end_line":14,"file_path":"/p/a.go","start_line":10}`, nil, ""},
+		// Numbers a Go caller passes as ints are numbers.
+		{session.ToolRead, map[string]any{"path": "/p/a.go", "offset": 10, "limit": json.Number("5")},
+			"read_file", `{"end_line":14,"file_path":"/p/a.go","start_line":10}`, map[string]any{"path": "/p/a.go", "offset": 10.0, "limit": 5.0}, ""},
 		{session.ToolRead, map[string]any{"path": "/p/a.go", "limit": 5.0},
 			"read_file", `{"end_line":5,"file_path":"/p/a.go","start_line":1}`, map[string]any{"path": "/p/a.go", "offset": 1.0, "limit": 5.0}, ""},
 		{session.ToolImage, map[string]any{"path": "/p/shot.png"},
