@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/stead-dev/stead/adapters/internal/toolarg"
 	"github.com/stead-dev/stead/internal/safetext"
 	"github.com/stead-dev/stead/session"
 )
@@ -235,10 +236,12 @@ const maxForegroundTimeout = 300
 // name and input, fitting the tool's JSON Schema (every one of them
 // rejects properties it does not list). ok is false when Kimi Code has no
 // tool for it: an edit of several places or a patch (Edit takes one
-// replacement), an edit with nothing to replace, a question, a skill.
+// replacement), an edit with nothing to replace, a web fetch that asked a
+// question of the page (FetchURL takes a URL alone, and returns the page),
+// a question, a skill.
 func ToolCall(tool session.Tool, a map[string]any) (string, json.RawMessage, bool) {
 	str := func(k string) (string, bool) { s, ok := a[k].(string); return s, ok }
-	num := func(k string) float64 { f, _ := a[k].(float64); return f }
+	num := func(k string) float64 { f, _ := toolarg.Number(a, k); return f }
 	out := map[string]any{}
 	var name string
 	switch tool {
@@ -283,11 +286,19 @@ func ToolCall(tool session.Tool, a map[string]any) (string, json.RawMessage, boo
 		p, _ := str(session.ArgPath)
 		old, ok1 := str(session.ArgOld)
 		nw, ok2 := str(session.ArgNew)
+		ra, _ := a[session.ArgReplaceAll].(bool)
+		if edits, isList := a[session.ArgEdits].([]any); isList && !ok1 && len(edits) == 1 {
+			// Edit takes one replacement, and a list of one is one.
+			m, _ := edits[0].(map[string]any)
+			old, ok1 = m[session.ArgOld].(string)
+			nw, ok2 = m[session.ArgNew].(string)
+			ra, _ = m[session.ArgReplaceAll].(bool)
+		}
 		if p == "" || !ok1 || !ok2 || old == "" {
 			return "", nil, false
 		}
 		name, out["path"], out["old_string"], out["new_string"] = "Edit", p, old, nw
-		if ra, _ := a[session.ArgReplaceAll].(bool); ra {
+		if ra {
 			out["replace_all"] = true
 		}
 	case session.ToolSearch:
@@ -321,7 +332,9 @@ func ToolCall(tool session.Tool, a map[string]any) (string, json.RawMessage, boo
 		name, out["command"] = "Bash", "ls -la "+safetext.Quote(p)
 	case session.ToolWebFetch:
 		u, _ := str(session.ArgURL)
-		if u == "" {
+		if p, _ := str(session.ArgPrompt); u == "" || p != "" {
+			// The result of a fetch with a prompt is an answer to it, not
+			// the page FetchURL would return.
 			return "", nil, false
 		}
 		name, out["url"] = "FetchURL", u
@@ -371,7 +384,9 @@ func ToolCall(tool session.Tool, a map[string]any) (string, json.RawMessage, boo
 }
 
 // kimiSubagentType returns the Kimi Code subagent type (coder, explore,
-// plan) another CLI's agent name stands for, or "" for the default.
+// plan) another CLI's agent name stands for; any other name as it is (the
+// call is history: no agent runs), as Gemini CLI's and OpenCode's
+// ToolCall keep it; "" when none is named, for the default.
 func kimiSubagentType(v any) string {
 	s, _ := v.(string)
 	switch strings.ToLower(s) {
@@ -382,7 +397,7 @@ func kimiSubagentType(v any) string {
 	case "plan", "planner":
 		return "plan"
 	}
-	return ""
+	return s
 }
 
 // legacyCall writes a universal tool call as a legacy kimi-cli 1.49 one:
@@ -390,7 +405,7 @@ func kimiSubagentType(v any) string {
 // Glob, Grep, FetchURL, SearchWeb, SetTodoList and Agent.
 func legacyCall(tool session.Tool, a map[string]any) (string, json.RawMessage, bool) {
 	str := func(k string) string { s, _ := a[k].(string); return s }
-	num := func(k string) float64 { f, _ := a[k].(float64); return f }
+	num := func(k string) float64 { f, _ := toolarg.Number(a, k); return f }
 	out := map[string]any{}
 	var name string
 	switch tool {
@@ -468,8 +483,8 @@ func legacyCall(tool session.Tool, a map[string]any) (string, json.RawMessage, b
 			out["directory"] = p
 		}
 	case session.ToolWebFetch:
-		if str(session.ArgURL) == "" {
-			return "", nil, false
+		if str(session.ArgURL) == "" || str(session.ArgPrompt) != "" {
+			return "", nil, false // as ToolCall
 		}
 		name, out["url"] = "FetchURL", str(session.ArgURL)
 	case session.ToolWebSearch:

@@ -171,13 +171,16 @@ func TestToolCallFitsKimiCode(t *testing.T) {
 		{session.ToolWrite, map[string]any{"path": "/w/b.txt", "content": "hi\n"}, "Write", `{"content":"hi\n","path":"/w/b.txt"}`, nil},
 		{session.ToolEdit, map[string]any{"path": "/w/a.go", "old": "a := 1", "new": "a := 2", "replaceAll": true}, "Edit",
 			`{"new_string":"a := 2","old_string":"a := 1","path":"/w/a.go","replace_all":true}`, nil},
+		// A list of one edit is one replacement.
+		{session.ToolEdit, map[string]any{"path": "/w/a.go", "edits": []any{map[string]any{"old": "a", "new": "b", "replaceAll": true}}}, "Edit",
+			`{"new_string":"b","old_string":"a","path":"/w/a.go","replace_all":true}`,
+			map[string]any{"path": "/w/a.go", "old": "a", "new": "b", "replaceAll": true}},
 		{session.ToolSearch, map[string]any{"pattern": "func main", "path": "/w", "glob": "*.go"}, "Grep",
 			`{"glob":"*.go","path":"/w","pattern":"func main"}`, nil},
 		{session.ToolGlob, map[string]any{"pattern": "**/*.go", "path": "/w"}, "Glob", `{"path":"/w","pattern":"**/*.go"}`, nil},
 		{session.ToolList, map[string]any{"path": "/w/it's"}, "Bash", `{"command":"ls -la '/w/it'\\''s'"}`,
 			map[string]any{"command": `ls -la '/w/it'\''s'`}},
-		{session.ToolWebFetch, map[string]any{"url": "https://example.com", "prompt": "summarise"}, "FetchURL",
-			`{"url":"https://example.com"}`, map[string]any{"url": "https://example.com"}},
+		{session.ToolWebFetch, map[string]any{"url": "https://example.com"}, "FetchURL", `{"url":"https://example.com"}`, nil},
 		{session.ToolWebSearch, map[string]any{"query": "kimi code"}, "WebSearch", `{"query":"kimi code"}`, nil},
 		{session.ToolTodo, map[string]any{"todos": todos}, "TodoList",
 			`{"todos":[{"status":"done","title":"read the code"},{"status":"in_progress","title":"fix it"},{"status":"pending","title":"test it"}]}`, nil},
@@ -186,6 +189,14 @@ func TestToolCallFitsKimiCode(t *testing.T) {
 			map[string]any{"prompt": "find the bug", "description": "Find bug", "agent": "explore"}},
 		{session.ToolTask, map[string]any{"prompt": "do it"}, "Agent", `{"description":"Subagent task","prompt":"do it"}`,
 			map[string]any{"prompt": "do it", "description": "Subagent task"}},
+		// An agent Kimi Code has no type for keeps its name.
+		{session.ToolTask, map[string]any{"prompt": "review", "description": "Review", "agent": "security-reviewer"}, "Agent",
+			`{"description":"Review","prompt":"review","subagent_type":"security-reviewer"}`, nil},
+		// Numbers a Go caller passes as ints are numbers.
+		{session.ToolRead, map[string]any{"path": "/w/a.go", "offset": 10, "limit": int64(20)}, "Read",
+			`{"line_offset":10,"n_lines":20,"path":"/w/a.go"}`, map[string]any{"path": "/w/a.go", "offset": 10.0, "limit": 20.0}},
+		{session.ToolBash, map[string]any{"command": "make", "timeout": json.Number("30000")}, "Bash",
+			`{"command":"make","timeout":30}`, map[string]any{"command": "make", "timeout": 30000.0}},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.tool)+"/"+tt.name, func(t *testing.T) {
@@ -226,7 +237,8 @@ func TestToolCallRefuses(t *testing.T) {
 		tool session.Tool
 		args map[string]any
 	}{
-		"several edits": {session.ToolEdit, map[string]any{"path": "/w/a", "edits": []any{map[string]any{"old": "a", "new": "b"}}}},
+		"several edits": {session.ToolEdit, map[string]any{"path": "/w/a", "edits": []any{map[string]any{"old": "a", "new": "b"}, map[string]any{"old": "c", "new": "d"}}}},
+		"fetch, prompt": {session.ToolWebFetch, map[string]any{"url": "https://example.com", "prompt": "summarise"}},
 		"patch":         {session.ToolEdit, map[string]any{"patch": "*** Begin Patch\n*** End Patch\n"}},
 		"empty old":     {session.ToolEdit, map[string]any{"path": "/w/a", "old": "", "new": "b"}},
 		"empty command": {session.ToolBash, map[string]any{"command": ""}},
@@ -302,6 +314,52 @@ func TestLegacyToolCall(t *testing.T) {
 		name, input := legacyToolCall(tt.name, json.RawMessage(tt.input))
 		if name != tt.wantName || !reflect.DeepEqual(decode(t, input), decode(t, json.RawMessage(tt.wantInput))) {
 			t.Errorf("legacyToolCall(%s, %s) = %s %s, want %s %s", tt.name, tt.input, name, input, tt.wantName, tt.wantInput)
+		}
+	}
+}
+
+// TestLegacyCallDropsNothing checks that legacyCall, like ToolCall, writes
+// each argument of a universal call or refuses the call: what it writes
+// reads back as the same universal call.
+func TestLegacyCallDropsNothing(t *testing.T) {
+	for _, c := range []struct {
+		tool session.Tool
+		args map[string]any
+	}{
+		{session.ToolBash, map[string]any{"command": "make", "timeout": 30000.0}},
+		{session.ToolRead, map[string]any{"path": "/w/a", "offset": 10, "limit": json.Number("20")}},
+		{session.ToolWrite, map[string]any{"path": "/w/a", "content": "x\n"}},
+		{session.ToolEdit, map[string]any{"path": "/w/a", "old": "a", "new": "b", "replaceAll": true}},
+		{session.ToolEdit, map[string]any{"path": "/w/a", "edits": []any{map[string]any{"old": "a", "new": "b"}, map[string]any{"old": "c", "new": "d", "replaceAll": true}}}},
+		{session.ToolSearch, map[string]any{"pattern": "x", "path": "/w", "glob": "*.go"}},
+		{session.ToolGlob, map[string]any{"pattern": "*.go", "path": "/w"}},
+		{session.ToolWebFetch, map[string]any{"url": "https://x"}},
+		{session.ToolWebFetch, map[string]any{"url": "https://x", "prompt": "summarise"}},
+		{session.ToolWebSearch, map[string]any{"query": "q"}},
+		{session.ToolTodo, map[string]any{"todos": []any{map[string]any{"content": "a", "status": "completed"}}}},
+		{session.ToolTask, map[string]any{"prompt": "p", "description": "d", "agent": "explore"}},
+		{session.ToolTask, map[string]any{"prompt": "p", "description": "d", "agent": "security-reviewer"}},
+	} {
+		name, in, ok := legacyCall(c.tool, c.args)
+		if !ok {
+			if c.tool != session.ToolWebFetch || c.args["prompt"] == nil {
+				t.Errorf("legacyCall(%s, %v) refuses a call kimi-cli can make", c.tool, c.args)
+			}
+			continue
+		}
+		want := map[string]any{}
+		for k, v := range c.args {
+			switch n := v.(type) {
+			case int:
+				v = float64(n)
+			case json.Number:
+				v, _ = n.Float64()
+			}
+			want[k] = v
+		}
+		tool, back, ok := ToolArgs(name, in)
+		if !ok || tool != c.tool || !reflect.DeepEqual(back, want) {
+			t.Errorf("legacyCall(%s, %v) = %s %s, which reads back as %s %v %v", c.tool, c.args, name, in, tool, back, ok)
 		}
 	}
 }
