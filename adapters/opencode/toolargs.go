@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/stead-dev/stead/adapters/internal/toolarg"
 	"github.com/stead-dev/stead/internal/safetext"
 	"github.com/stead-dev/stead/session"
 )
@@ -171,20 +172,14 @@ func ToolArgs(name string, input json.RawMessage) (session.Tool, map[string]any,
 // edit, grep, glob, webfetch, todowrite and task. ok is false when
 // OpenCode has no tool for it: web searches (websearch is offered only
 // with some providers), several edits in one call (1.18.33 offers no
-// multiedit), patches (apply_patch is offered only to GPT models), and
-// anything else.
+// multiedit), patches (apply_patch is offered only to GPT models), web
+// fetches that asked a question of the page (webfetch returns the page),
+// and anything else.
 func ToolCall(tool session.Tool, a map[string]any) (string, json.RawMessage, bool) {
 	str := func(k string) (string, bool) { s, ok := a[k].(string); return s, ok }
 	num := func(k string) (int64, bool) {
-		switch v := a[k].(type) {
-		case float64:
-			return int64(v), v >= 1
-		case int:
-			return int64(v), v >= 1
-		case int64:
-			return v, v >= 1
-		}
-		return 0, false
+		f, ok := toolarg.Number(a, k)
+		return int64(f), ok && f >= 1
 	}
 	out := map[string]any{}
 	var name string
@@ -265,7 +260,9 @@ func ToolCall(tool session.Tool, a map[string]any) (string, json.RawMessage, boo
 		}
 	case session.ToolWebFetch:
 		u, ok := str(session.ArgURL)
-		if !ok {
+		if p, _ := str(session.ArgPrompt); !ok || p != "" {
+			// The result of a fetch with a prompt is an answer to it, not
+			// the page webfetch would return.
 			return "", nil, false
 		}
 		name, out["url"] = "webfetch", u

@@ -87,6 +87,7 @@ var universalCalls = []struct {
 }{
 	{"bash", session.ToolBash, map[string]any{"command": "ls -la", "description": "List", "timeout": 60000.0}, "bash", `{"command":"ls -la","timeout":60000}`},
 	{"read", session.ToolRead, map[string]any{"path": "/p/a.go", "offset": 10.0, "limit": 20.0}, "read", `{"filePath":"/p/a.go","limit":20,"offset":10}`},
+	{"read, ints", session.ToolRead, map[string]any{"path": "/p/a.go", "offset": json.Number("10"), "limit": 20}, "read", `{"filePath":"/p/a.go","limit":20,"offset":10}`},
 	{"read whole", session.ToolRead, map[string]any{"path": "/p/a.go"}, "read", `{"filePath":"/p/a.go"}`},
 	{"write", session.ToolWrite, map[string]any{"path": "/p/a.go", "content": "package a\n"}, "write", `{"content":"package a\n","filePath":"/p/a.go"}`},
 	{"edit", session.ToolEdit, map[string]any{"path": "/p/a.go", "old": "a", "new": "b", "replaceAll": true}, "edit", `{"filePath":"/p/a.go","newString":"b","oldString":"a","replaceAll":true}`},
@@ -95,7 +96,7 @@ var universalCalls = []struct {
 	{"glob", session.ToolGlob, map[string]any{"pattern": "**/*.go", "path": "/p"}, "glob", `{"path":"/p","pattern":"**/*.go"}`},
 	{"list", session.ToolList, map[string]any{"path": "/p"}, "read", `{"filePath":"/p"}`},
 	{"image", session.ToolImage, map[string]any{"path": "/p/shot.png"}, "read", `{"filePath":"/p/shot.png"}`},
-	{"web fetch", session.ToolWebFetch, map[string]any{"url": "https://example.com", "prompt": "summarise"}, "webfetch", `{"url":"https://example.com"}`},
+	{"web fetch", session.ToolWebFetch, map[string]any{"url": "https://example.com"}, "webfetch", `{"url":"https://example.com"}`},
 	{"todo", session.ToolTodo, map[string]any{"todos": []any{map[string]any{"content": "a", "status": "in_progress"}, map[string]any{"content": "b", "status": "odd"}}},
 		"todowrite", `{"todos":[{"content":"a","priority":"medium","status":"in_progress"},{"content":"b","priority":"medium","status":"pending"}]}`},
 	{"task", session.ToolTask, map[string]any{"prompt": "Write tests", "description": "tests", "agent": "general-purpose"}, "task", `{"description":"tests","prompt":"Write tests","subagent_type":"general"}`},
@@ -139,6 +140,10 @@ func TestToolCallNone(t *testing.T) {
 		"no content":    {session.ToolWrite, map[string]any{"path": "/p/a"}},
 		"no url":        {session.ToolWebFetch, map[string]any{}},
 		"no prompt":     {session.ToolTask, map[string]any{}},
+
+		// webfetch returns the page; the result of a fetch with a prompt
+		// is an answer to it.
+		"fetch with a prompt": {session.ToolWebFetch, map[string]any{"url": "https://example.com", "prompt": "summarise"}},
 	} {
 		if n, in, ok := ToolCall(c.tool, c.args); ok {
 			t.Errorf("%s: ToolCall = %s %s, want none", name, n, in)
