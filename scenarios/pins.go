@@ -4,6 +4,7 @@ import (
 	"bufio"
 	_ "embed"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -20,9 +21,23 @@ var clisTxt string
 type Pin struct {
 	Name string
 	// Spec is the npm package spec, Bin the executable relative to the
-	// install folder, Runtime the pin that runs Bin ("" when it runs
-	// itself; Kimi Code's script needs a newer Node).
+	// install folder (npm's link node_modules/.bin/<program>), Runtime
+	// the pin that runs Bin ("" when it runs itself; Kimi Code's script
+	// needs a newer Node).
 	Spec, Bin, Runtime string
+}
+
+// Program is the command the package installs: the name of its Bin, as
+// npm links it in node_modules/.bin and as it is found on PATH.
+func (p Pin) Program() string { return path.Base(p.Bin) }
+
+// Program is the command that runs cli, as found on PATH: its pin's
+// Program, else cli itself (a CLI stead pins none of).
+func Program(cli string) string {
+	if pin, ok := Pins()[cli]; ok {
+		return pin.Program()
+	}
+	return cli
 }
 
 // Pins returns the pinned CLIs (and the Node that Kimi Code needs), by

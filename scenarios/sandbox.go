@@ -142,17 +142,18 @@ var ErrMissingCLI = errors.New("a CLI stead runs is not installed")
 type MissingCLIError struct {
 	CLI string
 	// Spec is the pinned npm package ("" for a CLI stead pins none of),
-	// Cache where scripts/install-clis.sh installs it, Var the variable
-	// that names its program.
-	Spec, Cache, Var string
+	// Cache where scripts/install-clis.sh installs it, Program the
+	// command looked for on PATH (see Program), Var the variable that
+	// names its program.
+	Spec, Cache, Program, Var string
 }
 
 func (e *MissingCLIError) Error() string {
 	if e.Spec == "" {
-		return fmt.Sprintf("%s is not on PATH; set %s to its program", e.CLI, e.Var)
+		return fmt.Sprintf("%s is not on PATH; set %s to its program", e.Program, e.Var)
 	}
 	return fmt.Sprintf("%s is not installed: install the pinned %s with scripts/install-clis.sh %s (into %s), put %s on PATH, or set %s to its program",
-		e.CLI, e.Spec, e.CLI, e.Cache, e.CLI, e.Var)
+		e.CLI, e.Spec, e.CLI, e.Cache, e.Program, e.Var)
 }
 
 // Is makes a MissingCLIError match ErrMissingCLI.
@@ -160,7 +161,8 @@ func (e *MissingCLIError) Is(target error) bool { return target == ErrMissingCLI
 
 // FindCLI finds the command that runs cli: STEAD_<CLI>_BIN (which may be
 // "runtime script"), the pinned install (scripts/install-clis.sh, with the
-// runtime it needs), or cli on PATH, in that order; from says which. When
+// runtime it needs), or its program (Program) on PATH, in that order; from
+// says which. When
 // none is there, the error, a *MissingCLIError, says how to install it and
 // which variable names it.
 func FindCLI(env session.Env, cli string) (argv []string, from string, err error) {
@@ -172,7 +174,7 @@ func FindCLI(env session.Env, cli string) (argv []string, from string, err error
 	if argv, ok := Installed(env, cli); ok {
 		return argv, "pinned " + pin.Spec + " in " + CacheDir(env), nil
 	}
-	if p, err := lookPath(env, cli); err == nil {
+	if p, err := lookPath(env, Program(cli)); err == nil {
 		if !pinned {
 			return []string{p}, "PATH", nil
 		}
@@ -189,7 +191,7 @@ func FindCLI(env session.Env, cli string) (argv []string, from string, err error
 		}
 		return []string{p}, "PATH (not the pinned " + pin.Spec + ")", nil
 	}
-	return nil, "", &MissingCLIError{CLI: cli, Spec: pin.Spec, Cache: CacheDir(env), Var: key}
+	return nil, "", &MissingCLIError{CLI: cli, Spec: pin.Spec, Cache: CacheDir(env), Program: Program(cli), Var: key}
 }
 
 // findCLI is FindCLI for a sandbox.

@@ -251,8 +251,7 @@ func newRootCmd(f *Factory) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "stead",
 		Short: "Read, convert and supervise AI coding CLI sessions",
-		Long: `stead works with the sessions of AI coding CLIs: Claude Code, Codex CLI, Gemini
-CLI, OpenCode and Kimi Code.
+		Long: fill("stead works with the sessions of AI coding CLIs: "+cliTitles(nil)+".", 80) + `
 
   Sessions   read every CLI's native store into one universal format: list,
              show, search by project and time, total tokens and cost (stead

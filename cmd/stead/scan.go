@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/catalog"
 	"github.com/stead-dev/stead/internal/safetext"
 	"github.com/stead-dev/stead/session"
@@ -25,7 +26,7 @@ type scanFlags struct {
 }
 
 func (s *scanFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringSliceVar(&s.CLIs, "cli", nil, "only these CLIs (claude, codex, gemini, opencode, kimi; repeat or comma-separate)")
+	cmd.Flags().StringSliceVar(&s.CLIs, "cli", nil, "only these CLIs ("+strings.Join(adapters.Names(), ", ")+"; repeat or comma-separate)")
 	cmd.Flags().StringVar(&s.Project, "project", "", "only sessions in this project: a path (and below) or part of one")
 	cmd.Flags().StringVar(&s.Since, "since", "", "only sessions active since: a date (2026-11-01), a time (RFC 3339) or an age (24h, 7d)")
 	cmd.Flags().StringVar(&s.Until, "until", "", "only sessions active until: a date, a time or an age")

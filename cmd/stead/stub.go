@@ -16,6 +16,7 @@ import (
 	"github.com/stead-dev/stead/internal/safetext"
 	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/modelstub"
+	"github.com/stead-dev/stead/scenarios"
 )
 
 // StubOptions are the inputs of `stead stub`.
@@ -37,12 +38,11 @@ func newStubCmd(f *Factory, runF func(*StubOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "stub --script FILE",
 		Short: "Serve a scripted model on 127.0.0.1 for the CLIs to talk to offline",
-		Long: `Serve a scripted model on 127.0.0.1: Anthropic Messages, OpenAI Responses, OpenAI
-Chat Completions and Gemini, so Claude Code, Codex, Gemini CLI, OpenCode and Kimi
-Code run offline against it. Each request the CLI makes for its conversation
-plays the script's next turn (text, thinking, tool calls mapped to the tools the
-CLI declares, or a fault); titles, summaries and routing are answered on the
-side. It prints the environment each CLI needs, and runs until interrupted.
+		Long: fill("Serve a scripted model on 127.0.0.1: Anthropic Messages, OpenAI Responses, OpenAI "+
+			"Chat Completions and Gemini, so "+cliTitles(launchable)+" run offline against it. "+
+			"Each request the CLI makes for its conversation plays the script's next turn (text, thinking, "+
+			"tool calls mapped to the tools the CLI declares, or a fault); titles, summaries and routing "+
+			"are answered on the side. It prints the environment each CLI needs, and runs until interrupted.", 80) + `
 
 It refuses what the real APIs refuse, with their status and error: a model of
 another provider, a tool result without its call or a call without its result,
@@ -132,6 +132,10 @@ func stubRun(cmd *cobra.Command, opts *StubOptions) error {
 	return nil
 }
 
+// launchable reports whether the stub can say how to point a's CLI at
+// it.
+func launchable(a adapters.Adapter) bool { return a.Driver != nil && a.Setup != nil }
+
 func printStubHelp(io *IOStreams, url string, script *modelstub.Script, opts *StubOptions) error {
 	w := io.Out
 	fmt.Fprintf(w, "stead stub: serving %d scripted turns on %s\n\n", len(script.Turns), url)
@@ -149,7 +153,7 @@ func printStubHelp(io *IOStreams, url string, script *modelstub.Script, opts *St
 		fmt.Fprintf(w, "Point a CLI at it (replace $STEAD_HOME with a home of its own, or use --homes DIR; run it in %s):\n", opts.Dir)
 	}
 	for _, a := range adapters.All {
-		if a.Driver == nil || a.Setup == nil {
+		if !launchable(a) {
 			continue
 		}
 		home := homeVar
@@ -195,7 +199,7 @@ func printStubHelp(io *IOStreams, url string, script *modelstub.Script, opts *St
 			for i, arg := range args {
 				args[i] = quoteWithHome(arg)
 			}
-			fmt.Fprintf(w, "  %s %s\n", a.Name, strings.Join(args, " "))
+			fmt.Fprintf(w, "  %s %s\n", scenarios.Program(a.Name), strings.Join(args, " "))
 		}
 	}
 	if len(script.Prompts) > 0 {
