@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,7 +15,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/agenthistory"
+	"github.com/stead-dev/stead/catalog"
 	"github.com/stead-dev/stead/cusf"
 	"github.com/stead-dev/stead/internal/atomicfile"
 	"github.com/stead-dev/stead/internal/redact"
@@ -138,7 +141,7 @@ func exportRun(cmd *cobra.Command, opts *ExportOptions) error {
 	defer prog.done()
 	// each reads the sessions one at a time and hands each to fn; one
 	// that cannot be read is reported and skipped.
-	each := func(fn func(src exportSource) error) error {
+	each := func(fn func(src *catalog.Opened) error) error {
 		for i, it := range items {
 			src, err := openExport(ctx, f, opts, it)
 			if err != nil {
@@ -147,7 +150,7 @@ func exportRun(cmd *cobra.Command, opts *ExportOptions) error {
 				continue
 			}
 			err = fn(src)
-			src.close()
+			src.Close()
 			if err != nil {
 				return err
 			}
@@ -161,10 +164,10 @@ func exportRun(cmd *cobra.Command, opts *ExportOptions) error {
 	case opts.Format == formatNDJSON:
 		err = exportNDJSON(f, opts, items, dir, now, rep, each)
 	case dir != "":
-		err = each(func(src exportSource) error {
-			name := filepath.Join(dir, safeName(src.s.Source.CLI+"-"+src.s.ID)+".usf.json")
+		err = each(func(src *catalog.Opened) error {
+			name := filepath.Join(dir, safeName(src.Session.Source.CLI+"-"+src.Session.ID)+".usf.json")
 			if opts.Format == formatCUSF {
-				name = filepath.Join(dir, cusf.FileName(src.s, "export", now))
+				name = filepath.Join(dir, cusf.FileName(src.Session, "export", now))
 			}
 			n, err := writeNewFile(name, func(w io.Writer) error {
 				return redacted(w, opts.Redact, func(w io.Writer) error { return encodeOne(w, opts.Format, src, now) })
@@ -175,7 +178,7 @@ func exportRun(cmd *cobra.Command, opts *ExportOptions) error {
 	default:
 		write := func(w io.Writer) error {
 			return redacted(w, opts.Redact, func(w io.Writer) error {
-				return each(func(src exportSource) error { return encodeOne(w, opts.Format, src, now) })
+				return each(func(src *catalog.Opened) error { return encodeOne(w, opts.Format, src, now) })
 			})
 		}
 		if opts.Output != "" {
@@ -254,31 +257,31 @@ func parentID(l *session.Link) string {
 }
 
 // encodeOne writes one session in a per-session format.
-func encodeOne(w io.Writer, format string, src exportSource, now time.Time) error {
+func encodeOne(w io.Writer, format string, src *catalog.Opened, now time.Time) error {
 	if format == formatCUSF {
 		enc := cusf.NewEncoder(w, cusf.Options{Exporter: "stead/" + version, Now: func() time.Time { return now }})
-		if src.entries != nil {
-			return enc.EncodeStream(src.s, src.entries)
+		if src.Entries != nil {
+			return enc.EncodeStream(src.Session, src.Entries)
 		}
-		return enc.Encode(src.s)
+		return enc.Encode(src.Session)
 	}
-	if src.entries != nil {
-		var records session.Records = src.records
-		return session.EncodeStream(w, src.s, src.entries, records, false)
+	if src.Entries != nil {
+		var records session.Records = src.Records
+		return session.EncodeStream(w, src.Session, src.Entries, records, false)
 	}
-	return session.Encode(w, src.s, false)
+	return session.Encode(w, src.Session, false)
 }
 
 // writeNDJSON writes one session line of an NDJSON export.
-func writeNDJSON(w *agenthistory.Writer, src exportSource) error {
-	if src.entries != nil {
-		return w.WriteStream(src.s, src.records, src.entries)
+func writeNDJSON(w *agenthistory.Writer, src *catalog.Opened) error {
+	if src.Entries != nil {
+		return w.WriteStream(src.Session, src.Records, src.Entries)
 	}
-	return w.Write(src.s)
+	return w.Write(src.Session)
 }
 
 func exportNDJSON(f *Factory, opts *ExportOptions, items []exportItem, dir string, now time.Time, rep *exportReport,
-	each func(func(exportSource) error) error) error {
+	each func(func(*catalog.Opened) error) error) error {
 	h := agenthistory.Header{ExportTimestamp: now, Homes: []string{"local"}, SessionCount: len(items)}
 	for _, it := range items {
 		h.AgentTypes = appendNew(h.AgentTypes, agenthistory.Agent(it.cli))
@@ -287,7 +290,7 @@ func exportNDJSON(f *Factory, opts *ExportOptions, items []exportItem, dir strin
 		}
 	}
 	write := func(w *agenthistory.Writer) error {
-		return each(func(src exportSource) error { return writeNDJSON(w, src) })
+		return each(func(src *catalog.Opened) error { return writeNDJSON(w, src) })
 	}
 	path := opts.Output
 	if dir != "" {
@@ -427,3 +430,22 @@ func (p *exportProgress) done() {
 }
 
 var errNoFormat = errors.New("the file is in no format stead knows (CUSF, agent-history NDJSON or universal JSON)")
+
+// exportClock gives the time an export is made (a test fixes it).
+var exportClock = time.Now
+
+// openExport opens a session to export: a run's from the bus, else from
+// its CLI's store (see catalog.Open; CUSF keeps no native records).
+func openExport(ctx context.Context, f *Factory, opts *ExportOptions, it exportItem) (*catalog.Opened, error) {
+	if strings.HasPrefix(it.ref, "run:") {
+		b, err := connectBus(ctx, f, opts.Bus, true)
+		if err != nil {
+			return nil, err
+		}
+		defer b.Close()
+		s, err := loadSession(ctx, f, b, it.ref, "")
+		return &catalog.Opened{Session: s}, err
+	}
+	a, _ := adapters.Lookup(it.cli)
+	return catalog.Open(f.Env, a, it.sref, catalog.Keep{Records: opts.Format != formatCUSF})
+}

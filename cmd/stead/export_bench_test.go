@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stead-dev/stead/agenthistory"
+	"github.com/stead-dev/stead/catalog"
 	"github.com/stead-dev/stead/internal/heappeak"
 	"github.com/stead-dev/stead/internal/samples"
 	"github.com/stead-dev/stead/session"
@@ -18,7 +19,7 @@ import (
 
 // BenchmarkExport exports one large session file ($STEAD_BENCH_EXPORT_MB
 // megabytes, default 64) in each format, read in two passes (as a file
-// over twoPassAbove is) and whole, and reports its input throughput and the peak
+// over catalog.TwoPassAbove is) and whole, and reports its input throughput and the peak
 // live heap. The sessions: Claude Code and Codex testdata repeated
 // (records of everyday sizes), and the corpus generator's Claude Code
 // session, which holds records of up to 20 MB.
@@ -46,10 +47,10 @@ func BenchmarkExport(b *testing.B) {
 }
 
 func benchExport(b *testing.B, cli, path, format string, twoPass bool) {
-	defer func(n int64) { twoPassAbove = n }(twoPassAbove)
-	twoPassAbove = 1 << 62
+	defer func(n int64) { catalog.TwoPassAbove = n }(catalog.TwoPassAbove)
+	catalog.TwoPassAbove = 1 << 62
 	if twoPass {
-		twoPassAbove = 0
+		catalog.TwoPassAbove = 0
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -70,8 +71,8 @@ func benchExport(b *testing.B, cli, path, format string, twoPass bool) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if (src.entries != nil) != twoPass {
-			b.Fatalf("read in two passes: %v, want %v", src.entries != nil, twoPass)
+		if (src.Entries != nil) != twoPass {
+			b.Fatalf("read in two passes: %v, want %v", src.Entries != nil, twoPass)
 		}
 		if format == formatNDJSON {
 			var w *agenthistory.Writer
@@ -83,7 +84,7 @@ func benchExport(b *testing.B, cli, path, format string, twoPass bool) {
 		} else {
 			err = encodeOne(io.Discard, format, src, now)
 		}
-		src.close()
+		src.Close()
 		peak = max(peak, stop())
 		if err != nil {
 			b.Fatal(err)
@@ -112,7 +113,7 @@ func outlineCost(b *testing.B, f *Factory, opts *ExportOptions, it exportItem) (
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)
-	n := src.entries.outline.Len()
-	src.close()
+	n := src.Entries.Len()
+	src.Close()
 	return float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(max(n, 1)), n
 }

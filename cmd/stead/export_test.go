@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stead-dev/stead/catalog"
 	"github.com/stead-dev/stead/internal/samples"
 	"github.com/stead-dev/stead/session"
 )
@@ -139,9 +140,9 @@ func TestExportTwoPass(t *testing.T) {
 	exportClock = func() time.Time { return time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC) }
 	export := func(format string, twoPass bool) map[string]string {
 		t.Helper()
-		defer func(n int64) { twoPassAbove = n }(twoPassAbove)
+		defer func(n int64) { catalog.TwoPassAbove = n }(catalog.TwoPassAbove)
 		if twoPass {
-			twoPassAbove = 0
+			catalog.TwoPassAbove = 0
 		}
 		dir := t.TempDir()
 		mustRun(t, env, "session", "export", "--format", format, "-o", dir)
@@ -180,8 +181,8 @@ func TestExportTwoPass(t *testing.T) {
 // reads of an export (its lines reordered, the same size) fails with a
 // clear error instead of writing a mix of both.
 func TestExportTwoPassChanged(t *testing.T) {
-	defer func(n int64) { twoPassAbove = n }(twoPassAbove)
-	twoPassAbove = 0
+	defer func(n int64) { catalog.TwoPassAbove = n }(catalog.TwoPassAbove)
+	catalog.TwoPassAbove = 0
 	for _, cli := range []string{session.Claude, session.Codex} {
 		t.Run(cli, func(t *testing.T) {
 			path := samples.Repeated(t, cli, 64<<10)
@@ -195,8 +196,8 @@ func TestExportTwoPassChanged(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer src.close()
-			if src.entries == nil {
+			defer src.Close()
+			if src.Entries == nil {
 				t.Fatal("not read in two passes")
 			}
 			data, err := os.ReadFile(path)
@@ -209,13 +210,13 @@ func TestExportTwoPassChanged(t *testing.T) {
 				t.Fatal(err)
 			}
 			for {
-				_, err = src.entries.Next()
+				_, err = src.Entries.Next()
 				if err != nil {
 					break
 				}
 			}
-			if !errors.Is(err, errChanged) || !strings.Contains(err.Error(), path) {
-				t.Errorf("reading a changed file: %v, want %v naming the file", err, errChanged)
+			if !errors.Is(err, catalog.ErrChanged) || !strings.Contains(err.Error(), path) {
+				t.Errorf("reading a changed file: %v, want %v naming the file", err, catalog.ErrChanged)
 			}
 		})
 	}

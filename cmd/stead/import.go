@@ -18,6 +18,7 @@ import (
 
 	"github.com/stead-dev/stead/agenthistory"
 	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/catalog"
 	"github.com/stead-dev/stead/cusf"
 	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/runs"
@@ -232,7 +233,7 @@ type importSource struct {
 }
 
 // importSessions reads the sessions of an exported file for import, one
-// at a time, calling fn for each: a CUSF file over twoPassAbove in two
+// at a time, calling fn for each: a CUSF file over catalog.TwoPassAbove in two
 // passes (cusf.DecodeOutline), so that its session is stored one entry at
 // a time; an NDJSON file a line (one session) at a time; a universal
 // document whole.
@@ -242,7 +243,7 @@ func importSessions(path string, fn func(importSource) error) (string, []error, 
 		return "", nil, err
 	}
 	defer closeFile()
-	if fi, err := os.Stat(path); err == nil && format == formatCUSF && fi.Size() > twoPassAbove {
+	if fi, err := os.Stat(path); err == nil && format == formatCUSF && fi.Size() > catalog.TwoPassAbove {
 		warns, err := importTwoPass(br, path, fn)
 		return format, warns, err
 	}
@@ -255,19 +256,19 @@ func importSessions(path string, fn func(importSource) error) (string, []error, 
 // importTwoPass reads the CUSF file br holds for its outline, spooling
 // its records, and opens it again for its entries.
 func importTwoPass(br *bufio.Reader, path string, fn func(importSource) error) ([]error, error) {
-	spool, err := newRecordSpool()
+	spool, err := catalog.NewRecordSpool()
 	if err != nil {
 		return nil, err
 	}
-	defer spool.close()
-	s, o, warns, err := cusf.DecodeOutline(br, path, spool.add)
+	defer spool.Close()
+	s, o, warns, err := cusf.DecodeOutline(br, path, spool.Add)
 	if err == nil {
-		err = spool.rewind()
+		err = spool.Rewind()
 	}
 	if err != nil {
 		return warns, err
 	}
-	runtime.GC() // see openTwoPass
+	runtime.GC() // see catalog.OpenTwoPass
 	again, _, closeFile, err := openInterchange(path)
 	if err != nil {
 		return warns, err

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/catalog"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -64,7 +65,7 @@ func TestImportCutLine(t *testing.T) {
 }
 
 // TestImportTwoPass imports the CUSF export of every test session read
-// whole and read in two passes (as a file over twoPassAbove is: its
+// whole and read in two passes (as a file over catalog.TwoPassAbove is: its
 // outline, then its entries stored as they are read again): the runs
 // store the same sessions.
 func TestImportTwoPass(t *testing.T) {
@@ -77,10 +78,10 @@ func TestImportTwoPass(t *testing.T) {
 	}
 	imported := func(file string, twoPass bool) string {
 		t.Helper()
-		defer func(n int64) { twoPassAbove = n }(twoPassAbove)
-		twoPassAbove = 1 << 62
+		defer func(n int64) { catalog.TwoPassAbove = n }(catalog.TwoPassAbove)
+		catalog.TwoPassAbove = 1 << 62
 		if twoPass {
-			twoPassAbove = 0
+			catalog.TwoPassAbove = 0
 		}
 		var imp struct{ Sessions []struct{ Run string } }
 		if err := json.Unmarshal([]byte(mustRun(t, env, "session", "import", file, "--json")), &imp); err != nil || len(imp.Sessions) != 1 {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stead-dev/stead/adapters"
+	"github.com/stead-dev/stead/catalog"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -95,17 +96,17 @@ func showRun(opts *ShowOptions) error {
 	if err != nil {
 		return err
 	}
-	defer src.close()
-	s := src.s
+	defer src.Close()
+	s := src.Session
 	for _, w := range s.Warnings {
 		fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", w)
 	}
 	var entries session.Entries = &timelineEntries{tl: s.Timeline}
-	if src.entries != nil {
-		entries = src.entries
+	if src.Entries != nil {
+		entries = src.Entries
 	}
 	if opts.Format == "json" {
-		var records session.Records = src.records
+		var records session.Records = src.Records
 		if opts.NoNative {
 			entries, records = noNative{entries}, noRecords{}
 		}
@@ -115,15 +116,15 @@ func showRun(opts *ShowOptions) error {
 	}
 	title := ""
 	if s.Title == "" {
-		if src.entries == nil {
+		if src.Entries == nil {
 			title = timelineTitle(s.Timeline)
-		} else if title, err = src.entries.title(); err != nil {
+		} else if title, err = src.Entries.Find(promptTitle); err != nil {
 			return err
 		}
 	}
 	var ids []string
-	if src.entries != nil {
-		ids = src.entries.outline.IDs()
+	if src.Entries != nil {
+		ids = src.Entries.IDs()
 	} else {
 		ids = make([]string, len(s.Timeline))
 		for i := range s.Timeline {
@@ -143,11 +144,10 @@ func showRun(opts *ShowOptions) error {
 
 // openShown reads the session show names: whole, or, for a large session
 // file of a CLI whose files hold their whole conversation, in two passes
-// as export reads it (see openTwoPass), so that it is shown one entry at a
+// as export reads it (see catalog.Open), so that it is shown one entry at a
 // time. Its native records are kept only for --json.
-func openShown(opts *ShowOptions) (exportSource, error) {
+func openShown(opts *ShowOptions) (*catalog.Opened, error) {
 	f := opts.Factory
-	nothing := func() {}
 	if strings.HasPrefix(opts.Ref, "run:") {
 		ctx := opts.ctx
 		if ctx == nil {
@@ -155,27 +155,18 @@ func openShown(opts *ShowOptions) (exportSource, error) {
 		}
 		b, err := connectBus(ctx, f, opts.Bus, true)
 		if err != nil {
-			return exportSource{}, err
+			return nil, err
 		}
 		defer b.Close()
 		s, err := loadSession(ctx, f, b, opts.Ref, "")
-		return exportSource{s: s, close: nothing}, err
+		return &catalog.Opened{Session: s}, err
 	}
 	a, ref, err := resolveRef(f.Env, opts.Ref, opts.CLI)
 	if err != nil {
-		return exportSource{}, err
+		return nil, err
 	}
 	f.Logger.Debug("reading session", "cli", a.Name, "path", ref.Path, "id", ref.ID)
-	if fi, err := os.Stat(ref.Path); err == nil && fi.Mode().IsRegular() && fi.Size() > twoPassAbove &&
-		a.OpenOutline != nil && a.NewDecoder != nil {
-		keep := twoPassKeep{records: opts.Format == "json" && !opts.NoNative, ids: opts.Format != "json"}
-		src, ok, err := openTwoPass(f, a, ref, fi.Size(), keep)
-		if ok || err != nil {
-			return src, err
-		}
-	}
-	s, err := a.Open(f.Env, ref)
-	return exportSource{s: s, close: nothing}, err
+	return catalog.Open(f.Env, a, ref, catalog.Keep{Records: opts.Format == "json" && !opts.NoNative, IDs: opts.Format != "json"})
 }
 
 // timelineEntries gives the entries of a timeline held in memory.
@@ -236,7 +227,7 @@ func detect(path string) (adapters.Adapter, error) {
 		}
 		n++
 		for _, a := range adapters.All {
-			if a.Sniff != nil && a.Sniff([]byte(line)) {
+			if a.Reads() && a.Sniff != nil && a.Sniff([]byte(line)) {
 				votes[a.Name]++
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stead-dev/stead/catalog"
 	"github.com/stead-dev/stead/internal/usftest"
 	"github.com/stead-dev/stead/session"
 )
@@ -274,7 +275,7 @@ func TestShowMarkdownAndPaths(t *testing.T) {
 }
 
 // TestShowStreamed shows every session of every CLI's test store, read
-// whole and in two passes (as a file over twoPassAbove is: its outline,
+// whole and in two passes (as a file over catalog.TwoPassAbove is: its outline,
 // then its entries shown as they are read again), in every output: the
 // same bytes either way, and the JSON is what encoding/json writes for the
 // session read whole.
@@ -287,10 +288,10 @@ func TestShowStreamed(t *testing.T) {
 	}
 	show := func(twoPass bool, args ...string) string {
 		t.Helper()
-		defer func(n int64) { twoPassAbove = n }(twoPassAbove)
-		twoPassAbove = 1 << 62
+		defer func(n int64) { catalog.TwoPassAbove = n }(catalog.TwoPassAbove)
+		catalog.TwoPassAbove = 1 << 62
 		if twoPass {
-			twoPassAbove = 0
+			catalog.TwoPassAbove = 0
 		}
 		return mustRun(t, env, append([]string{"session", "show"}, args...)...)
 	}
@@ -299,16 +300,16 @@ func TestShowStreamed(t *testing.T) {
 		ref := ls.CLI + ":" + ls.ID
 		t.Run(ref, func(t *testing.T) {
 			f := &Factory{Env: env, Logger: slog.New(slog.DiscardHandler)}
-			defer func(n int64) { twoPassAbove = n }(twoPassAbove)
-			twoPassAbove = 0
+			defer func(n int64) { catalog.TwoPassAbove = n }(catalog.TwoPassAbove)
+			catalog.TwoPassAbove = 0
 			src, err := openShown(&ShowOptions{Factory: f, Ref: ref, Format: "json"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if src.entries != nil {
+			if src.Entries != nil {
 				streamed++
 			}
-			src.close()
+			src.Close()
 			a, r, err := resolveRef(env, ref, "")
 			if err != nil {
 				t.Fatal(err)
