@@ -1,44 +1,53 @@
 package adapters_test
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/session"
 )
 
 // TestSessionID reads the session id out of what each real CLI printed in
-// a headless run (samples recorded from the pinned versions).
+// a headless run: its testdata/output/ok.txtar, recorded from the pinned
+// version, holds the output (stdout) and the id (want).
 func TestSessionID(t *testing.T) {
-	want := map[string]string{
-		"claude.json":    "6cccbe0a-a5b6-4c51-bd4c-d322261e2887",
-		"codex.jsonl":    "01a1ff86-0e88-7863-a344-97213dbbd07a",
-		"gemini.json":    "b28a2652-78ad-40cb-8ef8-a5bc4227158d",
-		"opencode.jsonl": "ses_e0079bc40ffeWGiAVrGg0Ba6kx",
-		"kimi.jsonl":     "session_424dae73-8f4e-48a0-bcf3-315aeab5f322",
-	}
-	for file, id := range want {
-		cli := file[:len(file)-len(filepath.Ext(file))]
-		t.Run(cli, func(t *testing.T) {
-			a, ok := adapters.Lookup(cli)
-			if !ok || a.Driver == nil || a.SessionID == nil {
-				t.Fatalf("no SessionID for %s", cli)
-			}
-			out, err := os.ReadFile(filepath.Join("testdata", "stdout", file))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := a.SessionID(out); got != id {
-				t.Errorf("SessionID = %q, want %q", got, id)
+	for _, a := range adapters.All {
+		if a.Driver == nil || a.SessionID == nil {
+			continue
+		}
+		t.Run(a.Name, func(t *testing.T) {
+			out := readOutput(t, a.Name, "ok.txtar")
+			if got, want := a.SessionID(out["stdout"]), strings.TrimSpace(string(out["want"])); got != want {
+				t.Errorf("SessionID = %q, want %q", got, want)
 			}
 			if got := a.SessionID([]byte("Error: no model\n")); got != "" {
 				t.Errorf("SessionID of an error message = %q, want none", got)
 			}
 		})
 	}
+}
+
+// readOutput reads a CLI's testdata/output/<name>: the files of a txtar
+// archive, by name.
+func readOutput(t *testing.T, cli, name string) map[string][]byte {
+	t.Helper()
+	path := filepath.Join(cli, "testdata", "output", name)
+	ar, err := txtar.ParseFile(path)
+	if err != nil {
+		t.Fatalf("%v (record what the pinned %s prints in a headless run)", err, cli)
+	}
+	files := map[string][]byte{}
+	for _, f := range ar.Files {
+		files[f.Name] = f.Data
+	}
+	if files["want"] == nil {
+		t.Fatalf("%s holds no want", path)
+	}
+	return files
 }
 
 // TestLaunch checks every launchable CLI's setup keeps to its home and
@@ -84,29 +93,20 @@ func TestLaunch(t *testing.T) {
 }
 
 // TestFailure reads the error out of what each real CLI printed when its
-// model server failed (samples from the pinned versions; Kimi Code's was
-// printed against the stub's injected 500).
+// model server failed: its testdata/output/failed.txtar, recorded from the
+// pinned version, holds the output (stdout, stderr) and the error (want).
 func TestFailure(t *testing.T) {
-	want := map[string]string{
-		"claude":   "API Error: Connection refused — a firewall or proxy may be blocking it (ECONNREFUSED)",
-		"codex":    "We’re currently experiencing high demand, which may cause temporary errors.",
-		"gemini":   "fake error 400",
-		"opencode": "Cannot connect to API: Unable to connect. Is the computer able to access the url?",
-		"kimi":     "failed to run prompt: provider.api_error: 500 stead stub: fault 500 injected at turn 1",
-	}
-	for cli, msg := range want {
-		t.Run(cli, func(t *testing.T) {
-			a, _ := adapters.Lookup(cli)
-			if a.Driver == nil || a.Failure == nil {
-				t.Fatalf("no Failure for %s", cli)
-			}
-			stdout, _ := os.ReadFile(filepath.Join("testdata", "failure", cli+".stdout"))
-			stderr, _ := os.ReadFile(filepath.Join("testdata", "failure", cli+".stderr"))
-			if stdout == nil && stderr == nil {
+	for _, a := range adapters.All {
+		if a.Driver == nil || a.Failure == nil {
+			continue
+		}
+		t.Run(a.Name, func(t *testing.T) {
+			out := readOutput(t, a.Name, "failed.txtar")
+			if out["stdout"] == nil && out["stderr"] == nil {
 				t.Fatal("no sample")
 			}
-			if got := a.Failure(stdout, stderr); got != msg {
-				t.Errorf("Failure = %q, want %q", got, msg)
+			if got, want := a.Failure(out["stdout"], out["stderr"]), strings.TrimSuffix(string(out["want"]), "\n"); got != want {
+				t.Errorf("Failure = %q, want %q", got, want)
 			}
 		})
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 	_ "modernc.org/sqlite"
 
+	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/internal/usftest"
 	"github.com/stead-dev/stead/session"
 )
@@ -98,9 +99,9 @@ func TestListAndShowAllCLIs(t *testing.T) {
 	for _, s := range got.Sessions {
 		byCLI[s.CLI]++
 	}
-	for _, cli := range []string{session.Claude, session.Codex, session.Gemini, session.OpenCode, session.Kimi} {
-		if byCLI[cli] == 0 {
-			t.Errorf("no %s session listed; listed %v", cli, byCLI)
+	for _, a := range adapters.All {
+		if a.Reads() && byCLI[a.Name] == 0 {
+			t.Errorf("no %s session listed; listed %v", a.Name, byCLI)
 		}
 	}
 
