@@ -296,7 +296,7 @@ not installed, 130 interrupted.`,
 	})
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &FlagError{err: err} })
 	root.AddCommand(newSessionCmd(f))
-	root.AddCommand(newSchemaCmd(f))
+	root.AddCommand(newSchemaCmd(f), newManCmd(f))
 	root.AddCommand(newStubCmd(f, nil))
 	root.AddCommand(newServeCmd(f), newWatchCmd(f), newRunsCmd(f), newSendCmd(f), newStopCmd(f), newAttachCmd(f), newChainCmd(f), newABCmd(f), newTemplateCmd(f), newScenarioCmd(f))
 	refuseUnknown(root)
