@@ -38,11 +38,11 @@ type Header struct {
 	Extra map[string]json.RawMessage
 }
 
-// Add counts s in h: one more session, and its agent, home ("local") and
-// workspace name in the lists, each once.
-func (h *Header) Add(s *session.Session) {
+// Add counts s in h: one more session, and its agent (as names calls its
+// CLI), home ("local") and workspace name in the lists, each once.
+func (h *Header) Add(s *session.Session, names Names) {
 	h.SessionCount++
-	h.AgentTypes = addOnce(h.AgentTypes, Agent(s.Source.CLI))
+	h.AgentTypes = addOnce(h.AgentTypes, names.Agent(s.Source.CLI))
 	h.Homes = addOnce(h.Homes, "local")
 	name := s.Project.Name
 	if name == "" && s.Project.Path != "" {
@@ -172,33 +172,51 @@ func nonNil(s []string) []string {
 	return s
 }
 
-// Agent returns the format's agent name for one of stead's CLI names:
-// "claude-code" for Claude Code; "codex", "gemini", "opencode" and "kimi"
-// as they are (the seed names only the first three). Any other name is
-// returned unchanged.
-func Agent(cli string) string {
-	if cli == session.Claude {
-		return "claude-code"
+// Names says what the format calls stead's CLIs: the agent name written
+// for each, and the agent names read as each. The package knows no CLI:
+// its caller says which there are (stead adds those of its adapters).
+//
+// The zero Names knows none: a CLI is written under its own name, and an
+// agent name is read as session.Universal. A session still reads back as
+// the CLI it was written for, which a Writer keeps in stead's extension
+// whenever the agent name does not say it.
+type Names struct {
+	agent map[string]string // CLI → the agent name written
+	cli   map[string]string // agent name → CLI
+}
+
+// Add makes cli known: it is written as agent (as cli when agent is ""),
+// and cli, agent and each alias are read as cli.
+func (n *Names) Add(cli, agent string, aliases ...string) {
+	if n.agent == nil {
+		n.agent, n.cli = map[string]string{}, map[string]string{}
+	}
+	if agent == "" {
+		agent = cli
+	}
+	n.agent[cli] = agent
+	for _, name := range append([]string{cli, agent}, aliases...) {
+		n.cli[name] = cli
+	}
+}
+
+// Agent returns the agent name for one of stead's CLI names; a CLI n does
+// not know keeps its name.
+func (n Names) Agent(cli string) string {
+	if a, ok := n.agent[cli]; ok {
+		return a
 	}
 	return cli
 }
 
 // CLI returns stead's CLI name for an agent name: the inverse of Agent,
-// also accepting "claude", "codex-cli", "gemini-cli" and "kimi-cli". The
-// name of an agent stead does not know is session.Universal, "" stays "".
-func CLI(agent string) string {
-	switch agent {
-	case "claude-code", "claude":
-		return session.Claude
-	case "codex", "codex-cli":
-		return session.Codex
-	case "gemini", "gemini-cli":
-		return session.Gemini
-	case "opencode":
-		return session.OpenCode
-	case "kimi", "kimi-cli":
-		return session.Kimi
-	case "", session.Universal:
+// also reading the aliases. The name of an agent n does not know is
+// session.Universal; "" and session.Universal stay as they are.
+func (n Names) CLI(agent string) string {
+	if c, ok := n.cli[agent]; ok {
+		return c
+	}
+	if agent == "" || agent == session.Universal {
 		return agent
 	}
 	return session.Universal

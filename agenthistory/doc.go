@@ -30,8 +30,10 @@
 //
 // The mapping:
 //
-//   - agent: "claude-code" for Claude Code; "codex", "gemini", and, for the
-//     CLIs the seed does not name, "opencode" and "kimi" (see Agent, CLI).
+//   - agent: the CLI's agent name, as the caller's Names says (stead's
+//     adapters: "claude-code" for Claude Code; "codex", "gemini", and, for
+//     the CLIs the seed does not name, "opencode" and "kimi"; "codex-cli"
+//     and the like are read too). The package knows no CLI itself.
 //   - workspace is the project path; workspace_encoded is Claude Code's
 //     name for it (every character but an ASCII letter or digit becomes
 //     '-'); source is {type "local", host null, path of the native file}.

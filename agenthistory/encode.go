@@ -11,10 +11,10 @@ import (
 // sessionObject is the session object of s's line without its records
 // and warnings, which follow it (see sessionHead); hasRecords says whether
 // s has records.
-func sessionObject(s *session.Session, strict, hasRecords bool) *sessionJSON {
+func sessionObject(s *session.Session, names Names, strict, hasRecords bool) *sessionJSON {
 	o := &sessionJSON{
 		ID:               s.ID,
-		Agent:            Agent(s.Source.CLI),
+		Agent:            names.Agent(s.Source.CLI),
 		Workspace:        s.Project.Path,
 		WorkspaceEncoded: encodeWorkspace(s.Project.Path),
 		StartedAt:        timePtr(s.Metadata.Created),
@@ -41,7 +41,7 @@ func sessionObject(s *session.Session, strict, hasRecords bool) *sessionJSON {
 	if s.Version != "" && s.Version != session.Version {
 		x.Version = s.Version
 	}
-	if CLI(o.Agent) != s.Source.CLI {
+	if names.CLI(o.Agent) != s.Source.CLI {
 		x.CLI = s.Source.CLI
 	}
 	if m := s.Model; m.Provider != "" || m.Model != "" || len(m.Config) > 0 {
@@ -79,9 +79,9 @@ func (s *sliceRecords) Next() (*session.Record, error) {
 
 // encodeSession encodes s's session object with enc, as encodeMessage
 // encodes a message: the bytes writeSession writes.
-func encodeSession(enc func(any) ([]byte, error), s *session.Session) ([]byte, error) {
+func encodeSession(enc func(any) ([]byte, error), s *session.Session, names Names) ([]byte, error) {
 	var buf bytes.Buffer
-	err := writeSession(&buf, enc, s, nil, func() error { return nil })
+	err := writeSession(&buf, enc, s, names, nil, func() error { return nil })
 	return buf.Bytes(), err
 }
 
@@ -95,7 +95,7 @@ func encodeSession(enc func(any) ([]byte, error), s *session.Session) ([]byte, e
 // anything written: a session the format cannot hold (a cost that is not
 // a number) is refused with nothing written. An error after that leaves
 // the object half written.
-func writeSession(out io.Writer, enc func(any) ([]byte, error), s *session.Session, recs Records, started func() error) error {
+func writeSession(out io.Writer, enc func(any) ([]byte, error), s *session.Session, names Names, recs Records, started func() error) error {
 	if recs == nil {
 		recs = &sliceRecords{rs: s.Records}
 	}
@@ -108,10 +108,10 @@ func writeSession(out io.Writer, enc func(any) ([]byte, error), s *session.Sessi
 		one = *first
 	}
 	hasRecords := first != nil
-	o := sessionObject(s, false, hasRecords)
+	o := sessionObject(s, names, false, hasRecords)
 	head, err := enc(o)
 	if err != nil {
-		o = sessionObject(s, true, hasRecords)
+		o = sessionObject(s, names, true, hasRecords)
 		if head, err = enc(o); err != nil {
 			return err
 		}

@@ -18,6 +18,10 @@ import (
 // limit. A line it cannot read is skipped with a warning (see Warnings)
 // and reading goes on.
 type Reader struct {
+	// Names says which CLI each agent name is; set it before the first
+	// Next (the zero Names reads every agent as universal).
+	Names Names
+
 	br       *bufio.Reader
 	buf      bytes.Buffer
 	enc      *json.Encoder
@@ -379,11 +383,11 @@ func (r *Reader) matches(raw []byte, ctx *msgCtx, es []session.Entry, index int,
 // writes it: same, its first test made as the object is written.
 func (r *Reader) sameSession(raw []byte, s *session.Session) bool {
 	c := &sameWriter{want: raw, same: true}
-	err := writeSession(c, r.encode, s, nil, func() error { return nil })
+	err := writeSession(c, r.encode, s, r.Names, nil, func() error { return nil })
 	if err == nil && c.same && c.n == len(raw) {
 		return true
 	}
-	return r.same(raw, func(bool) ([]byte, error) { return encodeSession(r.encode, s) })
+	return r.same(raw, func(bool) ([]byte, error) { return encodeSession(r.encode, s, r.Names) })
 }
 
 // sameWriter compares what is written to it with want.
@@ -494,7 +498,7 @@ func (r *Reader) newSession(o *sessionJSON, line int) *session.Session {
 	s := &session.Session{
 		ID:      o.ID,
 		Version: session.Version,
-		Source:  session.Source{CLI: CLI(o.Agent), Path: o.Source.Path},
+		Source:  session.Source{CLI: r.Names.CLI(o.Agent), Path: o.Source.Path},
 		Project: session.Project{Path: o.Workspace},
 	}
 	s.Metadata.Created = r.parseTime(o.StartedAt, line, "session.started_at")

@@ -97,6 +97,7 @@ func TestReaderSkipsMalformedLines(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			r.Names = names
 			var ids []string
 			var sessions []*session.Session
 			for {
@@ -290,12 +291,13 @@ func TestGzip(t *testing.T) {
 		p := filepath.Join(dir, name)
 		h := agenthistory.Header{ExportTimestamp: exportTime}
 		for _, s := range built {
-			h.Add(s)
+			h.Add(s, names)
 		}
 		w, c, err := agenthistory.Create(p, h)
 		if err != nil {
 			t.Fatal(err)
 		}
+		w.Names = names
 		for _, s := range built {
 			if err := w.Write(s); err != nil {
 				t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/agenthistory"
 	"github.com/stead-dev/stead/internal/usftest"
 	"github.com/stead-dev/stead/session"
@@ -21,13 +22,14 @@ func export(t testing.TB, ss []*session.Session) []byte {
 	t.Helper()
 	h := agenthistory.Header{ExportTimestamp: exportTime}
 	for _, s := range ss {
-		h.Add(s)
+		h.Add(s, names)
 	}
 	var buf bytes.Buffer
 	w, err := agenthistory.NewWriter(&buf, h)
 	if err != nil {
 		t.Fatal(err)
 	}
+	w.Names = names
 	for _, s := range ss {
 		if err := w.Write(s); err != nil {
 			t.Fatal(err)
@@ -46,6 +48,7 @@ func importAll(t testing.TB, data []byte, name string) ([]*session.Session, []er
 	if err != nil {
 		t.Fatal(err)
 	}
+	r.Names = names
 	var ss []*session.Session
 	for {
 		s, err := r.Next()
@@ -149,9 +152,9 @@ func TestRoundTripEveryCLI(t *testing.T) {
 		clis[l.s.Source.CLI]++
 		ss = append(ss, l.s)
 	}
-	for _, cli := range []string{session.Claude, session.Codex, session.Gemini, session.OpenCode, session.Kimi} {
-		if clis[cli] == 0 {
-			t.Errorf("no %s session loaded", cli)
+	for _, a := range adapters.All {
+		if a.Reads() && clis[a.Name] == 0 {
+			t.Errorf("no %s session loaded", a.Name)
 		}
 	}
 	data := export(t, ss)

@@ -75,13 +75,14 @@ func streamExport(t testing.TB, ss []*session.Session) []byte {
 	t.Helper()
 	h := agenthistory.Header{ExportTimestamp: exportTime}
 	for _, s := range ss {
-		h.Add(s)
+		h.Add(s, names)
 	}
 	var buf bytes.Buffer
 	w, err := agenthistory.NewWriter(&buf, h)
 	if err != nil {
 		t.Fatal(err)
 	}
+	w.Names = names
 	for _, s := range ss {
 		meta := *s
 		meta.Timeline, meta.Records = nil, nil
@@ -294,6 +295,7 @@ func TestWriteStreamGenerated(t *testing.T) {
 	var buf bytes.Buffer
 	w, _ := agenthistory.NewWriter(&buf, agenthistory.Header{ExportTimestamp: exportTime, SessionCount: 1,
 		AgentTypes: []string{"claude-code"}, Homes: []string{"local"}, Workspaces: []string{"p"}})
+	w.Names = names
 	if err := w.WriteStream(meta, nil, g); err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,10 @@ import (
 // It encodes a line a message at a time and keeps nothing of the sessions
 // it wrote, so memory does not grow with the export.
 type Writer struct {
+	// Names says what agent name to write for each CLI; set it before
+	// the first Write (the zero Names writes each CLI's own name).
+	Names Names
+
 	bw  *bufio.Writer
 	buf bytes.Buffer
 	enc *json.Encoder
@@ -119,7 +123,7 @@ func (w *Writer) writeLine(meta *session.Session, recs Records, msgs messages) e
 	// (a cost that is not a number): it is encoded before anything is
 	// written.
 	started := false
-	err := writeSession(w.bw, w.encode, meta, recs, func() error {
+	err := writeSession(w.bw, w.encode, meta, w.Names, recs, func() error {
 		started = true
 		_, err := w.bw.WriteString(`{"type":"session","session":`)
 		return err

@@ -4,7 +4,19 @@ import (
 	"strings"
 
 	"github.com/stead-dev/stead/adapters"
+	"github.com/stead-dev/stead/agenthistory"
 )
+
+// agentNames are the names agent-history exports give the CLIs stead
+// knows, from their adapters: what export writes for each, and what import
+// reads as each.
+func agentNames() agenthistory.Names {
+	var n agenthistory.Names
+	for _, a := range adapters.All {
+		n.Add(a.Name, a.Agent, a.Aliases...)
+	}
+	return n
+}
 
 // cliTitles names for people the CLIs of the registry that keep takes
 // (all of them when keep is nil), in its order: "Claude Code, Codex CLI

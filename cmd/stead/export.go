@@ -282,14 +282,16 @@ func writeNDJSON(w *agenthistory.Writer, src *catalog.Opened) error {
 
 func exportNDJSON(f *Factory, opts *ExportOptions, items []exportItem, dir string, now time.Time, rep *exportReport,
 	each func(func(*catalog.Opened) error) error) error {
+	names := agentNames()
 	h := agenthistory.Header{ExportTimestamp: now, Homes: []string{"local"}, SessionCount: len(items)}
 	for _, it := range items {
-		h.AgentTypes = appendNew(h.AgentTypes, agenthistory.Agent(it.cli))
+		h.AgentTypes = appendNew(h.AgentTypes, names.Agent(it.cli))
 		if it.project != "" {
 			h.Workspaces = appendNew(h.Workspaces, it.project)
 		}
 	}
 	write := func(w *agenthistory.Writer) error {
+		w.Names = names
 		return each(func(src *catalog.Opened) error { return writeNDJSON(w, src) })
 	}
 	path := opts.Output

@@ -84,6 +84,7 @@ func readSessions(br *bufio.Reader, format, path string, fn func(*session.Sessio
 		if err != nil {
 			return nil, err
 		}
+		r.Names = agentNames()
 		for {
 			s, err := r.Next()
 			if errors.Is(err, io.EOF) {
