@@ -23,7 +23,7 @@ var rules = map[string][]string{
 	"adapters/":           {"session", "live", "adapters/adapter", "adapters/internal/", "internal/safetext"},
 	"adapters/opencode":   {"session", "live", "adapters/adapter", "adapters/internal/", "internal/safetext", "modernc.org/sqlite"},
 	"adapters":            {"session", "live", "adapters/"},
-	"catalog":             {"session", "adapters"},
+	"catalog":             {"session", "adapters", "internal/safetext"},
 	"pricing":             {"session"},
 	"internal/corpusgen":  {},
 	"internal/usftest":    {"session", "github.com/santhosh-tekuri/jsonschema/v6", "github.com/rogpeppe/go-internal/txtar"},
@@ -54,7 +54,7 @@ var rules = map[string][]string{
 	"e2e":       {"session", "live", "adapters", "adapters/", "catalog", "inject", "modelstub", "scenarios", "runs", "bus", "internal/clitest", "internal/usftest"},
 	// The library for runs: a session placed in a CLI's store, the CLI
 	// run under a terminal, driven and captured onto the bus.
-	"runs": {"session", "live", "adapters", "inject", "supervisor", "capture", "bus", "vt", "scenarios", "pricing",
+	"runs": {"session", "live", "adapters", "catalog", "inject", "supervisor", "capture", "bus", "vt", "scenarios", "pricing",
 		"internal/atomicfile", "internal/safetext", "github.com/oklog/run", "golang.org/x/sys/unix", "golang.org/x/term"},
 	"daemon":            {"session", "live", "bus", "runs", "internal/atomicfile"},
 	"internal/testdisk": {},

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -94,29 +93,7 @@ continues it elsewhere.`,
 // prefix of it).
 func loadSession(ctx context.Context, f *Factory, b *bus.Bus, ref, cli string) (*session.Session, error) {
 	if id, ok := strings.CutPrefix(ref, "run:"); ok {
-		r, err := b.Session(ctx, id)
-		if errors.Is(err, bus.ErrNoRun) {
-			rec, rerr := resolveRun(ctx, b, id)
-			switch {
-			case rerr == nil && !rec.State.Done():
-				return nil, notFoundf("run %s has not ended (it is %s): its session is stored when it ends; stead watch %s shows it live",
-					rec.ID, rec.State, rec.ID)
-			case rerr == nil && rec.ID != id:
-				id = rec.ID
-				r, err = b.Session(ctx, id)
-			case errors.As(rerr, new(*ambiguousError)):
-				err = rerr
-			}
-		}
-		if err != nil {
-			return nil, err
-		}
-		defer r.Close()
-		var s session.Session
-		if err := json.NewDecoder(r).Decode(&s); err != nil {
-			return nil, fmt.Errorf("run %s: stored session: %w", id, err)
-		}
-		return &s, nil
+		return runs.LoadRun(ctx, b, id)
 	}
 	a, r, err := resolveRef(f.Env, ref, cli)
 	if err != nil {

@@ -240,7 +240,7 @@ func exitCodeFor(err error) ExitCode {
 	case errors.Is(err, scenarios.ErrMissingCLI):
 		return ExitMissingCLI
 	case errors.Is(err, session.ErrNotFound), errors.Is(err, session.ErrAmbiguous), errors.Is(err, bus.ErrNoRun),
-		errors.As(err, &nf):
+		errors.Is(err, runs.ErrNotEnded), errors.Is(err, runs.ErrNoAB), errors.As(err, &nf):
 		return ExitNotFound
 	}
 	return ExitError

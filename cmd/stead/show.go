@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -201,46 +200,3 @@ func (n noNative) Next() (*session.Entry, error) {
 type noRecords struct{}
 
 func (noRecords) Next() (*session.Record, error) { return nil, io.EOF }
-
-// detect decides which CLI wrote a file from its first records.
-func detect(path string) (adapters.Adapter, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return adapters.Adapter{}, err
-	}
-	defer f.Close()
-	// Look at the start of the first records: enough to recognise them,
-	// without reading a huge line whole.
-	r := bufio.NewReaderSize(io.LimitReader(f, 8<<20), 64<<10)
-	votes := map[string]int{}
-	for n := 0; n < 8; {
-		head, more, err := r.ReadLine()
-		if err != nil {
-			break
-		}
-		line := strings.Clone(string(head))
-		for more && err == nil {
-			_, more, err = r.ReadLine() // skip the rest of a long line
-		}
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		n++
-		for _, a := range adapters.All {
-			if a.Reads() && a.Sniff != nil && a.Sniff([]byte(line)) {
-				votes[a.Name]++
-			}
-		}
-	}
-	var best string
-	for name, v := range votes {
-		if best == "" || v > votes[best] || (v == votes[best] && name < best) {
-			best = name
-		}
-	}
-	if best == "" {
-		return adapters.Adapter{}, flagErrorf("cannot tell which CLI wrote %s; name it with --cli (%s)", path, strings.Join(adapters.Names(), ", "))
-	}
-	a, _ := adapters.Lookup(best)
-	return a, nil
-}
