@@ -10,8 +10,10 @@ import (
 // and additive, so documents stay readable as USF 1.0.
 const Version = "1.0"
 
-// The CLIs stead knows. Source.CLI holds one of these, or Universal for a
-// session that was authored in the universal format itself.
+// The names of the first CLIs stead knew, for the code and tests that
+// name them. Source.CLI holds a CLI's name (these, or that of any adapter
+// in adapters.All, whose package names itself), or Universal for a session
+// that was authored in the universal format itself.
 const (
 	Claude    = "claude"
 	Codex     = "codex"

@@ -52,9 +52,9 @@ across the CLIs, each entry marked with the CLI that produced it:
 
 Steps resumed from a session run under stead's supervisor, captured on the bus
 like any run (stead watch <run>). Without --from the first step has nothing to
-resume: it runs in its CLI's headless mode (claude -p, codex exec, gemini -p,
-opencode run, kimi -p), which lets every tool run, and its session is read from
-the CLI's store when it ends.
+resume: it runs in its CLI's headless mode (such as claude -p or codex exec),
+which lets every tool run, and its session is read from the CLI's store when it
+ends.
 
 Live steps ask before running tools unless --auto-approve is given; nobody is
 there to answer, so a step that needs an approval fails at --timeout.`,

@@ -128,6 +128,10 @@ func forkSession(opts *ForkOptions, s *session.Session) error {
 	opts.at = at
 	if opts.To == "" {
 		opts.To = runs.LastCLI(s)
+		if a, ok := adapters.Lookup(opts.To); !ok || !a.Writes() {
+			return flagErrorf("the session's last entries are %s's, and stead does not write %s sessions: give --to (%s)",
+				opts.To, opts.To, strings.Join(writers(), ", "))
+		}
 	}
 	src, _ := adapters.Lookup(s.Source.CLI)
 	return writeSession(&opts.ConvertOptions, src, s, nil)

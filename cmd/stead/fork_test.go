@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"regexp"
 	"strings"
 	"testing"
@@ -101,5 +103,20 @@ func TestForkAtErrors(t *testing.T) {
 		if code != ExitUsage || !strings.Contains(errOut, want) {
 			t.Errorf("--at %q: exit %d, %q; want usage error with %q", at, code, errOut, want)
 		}
+	}
+}
+
+// TestForkToACLIStedDoesNotWrite: a session whose last entries no CLI
+// stead writes made (one authored in the universal format, imported as a
+// run) forks only with --to, and says so, instead of crashing.
+func TestForkToACLIStedDoesNotWrite(t *testing.T) {
+	var errOut bytes.Buffer
+	f := &Factory{IO: &IOStreams{Out: &bytes.Buffer{}, ErrOut: &errOut}, Env: session.Env{Home: t.TempDir()}}
+	s := &session.Session{ID: "u1", Source: session.Source{CLI: session.Universal},
+		Timeline: []session.Entry{{ID: "e1", Type: session.User, Content: "hello"}}}
+	err := forkSession(&ForkOptions{ConvertOptions: ConvertOptions{Factory: f, Install: true}}, s)
+	var fe *FlagError
+	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "give --to") {
+		t.Fatalf("fork of a universal session with no --to: %v; want a usage error asking for --to", err)
 	}
 }
