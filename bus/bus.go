@@ -657,30 +657,43 @@ func (b *Bus) Replay(ctx context.Context, run string, kind Kind, fn func(Msg) er
 	if !ValidRun(run) {
 		return fmt.Errorf("bus: run %q: %w", run, ErrNoRun)
 	}
+	last, err := b.Last(ctx, run, kind)
+	if err != nil || last == 0 {
+		return err
+	}
+	return b.Watch(ctx, run, FromStart, func(m Msg) error {
+		if err := fn(m); err != nil {
+			return err
+		}
+		if m.Seq >= last {
+			return ErrStop
+		}
+		return nil
+	}, kind)
+}
+
+// Last is the stream position (Msg.Seq) of the run's last stored message
+// of one kind; 0 when there is none.
+func (b *Bus) Last(ctx context.Context, run string, kind Kind) (uint64, error) {
+	if !ValidRun(run) {
+		return 0, fmt.Errorf("bus: run %q: %w", run, ErrNoRun)
+	}
 	name := StreamRuns
 	if kind == PTY {
 		name = StreamPTY
 	}
 	st, err := b.js.Stream(ctx, name)
 	if err != nil {
-		return fmt.Errorf("bus: replay %s: %w", run, err)
+		return 0, fmt.Errorf("bus: %s: %w", run, err)
 	}
 	last, err := st.GetLastMsgForSubject(ctx, Subject(run, kind))
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return nil
+		return 0, nil
 	}
 	if err != nil {
-		return fmt.Errorf("bus: replay %s: %w", run, err)
+		return 0, fmt.Errorf("bus: %s: %w", run, err)
 	}
-	return b.Watch(ctx, run, FromStart, func(m Msg) error {
-		if err := fn(m); err != nil {
-			return err
-		}
-		if m.Seq >= last.Sequence {
-			return ErrStop
-		}
-		return nil
-	}, kind)
+	return last.Sequence, nil
 }
 
 // ErrStop, returned by a Watch callback, ends the watch without error.

@@ -395,6 +395,11 @@ func (sv *Supervisor) run(ctx context.Context, s *session.Session, spec Spec, te
 		rec.Reason = strings.TrimPrefix(rec.Reason+"; "+lost, "; ")
 	}
 	rec.State = state
+	// The terminal output is stored before the final status, so that a
+	// watcher who sees the run end has all of it (see WatchTerminal).
+	fctx, fcancel := context.WithTimeout(context.Background(), flushWait)
+	b.Flush(fctx)
+	fcancel()
 	c.Set(state, signal, rec.Reason, &code)
 	pub.retry("storing the run record", func(ctx context.Context) error { return b.PutRun(ctx, rec) })
 	if pub.failing.Load() {
@@ -402,7 +407,7 @@ func (sv *Supervisor) run(ctx context.Context, s *session.Session, spec Spec, te
 	} else if _, err := StoreSession(b, spec.ID, s, dst.Name, rep.Placement.Path); err != nil {
 		log.Warn("storing the session", "err", err)
 	}
-	fctx, fcancel := context.WithTimeout(context.Background(), flushWait)
+	fctx, fcancel = context.WithTimeout(context.Background(), flushWait)
 	b.Flush(fctx)
 	fcancel()
 	switch state {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,7 +11,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	oklog "github.com/oklog/run"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
@@ -21,7 +19,6 @@ import (
 	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/runs"
 	"github.com/stead-dev/stead/session"
-	"github.com/stead-dev/stead/supervisor"
 )
 
 func newServeCmd(f *Factory) *cobra.Command {
@@ -202,7 +199,7 @@ prints every entry whole, injected context too.`,
 				return err
 			}
 			if raw {
-				return watchTerminalUntil(cmd.Context(), b, r.ID, f.IO.RawOut())
+				return runs.WatchTerminal(cmd.Context(), b, r.ID, f.IO.RawOut())
 			}
 			out := f.IO.Out
 			if asJSON {
@@ -318,33 +315,6 @@ func describeEntry(e session.Entry, all bool) string {
 	return fmt.Sprintf("%s  %s%s: %s", ts, cli, who, text)
 }
 
-// watchTerminalUntil copies the run's terminal output until ctx ends or the
-// run ends.
-func watchTerminalUntil(ctx context.Context, b *bus.Bus, id string, out io.Writer) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		// The terminal stream has no end marker: the status says it.
-		b.Watch(ctx, id, bus.FromStart, func(m bus.Msg) error {
-			var st live.Status
-			if json.Unmarshal(m.Data, &st) == nil && st.State.Done() {
-				time.Sleep(300 * time.Millisecond) // let the last output through
-				cancel()
-				return bus.ErrStop
-			}
-			return nil
-		}, bus.Status)
-	}()
-	err := b.Watch(ctx, id, bus.FromStart, func(m bus.Msg) error {
-		_, err := out.Write(m.Data)
-		return err
-	}, bus.PTY)
-	if ctx.Err() != nil {
-		return nil
-	}
-	return err
-}
-
 func newRunsCmd(f *Factory) *cobra.Command {
 	var bf BusFlags
 	var asJSON bool
@@ -420,21 +390,21 @@ bracketed paste then Enter, with the pause the CLI needs, once it is ready.
 				return err
 			}
 			defer b.Close()
-			r, err := liveRun(cmd.Context(), b, args[0])
+			r, err := runs.Running(cmd.Context(), b, args[0])
 			if err != nil {
 				return err
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), 2*time.Minute)
 			defer cancel()
 			if raw {
-				err = b.Send(ctx, r.ID, []byte(args[1]))
+				err = runs.Input(ctx, b, r, []byte(args[1]))
 			} else {
 				if r.State != live.RunReady {
 					fmt.Fprintf(f.IO.ErrOut, "stead: run %s is %s: the prompt is typed once it is ready (waiting at most %s)\n", r.ID, r.State, runs.PromptWait)
 				}
-				err = b.Ask(ctx, r.ID, bus.Request{Op: bus.OpPrompt, Prompt: args[1]})
+				err = runs.Prompt(ctx, b, r, args[1])
 			}
-			if err = noSupervisor(ctx, b, r, err); err != nil {
+			if err != nil {
 				return err
 			}
 			if raw {
@@ -477,25 +447,12 @@ func newStopCmd(f *Factory) *cobra.Command {
 				printRunEnd(f.IO.ErrOut, r)
 				return nil
 			}
-			if err := noSupervisor(ctx, b, r, b.Ask(ctx, r.ID, bus.Request{Op: bus.OpStop})); err != nil {
+			r, err = runs.Stop(ctx, b, r)
+			if err != nil {
 				return err
 			}
-			// The record is final once the capture drained.
-			for id := r.ID; ; {
-				r, err := b.Run(ctx, id)
-				if err != nil {
-					return err
-				}
-				if r.State.Done() {
-					printRunEnd(f.IO.ErrOut, r)
-					return nil
-				}
-				select {
-				case <-ctx.Done():
-					return fmt.Errorf("run %s: its CLI stopped but the run did not end: %w", id, ctx.Err())
-				case <-time.After(50 * time.Millisecond):
-				}
-			}
+			printRunEnd(f.IO.ErrOut, r)
+			return nil
 		},
 	}
 	addBusFlags(cmd, &bf)
@@ -528,79 +485,13 @@ func newAttachCmd(f *Factory) *cobra.Command {
 			if !ok || !term.IsTerminal(int(in.Fd())) {
 				return flagErrorf("attach needs a terminal; use stead watch --terminal to only look")
 			}
-			ctx, cancel := context.WithCancel(ctx)
-			defer cancel()
-			// The run's terminal gets a screen of its own: detaching
-			// puts the user's back as it was.
-			restore := supervisor.ShowOn(f.IO.RawOut())
-			var g oklog.Group
-			g.Add(func() error { return watchTerminalUntil(ctx, b, id, f.IO.RawOut()) }, func(error) { cancel() })
-			g.Add(func() error {
-				err := supervisor.Attach(ctx, in, busTerminal{ctx: ctx, b: b, run: id}, true)
-				if errors.Is(err, supervisor.ErrDetached) {
-					return nil
-				}
-				return err
-			}, func(error) { cancel() })
-			err = g.Run()
-			restore()
+			err = runs.Attach(ctx, b, id, in, f.IO.RawOut())
 			fmt.Fprintf(f.IO.ErrOut, "stead: detached from %s\n", id)
 			return err
 		},
 	}
 	addBusFlags(cmd, &bf)
 	return cmd
-}
-
-// liveRun returns the record of a run that has not ended, named by its id
-// or a prefix of it.
-func liveRun(ctx context.Context, b *bus.Bus, ref string) (live.Run, error) {
-	r, err := resolveRun(ctx, b, ref)
-	if err != nil {
-		return r, err
-	}
-	if r.State.Done() {
-		return r, fmt.Errorf("run %s has ended (%s%s): nothing takes input", r.ID, r.State, reasonSuffix(r.Reason))
-	}
-	return r, nil
-}
-
-func reasonSuffix(reason string) string {
-	if reason == "" {
-		return ""
-	}
-	return ": " + reason
-}
-
-// noSupervisor explains a request no supervisor took: the run ended
-// meanwhile, or its supervisor is gone.
-func noSupervisor(ctx context.Context, b *bus.Bus, r live.Run, err error) error {
-	if !errors.Is(err, bus.ErrNotListening) {
-		return err
-	}
-	if now, rerr := b.Run(ctx, r.ID); rerr == nil && now.State.Done() {
-		return fmt.Errorf("run %s has ended (%s%s)", r.ID, now.State, reasonSuffix(now.Reason))
-	}
-	return fmt.Errorf("run %s is %s, but its supervisor (stead %s) does not answer: it may have been killed; the stead daemon ends such a run within %s, keeping what the bus captured: %w",
-		r.ID, r.State, r.Supervisor, runs.RecoverEvery, err)
-}
-
-// busTerminal is a run's terminal reached through the bus.
-type busTerminal struct {
-	ctx context.Context
-	b   *bus.Bus
-	run string
-}
-
-func (t busTerminal) Write(p []byte) (int, error) {
-	if err := t.b.Send(t.ctx, t.run, p); err != nil {
-		return 0, err
-	}
-	return len(p), nil
-}
-
-func (t busTerminal) Resize(rows, cols uint16) error {
-	return t.b.Ask(t.ctx, t.run, bus.Request{Op: bus.OpResize, Rows: rows, Cols: cols})
 }
 
 func unknownIf(s string) string {
