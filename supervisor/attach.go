@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 
 	"golang.org/x/term"
@@ -34,6 +35,11 @@ var ErrDetached = errors.New("detached")
 // or the Proc, not from here. When in is not a terminal Attach copies it
 // as it is.
 func Attach(ctx context.Context, in *os.File, a Attachment, detach bool) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup // the window size follower, ended on the way out
+	defer wg.Wait()
+	defer cancel()
 	fd := int(in.Fd())
 	if term.IsTerminal(fd) {
 		old, err := term.MakeRaw(fd)
@@ -50,7 +56,9 @@ func Attach(ctx context.Context, in *os.File, a Attachment, detach bool) error {
 		winch := make(chan os.Signal, 1)
 		signal.Notify(winch, syscall.SIGWINCH)
 		defer signal.Stop(winch)
+		wg.Add(1)
 		go func() {
+			defer wg.Done()
 			for {
 				select {
 				case <-winch:

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -119,10 +120,8 @@ func stubRun(cmd *cobra.Command, opts *StubOptions) error {
 	if err := printStubHelp(f.IO, stub.URL(), script, opts); err != nil {
 		return err
 	}
-	go func() {
-		<-cmd.Context().Done()
-		stub.Close()
-	}()
+	stop := context.AfterFunc(cmd.Context(), func() { stub.Close() })
+	defer stop()
 	if err := stub.Wait(); err != nil {
 		return err
 	}
