@@ -25,8 +25,8 @@ var ErrEnded = errors.New("the run has ended")
 
 // Running returns the record of the run ref names (see ResolveRun), or
 // ErrEnded when it has ended.
-func Running(ctx context.Context, b *bus.Bus, ref string) (live.Run, error) {
-	r, err := ResolveRun(ctx, b, ref)
+func (sv *Supervisor) Running(ctx context.Context, ref string) (live.Run, error) {
+	r, err := sv.ResolveRun(ctx, ref)
 	if err != nil {
 		return r, err
 	}
@@ -46,26 +46,30 @@ func reasonSuffix(reason string) string {
 // Prompt types prompt into run r's CLI the way it takes a prompt, once it
 // is ready (its supervisor waits at most PromptWait), and returns when the
 // CLI took it.
-func Prompt(ctx context.Context, b *bus.Bus, r live.Run, prompt string) error {
+func (sv *Supervisor) Prompt(ctx context.Context, r live.Run, prompt string) error {
+	b := sv.Bus
 	return unanswered(ctx, b, r, b.Ask(ctx, r.ID, bus.Request{Op: bus.OpPrompt, Prompt: prompt}))
 }
 
 // Input types data into run r's terminal as it is.
-func Input(ctx context.Context, b *bus.Bus, r live.Run, data []byte) error {
+func (sv *Supervisor) Input(ctx context.Context, r live.Run, data []byte) error {
+	b := sv.Bus
 	return unanswered(ctx, b, r, b.Send(ctx, r.ID, data))
 }
 
 // Stop makes run r's CLI exit (its quit keys, then signals to its process
 // group) and returns the run's final record, once its capture has drained.
-func Stop(ctx context.Context, b *bus.Bus, r live.Run) (live.Run, error) {
+func (sv *Supervisor) Stop(ctx context.Context, r live.Run) (live.Run, error) {
+	b := sv.Bus
 	if err := unanswered(ctx, b, r, b.Ask(ctx, r.ID, bus.Request{Op: bus.OpStop})); err != nil {
 		return r, err
 	}
-	return Ended(ctx, b, r.ID)
+	return sv.Ended(ctx, r.ID)
 }
 
 // Ended waits until run id's record says it ended, and returns it.
-func Ended(ctx context.Context, b *bus.Bus, id string) (live.Run, error) {
+func (sv *Supervisor) Ended(ctx context.Context, id string) (live.Run, error) {
+	b := sv.Bus
 	// The record is final once the capture drained: it is read again
 	// until then (a watch of the status stream would end on the final
 	// status, which comes a moment before the record is stored).
@@ -107,7 +111,8 @@ func unanswered(ctx context.Context, b *bus.Bus, r live.Run, err error) error {
 // supervisor stores the terminal output before the run's final status
 // (Run), so the position of its last output, read when the status says
 // the run ended, is where the copy ends.
-func WatchTerminal(ctx context.Context, b *bus.Bus, id string, out io.Writer) error {
+func (sv *Supervisor) WatchTerminal(ctx context.Context, id string, out io.Writer) error {
+	b := sv.Bus
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -163,7 +168,8 @@ func WatchTerminal(ctx context.Context, b *bus.Bus, id string, out io.Writer) er
 // Attach shows run id's live terminal on out, on a screen of its own, and
 // types what in gets into it, until the user detaches (Ctrl-]), the run
 // ends, or ctx ends. in must be a terminal; it is in raw mode meanwhile.
-func Attach(ctx context.Context, b *bus.Bus, id string, in *os.File, out io.Writer) error {
+func (sv *Supervisor) Attach(ctx context.Context, id string, in *os.File, out io.Writer) error {
+	b := sv.Bus
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// The run's terminal gets a screen of its own: detaching puts the
@@ -171,7 +177,7 @@ func Attach(ctx context.Context, b *bus.Bus, id string, in *os.File, out io.Writ
 	restore := supervisor.ShowOn(out)
 	defer restore()
 	var g oklog.Group
-	g.Add(func() error { return WatchTerminal(ctx, b, id, out) }, func(error) { cancel() })
+	g.Add(func() error { return sv.WatchTerminal(ctx, id, out) }, func(error) { cancel() })
 	g.Add(func() error {
 		err := supervisor.Attach(ctx, in, busTerminal{ctx: ctx, b: b, run: id}, true)
 		if errors.Is(err, supervisor.ErrDetached) {

@@ -62,7 +62,8 @@ func TestWatchTerminalToTheEnd(t *testing.T) {
 			want := write(id, tc.before)
 			var out bytes.Buffer
 			done := make(chan error, 1)
-			go func() { done <- WatchTerminal(ctx, b, id, &out) }()
+			sv := &Supervisor{Bus: b}
+			go func() { done <- sv.WatchTerminal(ctx, id, &out) }()
 			want += write(id, tc.during)
 			status(id, live.RunExited)
 			if err := <-done; err != nil {

@@ -20,7 +20,8 @@ import (
 // ResolveRun returns the record of the run ref names: its id, or a prefix
 // of one that no other run's id starts with (a *catalog.AmbiguousError
 // when several do).
-func ResolveRun(ctx context.Context, b *bus.Bus, ref string) (live.Run, error) {
+func (sv *Supervisor) ResolveRun(ctx context.Context, ref string) (live.Run, error) {
+	b := sv.Bus
 	r, err := b.Run(ctx, ref)
 	if !errors.Is(err, bus.ErrNoRun) || len(ref) < session.MinPrefix {
 		return r, err
@@ -70,11 +71,12 @@ func (e *saidError) Unwrap() error { return e.is }
 
 // LoadRun reads the whole session a finished run stored: the run ref
 // names (see ResolveRun). A run not ended yet is ErrNotEnded.
-func LoadRun(ctx context.Context, b *bus.Bus, ref string) (*session.Session, error) {
+func (sv *Supervisor) LoadRun(ctx context.Context, ref string) (*session.Session, error) {
+	b := sv.Bus
 	id := ref
 	r, err := b.Session(ctx, id)
 	if errors.Is(err, bus.ErrNoRun) {
-		rec, rerr := ResolveRun(ctx, b, id)
+		rec, rerr := sv.ResolveRun(ctx, id)
 		switch {
 		case rerr == nil && !rec.State.Done():
 			return nil, &saidError{msg: fmt.Sprintf("run %s has not ended (it is %s): its session is stored when it ends; stead watch %s shows it live",

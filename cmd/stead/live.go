@@ -199,7 +199,7 @@ prints every entry whole, injected context too.`,
 				return err
 			}
 			if raw {
-				return runs.WatchTerminal(cmd.Context(), b, r.ID, f.IO.RawOut())
+				return f.supervisor(b).WatchTerminal(cmd.Context(), r.ID, f.IO.RawOut())
 			}
 			out := f.IO.Out
 			if asJSON {
@@ -390,19 +390,20 @@ bracketed paste then Enter, with the pause the CLI needs, once it is ready.
 				return err
 			}
 			defer b.Close()
-			r, err := runs.Running(cmd.Context(), b, args[0])
+			sv := f.supervisor(b)
+			r, err := sv.Running(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), 2*time.Minute)
 			defer cancel()
 			if raw {
-				err = runs.Input(ctx, b, r, []byte(args[1]))
+				err = sv.Input(ctx, r, []byte(args[1]))
 			} else {
 				if r.State != live.RunReady {
 					fmt.Fprintf(f.IO.ErrOut, "stead: run %s is %s: the prompt is typed once it is ready (waiting at most %s)\n", r.ID, r.State, runs.PromptWait)
 				}
-				err = runs.Prompt(ctx, b, r, args[1])
+				err = sv.Prompt(ctx, r, args[1])
 			}
 			if err != nil {
 				return err
@@ -447,7 +448,7 @@ func newStopCmd(f *Factory) *cobra.Command {
 				printRunEnd(f.IO.ErrOut, r)
 				return nil
 			}
-			r, err = runs.Stop(ctx, b, r)
+			r, err = f.supervisor(b).Stop(ctx, r)
 			if err != nil {
 				return err
 			}
@@ -485,7 +486,7 @@ func newAttachCmd(f *Factory) *cobra.Command {
 			if !ok || !term.IsTerminal(int(in.Fd())) {
 				return flagErrorf("attach needs a terminal; use stead watch --terminal to only look")
 			}
-			err = runs.Attach(ctx, b, id, in, f.IO.RawOut())
+			err = f.supervisor(b).Attach(ctx, id, in, f.IO.RawOut())
 			fmt.Fprintf(f.IO.ErrOut, "stead: detached from %s\n", id)
 			return err
 		},

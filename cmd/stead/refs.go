@@ -25,7 +25,7 @@ func resolveRef(env session.Env, ref, cli string) (adapters.Adapter, session.Ref
 // resolveRun returns the record of the run ref names (see
 // runs.ResolveRun).
 func resolveRun(ctx context.Context, b *bus.Bus, ref string) (live.Run, error) {
-	return runs.ResolveRun(ctx, b, ref)
+	return (&runs.Supervisor{Bus: b}).ResolveRun(ctx, ref)
 }
 
 // resolveAB returns the id of the A/B run ref names (see runs.ResolveAB).

@@ -93,7 +93,7 @@ continues it elsewhere.`,
 // prefix of it).
 func loadSession(ctx context.Context, f *Factory, b *bus.Bus, ref, cli string) (*session.Session, error) {
 	if id, ok := strings.CutPrefix(ref, "run:"); ok {
-		return runs.LoadRun(ctx, b, id)
+		return f.supervisor(b).LoadRun(ctx, id)
 	}
 	a, r, err := resolveRef(f.Env, ref, cli)
 	if err != nil {
