@@ -44,7 +44,7 @@ var rules = map[string][]string{
 	"bus":               {"session", "live", "internal/safetext", "github.com/nats-io/"},
 	"supervisor":        {"session", "github.com/oklog/run", "github.com/creack/pty", "golang.org/x/term"},
 	"capture":           {"session", "live"},
-	"internal/samples":  {"session", "adapters", "internal/corpusgen", "github.com/rogpeppe/go-internal/txtar"},
+	"internal/samples":  {"session", "adapters", "adapters/claude", "internal/corpusgen", "github.com/rogpeppe/go-internal/txtar", "modernc.org/sqlite"},
 	"internal/heappeak": {},
 	"internal/clitest":  {"session", "live", "adapters", "modelstub", "scenarios"},
 	// scenarios plays each step's model script on stubs and checks what
@@ -57,6 +57,7 @@ var rules = map[string][]string{
 	"runs": {"session", "live", "adapters", "catalog", "inject", "supervisor", "capture", "bus", "vt", "scenarios", "pricing",
 		"internal/atomicfile", "internal/safetext", "github.com/oklog/run", "golang.org/x/sys/unix", "golang.org/x/term"},
 	"daemon":            {"session", "live", "bus", "runs", "internal/atomicfile"},
+	"index":             {"session", "adapters", "catalog", "modernc.org/sqlite"},
 	"internal/testdisk": {},
 	"cmd/stead":         {"*"},
 	"":                  {},

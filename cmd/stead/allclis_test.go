@@ -1,85 +1,24 @@
 package main
 
 import (
-	"database/sql"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/rogpeppe/go-internal/txtar"
 	_ "modernc.org/sqlite"
 
 	"github.com/stead-dev/stead/adapters"
+	"github.com/stead-dev/stead/internal/samples"
 	"github.com/stead-dev/stead/internal/usftest"
 	"github.com/stead-dev/stead/session"
 )
 
-// layOut writes the native/ files of an adapter's testdata case below dir,
-// as the case names them.
-func layOut(t *testing.T, txtarPath, dir string) {
-	t.Helper()
-	ar, err := txtar.ParseFile(txtarPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range ar.Files {
-		if name, ok := strings.CutPrefix(f.Name, "native/"); ok {
-			write(t, filepath.Join(dir, filepath.FromSlash(name)), f.Data)
-		}
-	}
-}
+// allHomes is a store of each CLI (samples.AllCLIs).
+func allHomes(t *testing.T) session.Env { return samples.AllCLIs(t) }
 
-// openCodeDB builds an opencode.db from the real schema and the rows of a
-// testdata case (dumped from a database OpenCode 1.18.33 wrote).
-func openCodeDB(t *testing.T, txtarPath, path string) {
-	t.Helper()
-	ddl, err := os.ReadFile("../../adapters/opencode/testdata/schema.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ar, err := txtar.ParseFile(txtarPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rows string
-	for _, f := range ar.Files {
-		if strings.HasPrefix(f.Name, "native/") && strings.HasSuffix(f.Name, ".sql") {
-			rows += string(f.Data)
-		}
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Exec(string(ddl)); err != nil {
-		t.Fatalf("schema: %v", err)
-	}
-	if _, err := db.Exec("BEGIN;\n" + rows + "\nCOMMIT;"); err != nil {
-		t.Fatalf("rows: %v", err)
-	}
-}
+func layOut(t *testing.T, txtarPath, dir string) { samples.LayOut(t, txtarPath, dir) }
 
-// allHomes extends homes with a store of each other CLI, holding the
-// sessions the real CLIs wrote in the end-to-end conversation.
-func allHomes(t *testing.T) session.Env {
-	env := homes(t)
-	root := t.TempDir()
-	layOut(t, "../../adapters/gemini/testdata/e2e-conversation.txtar", filepath.Join(root, "gemini"))
-	layOut(t, "../../adapters/kimi/testdata/code-e2e-conversation.txtar", filepath.Join(root, "kimi-code"))
-	layOut(t, "../../adapters/kimi/testdata/legacy-wire.txtar", filepath.Join(root, "kimi-share"))
-	openCodeDB(t, "../../adapters/opencode/testdata/conversation-db.txtar", filepath.Join(root, "data", "opencode", "opencode.db"))
-	env.Vars["GEMINI_CLI_HOME"] = filepath.Join(root, "gemini")
-	env.Vars["KIMI_CODE_HOME"] = filepath.Join(root, "kimi-code")
-	env.Vars["KIMI_SHARE_DIR"] = filepath.Join(root, "kimi-share")
-	env.Vars["XDG_DATA_HOME"] = filepath.Join(root, "data")
-	return env
-}
+func openCodeDB(t *testing.T, txtarPath, path string) { samples.OpenCodeDB(t, txtarPath, path) }
 
 // TestListAndShowAllCLIs lists the stores of all five CLIs at once and
 // shows a session of each new reader as universal JSON.

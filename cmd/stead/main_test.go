@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"os"
@@ -10,78 +9,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rogpeppe/go-internal/txtar"
-
-	"github.com/stead-dev/stead/adapters/claude"
+	"github.com/stead-dev/stead/internal/samples"
 	"github.com/stead-dev/stead/internal/usftest"
 	"github.com/stead-dev/stead/session"
 )
 
-// homes builds a Claude config dir and a Codex home from the adapters'
-// testdata (real files the CLIs wrote, and hand-written cases), laid out
-// as the CLIs lay them out, and returns the environment pointing at them.
-func homes(t *testing.T) session.Env {
-	t.Helper()
-	root := t.TempDir()
-	claudeDir := filepath.Join(root, "claude")
-	codexDir := filepath.Join(root, "codex")
-	cases, _ := filepath.Glob("../../adapters/claude/testdata/*.txtar")
-	for _, c := range cases {
-		ar, err := txtar.ParseFile(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		project := ""
-		for _, f := range ar.Files {
-			if !strings.HasPrefix(f.Name, "native/") {
-				continue
-			}
-			if project == "" {
-				project = claude.EncodeProjectDir(firstCwd(f.Data))
-			}
-			write(t, filepath.Join(claudeDir, "projects", project, strings.TrimPrefix(f.Name, "native/")), f.Data)
-		}
-	}
-	cases, _ = filepath.Glob("../../adapters/codex/testdata/*.txtar")
-	for _, c := range cases {
-		ar, err := txtar.ParseFile(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range ar.Files {
-			if strings.HasPrefix(f.Name, "native/") {
-				write(t, filepath.Join(codexDir, strings.TrimPrefix(f.Name, "native/")), f.Data)
-			}
-		}
-	}
-	return session.Env{Home: filepath.Join(root, "home"), Vars: map[string]string{
-		"CLAUDE_CONFIG_DIR": claudeDir, "CODEX_HOME": codexDir,
-	}}
-}
+// homes is a Claude config dir and a Codex home of the adapters'
+// testdata (samples.ClaudeCodex).
+func homes(t *testing.T) session.Env { return samples.ClaudeCodex(t) }
 
-func firstCwd(data []byte) string {
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		var r struct {
-			Cwd string `json:"cwd"`
-		}
-		if json.Unmarshal(sc.Bytes(), &r) == nil && r.Cwd != "" {
-			return r.Cwd
-		}
-	}
-	return "/unknown"
-}
-
-func write(t *testing.T, path string, data []byte) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+func write(t *testing.T, path string, data []byte) { samples.Write(t, path, data) }
 
 // run runs stead in-process and returns its output and exit code.
 func run(t *testing.T, env session.Env, args ...string) (stdout, stderr string, code ExitCode) {

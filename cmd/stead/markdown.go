@@ -17,6 +17,10 @@ type mdOptions struct {
 	Full bool     // do not shorten long tool input and output
 	Home string   // abbreviated as ~
 	IDs  shortIDs // the entries' ids as shown; nil: whole
+	// Window, when set, shows only the entries from First to Last (by
+	// their place in the timeline), marking At.
+	Window          bool
+	First, Last, At int
 }
 
 // entryIDLen is the shortest an entry's id is cut to in a transcript.
@@ -111,6 +115,12 @@ func writeMarkdown(w io.Writer, s *session.Session, title string, entries sessio
 		if err != nil {
 			return err
 		}
+		if o.Window && i < o.First {
+			continue
+		}
+		if o.Window && i > o.Last {
+			return nil
+		}
 		if e.Origin != origin {
 			if e.Origin != "" {
 				fmt.Fprintf(w, "---\n\n_History copied from session %s:_\n\n", e.Origin)
@@ -118,6 +128,9 @@ func writeMarkdown(w io.Writer, s *session.Session, title string, entries sessio
 				fmt.Fprintf(w, "---\n\n_This session's own history:_\n\n")
 			}
 			origin = e.Origin
+		}
+		if o.Window && i == o.At {
+			fmt.Fprintf(w, "**▶ entry %d, the one asked for:**\n\n", i+1)
 		}
 		writeEntry(w, e, o.IDs.of(i, e.ID), o)
 	}

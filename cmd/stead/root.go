@@ -257,6 +257,9 @@ func newRootCmd(f *Factory) *cobra.Command {
              show, search by project and time, total tokens and cost (stead
              session ...); export and import CUSF, agent-history NDJSON and
              universal JSON; validate exported files.
+  Search     find any prompt, reply, thinking, tool call or output of any
+             session of any CLI (search), from an index kept up to date
+             (index).
   Convert    write a session into another CLI's store, ready to resume there
              (session convert), or branch it at any entry (session fork).
   Supervise  continue a session live in another CLI under a terminal stead
@@ -274,6 +277,8 @@ several did: ids can be cut to a prefix, as in git), 4 a CLI stead must run is
 not installed, 130 interrupted.`,
 		Example: `  # Every session of every CLI from the last week, newest first
   stead session list --since 7d
+  # Which session ran that migration?
+  stead search "alembic upgrade"
   # Continue a Claude Code session in Codex, live, with a first prompt typed
   stead session resume claude:742233ee --to codex --prompt "carry on"
   # Play the offline demo against the real CLIs and the model stub
@@ -296,7 +301,7 @@ not installed, 130 interrupted.`,
 	})
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &FlagError{err: err} })
 	root.AddCommand(newSessionCmd(f))
-	root.AddCommand(newSchemaCmd(f), newManCmd(f))
+	root.AddCommand(newSchemaCmd(f), newManCmd(f), newSearchCmd(f), newIndexCmd(f))
 	root.AddCommand(newStubCmd(f, nil))
 	root.AddCommand(newServeCmd(f), newWatchCmd(f), newRunsCmd(f), newSendCmd(f), newStopCmd(f), newAttachCmd(f), newChainCmd(f), newABCmd(f), newTemplateCmd(f), newScenarioCmd(f))
 	refuseUnknown(root)

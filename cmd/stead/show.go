@@ -25,8 +25,12 @@ type ShowOptions struct {
 	All      bool
 	Full     bool
 	Redact   bool
-	Bus      BusFlags
-	ctx      context.Context
+	// At names an entry (its id, or a prefix of one) to show with Context
+	// entries on either side.
+	At      string
+	Context int
+	Bus     BusFlags
+	ctx     context.Context
 }
 
 func newShowCmd(f *Factory, runF func(*ShowOptions) error) *cobra.Command {
@@ -67,6 +71,12 @@ universal format (see 'stead schema'), each entry with its native record.`,
 			default:
 				return flagErrorf("--format must be md or json, not %q", opts.Format)
 			}
+			if opts.At != "" && opts.Format == "json" {
+				return flagErrorf("--at shows a transcript: leave out --json")
+			}
+			if opts.Context < 0 {
+				return flagErrorf("--context: give 0 or more entries")
+			}
 			if opts.CLI != "" {
 				if _, ok := adapters.Lookup(opts.CLI); !ok {
 					return flagErrorf("--cli: unknown CLI %q (known: %s)", opts.CLI, strings.Join(adapters.Names(), ", "))
@@ -84,6 +94,8 @@ universal format (see 'stead schema'), each entry with its native record.`,
 	cmd.Flags().BoolVar(&opts.NoNative, "no-native", false, "with --json, leave out the native records")
 	cmd.Flags().BoolVar(&opts.All, "all", false, "with md, also show injected context and instructions")
 	cmd.Flags().BoolVar(&opts.Full, "full", false, "with md, do not shorten long tool input and output")
+	cmd.Flags().StringVar(&opts.At, "at", "", "show only the entry with this id (or a prefix of one; a search hit's entry) and those around it")
+	cmd.Flags().IntVarP(&opts.Context, "context", "C", 3, "with --at, how many entries to show on either side")
 	cmd.Flags().BoolVar(&opts.Redact, "redact", false, "replace secrets of common shapes (API keys, tokens, private keys, password=...) with [REDACTED:<kind>]")
 	addBusFlags(cmd, &opts.Bus)
 	return cmd
@@ -131,6 +143,14 @@ func showRun(opts *ShowOptions) error {
 		}
 	}
 	md := mdOptions{All: opts.All, Full: opts.Full, Home: f.Env.Home, IDs: newShortIDs(ids)}
+	if opts.At != "" {
+		at, err := entryIndex(ids, opts.At, s)
+		if err != nil {
+			return err
+		}
+		md.Window, md.At = true, at
+		md.First, md.Last = max(0, at-opts.Context), at+opts.Context
+	}
 	return redacted(f.IO.Out, opts.Redact, func(out io.Writer) error {
 		w := bufio.NewWriterSize(chunkWriter{out}, 64<<10)
 		err := writeMarkdown(w, s, title, entries, md)
@@ -200,3 +220,24 @@ func (n noNative) Next() (*session.Entry, error) {
 type noRecords struct{}
 
 func (noRecords) Next() (*session.Record, error) { return nil, io.EOF }
+
+// entryIndex is the place of the entry at names (its id, or a prefix of
+// exactly one entry's id) among ids.
+func entryIndex(ids []string, at string, s *session.Session) (int, error) {
+	found := -1
+	for i, id := range ids {
+		if id == at {
+			return i, nil
+		}
+		if strings.HasPrefix(id, at) {
+			if found >= 0 {
+				return 0, flagErrorf("--at %q names more than one entry (%s and %s): give more of the id", at, ids[found], id)
+			}
+			found = i
+		}
+	}
+	if found < 0 {
+		return 0, notFoundf("--at: no entry %q in %s (%d entries)", at, sourceName(s), len(ids))
+	}
+	return found, nil
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stead-dev/stead/index"
+)
+
+func newIndexCmd(f *Factory) *cobra.Command {
+	var rebuild, asJSON, noRefresh bool
+	cmd := &cobra.Command{
+		Use:   "index",
+		Short: "Bring the search index up to date and say what it holds",
+		Long: `Bring the search index (in $XDG_CACHE_HOME/stead, else ~/.cache/stead) up to
+date with every CLI's store, reading only the sessions that changed since the
+last time, and say what it holds: sessions, entries, its size and the last
+refresh. stead search does the same refresh before it searches.
+
+--rebuild drops the index and reads every session again.`,
+		Example: `  # Refresh the index and show what it holds
+  stead index
+  # Read everything again
+  stead index --rebuild
+  # As JSON, with the refresh's figures and the files it could not read
+  stead index --json`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			path := index.DefaultPath(f.Env)
+			if rebuild {
+				for _, p := range []string{path, path + "-wal", path + "-shm"} {
+					if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+						return err
+					}
+				}
+			}
+			ix, err := index.Open(ctx, path, f.Logger)
+			if err != nil {
+				return err
+			}
+			defer ix.Close()
+			var res *index.Refreshed
+			if !noRefresh {
+				prog := newIndexProgress(f.IO)
+				r, err := ix.Refresh(ctx, f.Env, prog.update)
+				prog.done()
+				if err != nil {
+					return err
+				}
+				res = &r
+			}
+			st, err := ix.Status(ctx)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(f.IO.RawOut(), map[string]any{"index": st, "refresh": res})
+			}
+			w := f.IO.Out
+			if res != nil {
+				fmt.Fprintf(w, "refreshed in %s: %d sessions in the stores, %d added, %d updated, %d removed, %d unchanged (%s read)\n",
+					res.Took.Round(time.Millisecond), res.Sessions, res.Added, res.Updated, res.Removed, res.Unchanged, humanBytes(res.Bytes))
+				for _, wr := range res.Warnings {
+					fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", wr)
+				}
+			}
+			fmt.Fprintf(w, "index: %s\n  %d sessions (%s of session files), %d entries, %s on disk\n", st.Path, st.Sessions,
+				humanBytes(st.Indexed), st.Entries, humanBytes(st.Bytes))
+			if !st.Refresh.IsZero() {
+				fmt.Fprintf(w, "  last refresh: %s\n", st.Refresh.Local().Format("2006-01-02 15:04:05"))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&rebuild, "rebuild", false, "drop the index and read every session again")
+	cmd.Flags().BoolVar(&noRefresh, "no-refresh", false, "only say what the index holds")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}

@@ -1,0 +1,231 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stead-dev/stead/adapters"
+	"github.com/stead-dev/stead/index"
+	"github.com/stead-dev/stead/internal/safetext"
+)
+
+// SearchOptions are the inputs of `stead search`.
+type SearchOptions struct {
+	Factory   *Factory
+	Query     string
+	CLIs      []string
+	Project   string
+	Since     string
+	Until     string
+	Roles     []string
+	Tool      string
+	Session   string
+	Limit     int
+	JSON      bool
+	NoRefresh bool
+}
+
+// roles are the roles an entry is found under.
+var roles = []string{"user", "assistant", "thinking", "tool_call", "tool_result", "system"}
+
+func newSearchCmd(f *Factory) *cobra.Command {
+	opts := &SearchOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "search <query>",
+		Short: "Find entries of any session of any CLI: prompts, replies, thinking, tool calls and outputs",
+		Long: `Search the text of every session of every CLI's store: prompts, replies,
+thinking, tool calls (their tool, command, path, pattern, URL or query) and tool
+outputs and errors. The search index (in $XDG_CACHE_HOME/stead) is brought up
+to date first, reading only the sessions that changed since.
+
+A query is words, all of which must match; "a phrase", whose words come in
+order; prefix*; OR between two groups of words; -word or -"phrase" to exclude.
+Case and accents are ignored. Hits are ranked by relevance, recent ones first
+among equals; each names its session (<cli>:<id>) and entry, which
+stead session show <cli>:<id> --at <entry> shows in context and
+stead session fork <cli>:<id> --at <entry> forks at.`,
+		Example: `  # Which session ran that migration?
+  stead search "alembic upgrade"
+  # Every time rm -rf was run, as JSON
+  stead search '"rm -rf"' --role tool_call --json
+  # An error of the last week, in Codex or Claude Code sessions of one project
+  stead search "permission denied" --cli codex,claude --project ~/work/alpha --since 7d
+  # Thinking about retries, but not in tests
+  stead search "retry backoff* -test" --role thinking -n 50`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return flagErrorf("search needs a query: stead search <words>")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Query = strings.Join(args, " ")
+			return searchRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringSliceVar(&opts.CLIs, "cli", nil, "only these CLIs ("+strings.Join(adapters.Names(), ", ")+"; repeat or comma-separate)")
+	cmd.Flags().StringVar(&opts.Project, "project", "", "only sessions whose project directory contains this")
+	cmd.Flags().StringVar(&opts.Since, "since", "", "only entries since: a date (2026-11-01), a time (RFC 3339) or an age (24h, 7d)")
+	cmd.Flags().StringVar(&opts.Until, "until", "", "only entries until: a date, a time or an age")
+	cmd.Flags().StringSliceVar(&opts.Roles, "role", nil, "only entries of these roles ("+strings.Join(roles, ", ")+")")
+	cmd.Flags().StringVar(&opts.Tool, "tool", "", "only calls and results of this tool (its universal name, e.g. bash, or its CLI's)")
+	cmd.Flags().StringVar(&opts.Session, "session", "", "only this session: <cli>:<id>, an id or a prefix of one")
+	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", 20, "the most hits shown")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the hits as JSON")
+	cmd.Flags().BoolVar(&opts.NoRefresh, "no-refresh", false, "search the index as it is, without bringing it up to date first")
+	return cmd
+}
+
+func searchRun(ctx context.Context, opts *SearchOptions) error {
+	f := opts.Factory
+	now := time.Now()
+	q := index.Query{Text: opts.Query, CLIs: opts.CLIs, Roles: opts.Roles, Project: opts.Project, Tool: opts.Tool, Limit: opts.Limit}
+	var err error
+	if q.Since, err = parseWhen(opts.Since, now, false); err != nil {
+		return flagErrorf("--since: %v", err)
+	}
+	if q.Until, err = parseWhen(opts.Until, now, true); err != nil {
+		return flagErrorf("--until: %v", err)
+	}
+	for _, c := range opts.CLIs {
+		if _, ok := adapters.Lookup(c); !ok {
+			return flagErrorf("--cli: unknown CLI %q (%s)", c, strings.Join(adapters.Names(), ", "))
+		}
+	}
+	for _, r := range opts.Roles {
+		if !contains(roles, r) {
+			return flagErrorf("--role: %q is not one of %s", r, strings.Join(roles, ", "))
+		}
+	}
+	if opts.Limit <= 0 {
+		return flagErrorf("-n: give a number of hits above 0")
+	}
+	if _, err := index.ParseQuery(opts.Query); err != nil {
+		return flagErrorf("%v", err)
+	}
+	if opts.Session != "" {
+		_, ref, err := resolveRef(f.Env, opts.Session, "")
+		if err != nil {
+			return err
+		}
+		q.SessionCLI, q.SessionID = ref.CLI, ref.ID
+	}
+	ix, err := openIndex(ctx, f, !opts.NoRefresh)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	hits, err := ix.Search(ctx, q)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		if hits == nil {
+			hits = []index.Hit{}
+		}
+		return printJSON(f.IO.RawOut(), map[string]any{"query": opts.Query, "hits": hits})
+	}
+	if len(hits) == 0 {
+		fmt.Fprintf(f.IO.ErrOut, "stead: nothing found for %s\n", safetext.Quote(opts.Query))
+		return nil
+	}
+	colour := f.IO.OutTTY && f.Env.Get("NO_COLOR") == ""
+	for _, h := range hits {
+		writeHit(f.IO.RawOut(), h, f.Env.Home, colour)
+	}
+	return nil
+}
+
+// writeHit prints a hit for a person: where it is, then its snippet with
+// the matches marked. Every text from the session is made safe for a
+// terminal first.
+func writeHit(w io.Writer, h index.Hit, home string, colour bool) {
+	what := h.Role
+	if h.Tool != "" {
+		what += " " + h.Tool
+	}
+	where := shortPath(h.Project, home)
+	fmt.Fprintf(w, "%s  %s  %s  %s  entry %s\n", safetext.Terminal(h.Ref()), formatTime(h.Time.Local()), safetext.Terminal(what),
+		safetext.Terminal(clip(where, 60)), safetext.Terminal(h.Entry))
+	open, end := "**", "**"
+	if colour {
+		open, end = "\x1b[1;31m", "\x1b[0m"
+	}
+	var b strings.Builder
+	for i, part := range strings.Split(strings.Join(strings.Fields(h.Snippet), " "), index.Mark) {
+		if i == 0 {
+			b.WriteString(safetext.Terminal(part))
+			continue
+		}
+		match, rest, _ := strings.Cut(part, index.EndMark)
+		b.WriteString(open + safetext.Terminal(match) + end + safetext.Terminal(rest))
+	}
+	fmt.Fprintf(w, "    %s\n\n", b.String())
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// openIndex opens the search index of f's environment, brought up to
+// date when refresh is set (with progress on a terminal, and the stores
+// that could not be read reported).
+func openIndex(ctx context.Context, f *Factory, refresh bool) (*index.Index, error) {
+	ix, err := index.Open(ctx, index.DefaultPath(f.Env), f.Logger)
+	if err != nil {
+		return nil, err
+	}
+	if !refresh {
+		return ix, nil
+	}
+	prog := newIndexProgress(f.IO)
+	res, err := ix.Refresh(ctx, f.Env, prog.update)
+	prog.done()
+	if err != nil {
+		ix.Close()
+		return nil, err
+	}
+	for _, w := range res.Warnings {
+		f.Logger.Debug("indexing", "warning", w.String())
+	}
+	if n := len(res.Warnings); n > 0 && res.Added+res.Updated > 0 {
+		fmt.Fprintf(f.IO.ErrOut, "stead: %s could not be read whole (stead index --json lists them)\n", plural(n, "file or line"))
+	}
+	return ix, nil
+}
+
+// indexProgress shows on a terminal how far a refresh of the index is.
+type indexProgress struct {
+	io          *IOStreams
+	start, last time.Time
+	shown       bool
+}
+
+func newIndexProgress(io *IOStreams) *indexProgress {
+	return &indexProgress{io: io, start: time.Now()}
+}
+
+func (p *indexProgress) update(done, total int, bytes int64) {
+	now := time.Now()
+	if !p.io.ErrTTY || now.Sub(p.start) < 500*time.Millisecond || now.Sub(p.last) < 100*time.Millisecond {
+		return
+	}
+	p.last, p.shown = now, true
+	fmt.Fprintf(p.io.RawErrOut(), "\rindexing: %d/%d sessions (%s) ", done, total, humanBytes(bytes))
+}
+
+func (p *indexProgress) done() {
+	if p.shown {
+		fmt.Fprint(p.io.RawErrOut(), "\r\x1b[K")
+	}
+}

@@ -1,0 +1,24 @@
+// Package index is stead's search index: a SQLite database (FTS5, through
+// the pure-Go modernc.org/sqlite) under $XDG_CACHE_HOME/stead/ holding,
+// for every session of every CLI's store the environment points at, what
+// `list` and `stats` show of it, and the text of its entries, searchable.
+//
+// Refresh brings it up to date without rescanning: it lists each store
+// (the adapters' Discover), compares every session with what the index
+// holds of it (size, modification time and inode of its file; a database
+// session by the time its rows were updated), reads only the sessions that
+// changed, and drops those that are gone, each session in a transaction of
+// its own so that an interrupted refresh leaves a usable index. Search
+// answers a query (words, "phrases", prefix*, OR, -exclusion; see
+// ParseQuery) with filters, ranked by relevance and recency.
+//
+// What is indexed, per entry: a prompt's and a reply's text, thinking (as
+// entries of role thinking), a tool call's tool and key input (command,
+// path, pattern, URL, query; the raw input otherwise), a tool result's
+// output and error. Each entry's indexed text is cut at MaxEntryText; the
+// native records, attachments and encrypted reasoning are not indexed.
+//
+// An index written by another schema version is rebuilt, never misread; a
+// file SQLite cannot read is moved aside with a warning and rebuilt. Its
+// files are the user's alone (0600, its folder 0700).
+package index

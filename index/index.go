@@ -1,0 +1,228 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
+
+	"github.com/stead-dev/stead/session"
+)
+
+// SchemaVersion is the version of the index's tables. An index of another
+// version is rebuilt.
+const SchemaVersion = 1
+
+// MaxEntryText is how much of one entry's text is indexed: its start.
+// (Tool outputs and file writes run to megabytes; their start is what a
+// search needs, and the index stays a fraction of the sessions.)
+const MaxEntryText = 32 << 10
+
+// DefaultPath is where the index of env is kept:
+// $XDG_CACHE_HOME/stead/index.db, else ~/.cache/stead/index.db.
+func DefaultPath(env session.Env) string {
+	if d := env.Get("XDG_CACHE_HOME"); d != "" {
+		return filepath.Join(d, "stead", "index.db")
+	}
+	return filepath.Join(env.Home, ".cache", "stead", "index.db")
+}
+
+// Index is an open search index.
+type Index struct {
+	db   *sql.DB
+	path string
+	log  *slog.Logger
+}
+
+const schema = `
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE sessions (
+	id      INTEGER PRIMARY KEY,
+	cli     TEXT NOT NULL,
+	sid     TEXT NOT NULL,
+	path    TEXT NOT NULL,
+	size    INTEGER NOT NULL,
+	mtime   INTEGER NOT NULL,
+	inode   INTEGER NOT NULL,
+	host    TEXT NOT NULL,
+	project TEXT NOT NULL,
+	title   TEXT NOT NULL,
+	start   INTEGER NOT NULL,
+	end     INTEGER NOT NULL,
+	entries INTEGER NOT NULL,
+	summary TEXT NOT NULL,
+	UNIQUE (cli, sid, path)
+);
+CREATE TABLE entries (
+	id      INTEGER PRIMARY KEY,
+	session INTEGER NOT NULL,
+	entry   TEXT NOT NULL,
+	time    INTEGER NOT NULL,
+	role    TEXT NOT NULL,
+	tool    TEXT NOT NULL,
+	model   TEXT NOT NULL,
+	text    TEXT NOT NULL
+);
+CREATE INDEX entries_session ON entries (session);
+CREATE VIRTUAL TABLE entry_fts USING fts5 (text, content = 'entries', content_rowid = 'id',
+	tokenize = 'unicode61 remove_diacritics 2');
+CREATE TRIGGER entries_ai AFTER INSERT ON entries BEGIN
+	INSERT INTO entry_fts (rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER entries_ad AFTER DELETE ON entries BEGIN
+	INSERT INTO entry_fts (entry_fts, rowid, text) VALUES ('delete', old.id, old.text);
+END;
+`
+
+// Open opens the index at path, making it (and its folder) when there is
+// none. An index of another schema version is emptied and made again; a
+// file that is not a database SQLite can read is moved aside (to
+// path.corrupt-<time>), with a warning on log, and a new one made.
+func Open(ctx context.Context, path string, log *slog.Logger) (*Index, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	ix, err := open(ctx, path, log)
+	if err == nil || !errors.Is(err, errUnreadable) {
+		return ix, err
+	}
+	aside := fmt.Sprintf("%s.corrupt-%s", path, time.Now().UTC().Format("20060102T150405"))
+	log.Warn("the search index cannot be read: moved aside, and made again", "path", path, "aside", aside, "err", err)
+	if rerr := os.Rename(path, aside); rerr != nil {
+		return nil, fmt.Errorf("index: %s cannot be read (%v), nor moved aside: %w", path, err, rerr)
+	}
+	os.Remove(path + "-wal")
+	os.Remove(path + "-shm")
+	return open(ctx, path, log)
+}
+
+// errUnreadable is an index file SQLite cannot read.
+var errUnreadable = errors.New("not a readable index")
+
+func open(ctx context.Context, path string, log *slog.Logger) (*Index, error) {
+	// The file is the user's alone: made 0600 before SQLite opens it.
+	if f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600); err == nil {
+		f.Close()
+	}
+	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	ix := &Index{db: db, path: path, log: log}
+	if err := ix.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return ix, nil
+}
+
+// migrate makes the tables, or remakes them for another schema version.
+func (ix *Index) migrate(ctx context.Context) error {
+	var version string
+	err := ix.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'schema'`).Scan(&version)
+	switch {
+	case err == nil && version == strconv.Itoa(SchemaVersion):
+		return nil
+	case err == nil:
+		ix.log.Info("the search index is of another version: rebuilding it", "path", ix.path, "version", version, "want", SchemaVersion)
+	case errors.Is(err, sql.ErrNoRows):
+	default:
+		var n int
+		if qerr := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master`).Scan(&n); qerr != nil {
+			return fmt.Errorf("index: %s: %w: %v", ix.path, errUnreadable, qerr)
+		}
+		if n > 0 && !isNoTable(err) {
+			return fmt.Errorf("index: %s: %w: %v", ix.path, errUnreadable, err)
+		}
+	}
+	tx, err := ix.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, `SELECT type, name FROM sqlite_master WHERE type IN ('table', 'trigger') AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'entry_fts_%'`)
+	if err != nil {
+		return fmt.Errorf("index: %s: %w: %v", ix.path, errUnreadable, err)
+	}
+	var drop []string
+	for rows.Next() {
+		var typ, name string
+		if err := rows.Scan(&typ, &name); err != nil {
+			rows.Close()
+			return fmt.Errorf("index: %w", err)
+		}
+		drop = append(drop, fmt.Sprintf("DROP %s IF EXISTS %q", typ, name))
+	}
+	rows.Close()
+	for _, stmt := range drop {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("index: rebuilding: %w", err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, schema); err != nil {
+		return fmt.Errorf("index: making the tables: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('schema', ?), ('created', ?)`,
+		strconv.Itoa(SchemaVersion), time.Now().UTC().Format(time.RFC3339)); err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	return nil
+}
+
+func isNoTable(err error) bool {
+	return err != nil && containsFold(err.Error(), "no such table")
+}
+
+// Close closes the index.
+func (ix *Index) Close() error { return ix.db.Close() }
+
+// Path is the index's file.
+func (ix *Index) Path() string { return ix.path }
+
+// Status is what the index holds.
+type Status struct {
+	Path     string `json:"path"`
+	Sessions int    `json:"sessions"`
+	Entries  int    `json:"entries"`
+	// Bytes is the size of the index's files; Indexed the size of the
+	// sessions it holds.
+	Bytes   int64     `json:"bytes"`
+	Indexed int64     `json:"indexedBytes"`
+	Refresh time.Time `json:"lastRefresh,omitzero"`
+	Schema  int       `json:"schema"`
+}
+
+// Status says what the index holds.
+func (ix *Index) Status(ctx context.Context) (Status, error) {
+	st := Status{Path: ix.path, Schema: SchemaVersion}
+	if err := ix.db.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(size), 0) FROM sessions`).Scan(&st.Sessions, &st.Indexed); err != nil {
+		return st, fmt.Errorf("index: %w", err)
+	}
+	if err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM entries`).Scan(&st.Entries); err != nil {
+		return st, fmt.Errorf("index: %w", err)
+	}
+	var refreshed string
+	if ix.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'refreshed'`).Scan(&refreshed) == nil {
+		st.Refresh, _ = time.Parse(time.RFC3339Nano, refreshed)
+	}
+	for _, p := range []string{ix.path, ix.path + "-wal"} {
+		if fi, err := os.Stat(p); err == nil {
+			st.Bytes += fi.Size()
+		}
+	}
+	return st, nil
+}

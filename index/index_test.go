@@ -1,0 +1,218 @@
+package index_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stead-dev/stead/adapters"
+	"github.com/stead-dev/stead/catalog"
+	"github.com/stead-dev/stead/index"
+	"github.com/stead-dev/stead/internal/samples"
+	"github.com/stead-dev/stead/session"
+)
+
+func openIndex(t *testing.T, path string) *index.Index {
+	t.Helper()
+	ix, err := index.Open(context.Background(), path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return ix
+}
+
+func refresh(t *testing.T, ix *index.Index, env session.Env) index.Refreshed {
+	t.Helper()
+	res, err := ix.Refresh(context.Background(), env, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func search(t *testing.T, ix *index.Index, q index.Query) []index.Hit {
+	t.Helper()
+	hits, err := ix.Search(context.Background(), q)
+	if err != nil {
+		t.Fatalf("search %q: %v", q.Text, err)
+	}
+	return hits
+}
+
+// TestIndexEveryCLI indexes the testdata stores of all five CLIs: every
+// session list finds is in the index, each CLI's sessions can be found
+// by their text, and a hit names a session and entry that exist.
+func TestIndexEveryCLI(t *testing.T) {
+	env := samples.AllCLIs(t)
+	ix := openIndex(t, filepath.Join(t.TempDir(), "index.db"))
+	res := refresh(t, ix, env)
+	listed, err := catalog.Scan(context.Background(), catalog.Options{Env: env, Detail: session.DetailList})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Sessions != len(listed.Summaries) || res.Added != res.Sessions-countWarned(res) {
+		t.Errorf("refresh saw %d sessions, added %d (%d warnings); list shows %d", res.Sessions, res.Added, len(res.Warnings), len(listed.Summaries))
+	}
+	st, err := ix.Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Entries == 0 || st.Refresh.IsZero() {
+		t.Errorf("status %+v", st)
+	}
+	for _, cli := range adapters.Names() {
+		// A word every CLI's sessions hold somewhere.
+		hits := search(t, ix, index.Query{Text: "the", CLIs: []string{cli}, Limit: 5})
+		if len(hits) == 0 {
+			t.Errorf("%s: nothing found", cli)
+			continue
+		}
+		h := hits[0]
+		a, _ := adapters.Lookup(h.CLI)
+		ref, err := a.Locate(env, h.SessionID)
+		if err != nil {
+			t.Errorf("%s: the hit's session %s: %v", cli, h.Ref(), err)
+			continue
+		}
+		s, err := a.Open(env, ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, e := range s.Timeline {
+			found = found || e.ID == h.Entry
+		}
+		if !found {
+			t.Errorf("%s: the hit's entry %s is not in %s", cli, h.Entry, h.Ref())
+		}
+		if !strings.Contains(strings.ToLower(h.Snippet), index.Mark+"the"+index.EndMark) {
+			t.Errorf("%s: snippet %q does not mark the match", cli, h.Snippet)
+		}
+	}
+}
+
+func countWarned(res index.Refreshed) int {
+	n := 0
+	for _, w := range res.Warnings {
+		if strings.Contains(w.Message, "not indexed") {
+			n++
+		}
+	}
+	return n
+}
+
+// TestRefreshReadsOnlyWhatChanged: a refresh with nothing changed reads
+// nothing; a session appended to is read again and its new text found; a
+// removed session leaves the index; a store the environment no longer
+// points at leaves it too.
+func TestRefreshReadsOnlyWhatChanged(t *testing.T) {
+	env := samples.ClaudeCodex(t)
+	ix := openIndex(t, filepath.Join(t.TempDir(), "index.db"))
+	first := refresh(t, ix, env)
+	again := refresh(t, ix, env)
+	if again.Added+again.Updated+again.Removed != 0 || again.Unchanged != first.Sessions {
+		t.Fatalf("a second refresh with nothing changed: %+v", again)
+	}
+
+	hits := search(t, ix, index.Query{Text: "the", CLIs: []string{"claude"}, Limit: 1})
+	if len(hits) == 0 {
+		t.Fatal("no Claude session found")
+	}
+	path := hits[0].Path
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	last := lines[len(lines)-1]
+	added := strings.Replace(last, `"type":"user"`, `"type":"user"`, 1)
+	// A new prompt, as the last user record with a new uuid and text.
+	added = `{"type":"user","uuid":"9b0e6a1c-0000-4000-8000-00000000abcd","parentUuid":null,"sessionId":"` + hits[0].SessionID +
+		`","timestamp":"2026-11-26T10:00:00.000Z","cwd":"/tmp","message":{"role":"user","content":"zanzibarian appended prompt"}}`
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(added + "\n")
+	f.Close()
+	changed := refresh(t, ix, env)
+	if changed.Updated != 1 || changed.Added+changed.Removed != 0 {
+		t.Errorf("after appending to one session: %+v", changed)
+	}
+	if hits := search(t, ix, index.Query{Text: "zanzibarian"}); len(hits) != 1 || hits[0].Entry != "9b0e6a1c-0000-4000-8000-00000000abcd" {
+		t.Errorf("the appended prompt: %+v", hits)
+	}
+
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	gone := refresh(t, ix, env)
+	if gone.Removed != 1 {
+		t.Errorf("after removing a session: %+v", gone)
+	}
+	if hits := search(t, ix, index.Query{Text: "zanzibarian"}); len(hits) != 0 {
+		t.Errorf("a removed session is still found: %+v", hits)
+	}
+
+	delete(env.Vars, "CODEX_HOME")
+	env.Vars["CODEX_HOME"] = t.TempDir()
+	if res := refresh(t, ix, env); res.Removed == 0 {
+		t.Errorf("a store no longer pointed at stays: %+v", res)
+	}
+	if hits := search(t, ix, index.Query{Text: "the", CLIs: []string{"codex"}}); len(hits) != 0 {
+		t.Errorf("found %d hits of a store no longer pointed at", len(hits))
+	}
+}
+
+// TestCorruptIndexRebuilt: an index file SQLite cannot read is moved
+// aside and made again; an index of another schema version is rebuilt.
+func TestCorruptIndexRebuilt(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "index.db")
+	if err := os.WriteFile(path, []byte(strings.Repeat("not a database ", 1000)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ix := openIndex(t, path)
+	if _, err := ix.Status(context.Background()); err != nil {
+		t.Fatalf("the rebuilt index: %v", err)
+	}
+	aside, _ := filepath.Glob(path + ".corrupt-*")
+	if len(aside) != 1 {
+		t.Errorf("the unreadable file was not moved aside: %v", aside)
+	}
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("the index file: %v, mode %v; want 0600", err, fi.Mode())
+	}
+}
+
+func TestParseQuery(t *testing.T) {
+	for _, tc := range []struct{ in, want, err string }{
+		{in: "migrate database", want: `("migrate" "database")`},
+		{in: `"rm -rf" build*`, want: `("rm -rf" "build"*)`},
+		{in: "alpha OR beta gamma", want: `("alpha") OR ("beta" "gamma")`},
+		{in: "deploy -staging", want: `("deploy") NOT "staging"`},
+		{in: `a OR b -"c d"`, want: `(("a") OR ("b")) NOT "c d"`},
+		{in: `NEAR text:x`, want: `("NEAR" "text:x")`},
+		{in: `say "hello`, err: "at character 5: this quote is not closed"},
+		{in: "OR x", err: "at character 1: OR needs words on both sides"},
+		{in: "x OR", err: "at character 3: OR needs words on both sides"},
+		{in: "-x", err: "not only words to exclude"},
+		{in: "   ", err: "the query is empty"},
+		{in: "a - b", err: "at character 3: a - must be followed"},
+		{in: "a ***", err: "has no letter or digit"},
+	} {
+		got, err := index.ParseQuery(tc.in)
+		var se *index.SyntaxError
+		switch {
+		case tc.err != "" && (err == nil || !errors.As(err, &se) || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("ParseQuery(%q) = %q, %v; want an error with %q", tc.in, got, err, tc.err)
+		case tc.err == "" && (err != nil || got != tc.want):
+			t.Errorf("ParseQuery(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,435 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/stead-dev/stead/adapters"
+	"github.com/stead-dev/stead/catalog"
+	"github.com/stead-dev/stead/session"
+)
+
+// Refreshed is what a refresh did.
+type Refreshed struct {
+	// Sessions is how many sessions the stores hold; Added, Updated and
+	// Removed how many the refresh read or dropped, Unchanged how many it
+	// left as they were.
+	Sessions  int `json:"sessions"`
+	Added     int `json:"added"`
+	Updated   int `json:"updated"`
+	Removed   int `json:"removed"`
+	Unchanged int `json:"unchanged"`
+	// Entries and Bytes are the entries indexed and the session bytes
+	// read.
+	Entries  int               `json:"entries"`
+	Bytes    int64             `json:"bytes"`
+	Took     time.Duration     `json:"tookNs"`
+	Warnings []session.Warning `json:"warnings,omitempty"`
+}
+
+// Progress hears how far a refresh is: sessions read of those to read,
+// and their bytes.
+type Progress func(done, total int, bytes int64)
+
+// fingerprint is what tells that a session changed.
+type fingerprint struct {
+	size, mtime, inode int64
+}
+
+// key names a session in the index.
+type key struct{ cli, sid, path string }
+
+// Refresh brings the index up to date with the stores env points at: it
+// reads the sessions that are new or changed since the last refresh and
+// drops those that are gone (and any of a store env does not point at). A
+// session that cannot be read is a warning, and the rest are indexed.
+// Each session is written in a transaction of its own.
+func (ix *Index) Refresh(ctx context.Context, env session.Env, progress Progress) (Refreshed, error) {
+	begin := time.Now()
+	var res Refreshed
+	held, err := ix.fingerprints(ctx)
+	if err != nil {
+		return res, err
+	}
+	type job struct {
+		a    adapters.Adapter
+		ref  session.Ref
+		fp   fingerprint
+		id   int64 // the row it replaces; 0 for a new session
+		size int64
+	}
+	var jobs []job
+	seen := make(map[key]bool)
+	for _, a := range adapters.All {
+		if !a.Reads() {
+			continue
+		}
+		refs, warns := a.Discover(env)
+		res.Warnings = append(res.Warnings, warns...)
+		for _, ref := range refs {
+			k := key{ref.CLI, ref.ID, ref.Path}
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			res.Sessions++
+			fp := fingerprintOf(ref)
+			h, ok := held[k]
+			switch {
+			case ok && h.fp == fp:
+				res.Unchanged++
+				continue
+			case ok:
+				res.Updated++
+			default:
+				res.Added++
+			}
+			jobs = append(jobs, job{a: a, ref: ref, fp: fp, id: h.id, size: fp.size})
+		}
+	}
+	var gone []int64
+	for k, h := range held {
+		if !seen[k] {
+			gone = append(gone, h.id)
+		}
+	}
+	if err := ix.remove(ctx, gone); err != nil {
+		return res, err
+	}
+	res.Removed = len(gone)
+
+	// Sessions are read by a worker per core and written, each in its
+	// transaction, by this goroutine.
+	host, _ := os.Hostname()
+	type done struct {
+		j    job
+		doc  *indexed
+		warn *session.Warning
+	}
+	work := make(chan job)
+	out := make(chan done, 2)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range work {
+				doc, err := read(env, j.a, j.ref)
+				d := done{j: j, doc: doc}
+				if err != nil {
+					d.warn = &session.Warning{Path: j.ref.Path, Message: fmt.Sprintf("not indexed: %v", err)}
+				}
+				select {
+				case out <- d:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	go func() {
+		defer close(work)
+		for _, j := range jobs {
+			select {
+			case work <- j:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(out) }()
+	var werr error
+	n := 0
+	for d := range out {
+		n++
+		if werr != nil {
+			continue
+		}
+		if d.warn != nil {
+			res.Warnings = append(res.Warnings, *d.warn)
+			// What is known of it goes, so that a session that can no
+			// longer be read is not found as it was.
+			werr = ix.remove(ctx, []int64{d.j.id})
+		} else {
+			werr = ix.write(ctx, d.j.id, d.j.ref, d.j.fp, host, d.doc)
+			res.Entries += len(d.doc.rows)
+			res.Bytes += d.j.size
+		}
+		if werr != nil {
+			cancel()
+		}
+		if progress != nil {
+			progress(n, len(jobs), res.Bytes)
+		}
+	}
+	if werr != nil {
+		return res, werr
+	}
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
+	if _, err := ix.db.ExecContext(ctx, `INSERT OR REPLACE INTO meta (key, value) VALUES ('refreshed', ?)`,
+		time.Now().UTC().Format(time.RFC3339Nano)); err != nil {
+		return res, fmt.Errorf("index: %w", err)
+	}
+	res.Took = time.Since(begin)
+	return res, nil
+}
+
+// fingerprintOf is what tells that ref's session changed: the size and
+// modification time Discover gives (a database session's are its rows'),
+// else its file's, and its file's inode (a file replaced by another of the
+// same size and time is read again).
+func fingerprintOf(ref session.Ref) fingerprint {
+	fp := fingerprint{size: ref.Size, mtime: ref.ModTime.UnixNano()}
+	if fi, err := os.Stat(ref.Path); err == nil {
+		if fp.size == 0 {
+			fp.size = fi.Size()
+		}
+		if ref.ModTime.IsZero() {
+			fp.mtime = fi.ModTime().UnixNano()
+		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+			fp.inode = int64(st.Ino)
+		}
+	}
+	return fp
+}
+
+type held struct {
+	id int64
+	fp fingerprint
+}
+
+// fingerprints is what the index holds of each session.
+func (ix *Index) fingerprints(ctx context.Context) (map[key]held, error) {
+	rows, err := ix.db.QueryContext(ctx, `SELECT id, cli, sid, path, size, mtime, inode FROM sessions`)
+	if err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	defer rows.Close()
+	out := make(map[key]held)
+	for rows.Next() {
+		var k key
+		var h held
+		if err := rows.Scan(&h.id, &k.cli, &k.sid, &k.path, &h.fp.size, &h.fp.mtime, &h.fp.inode); err != nil {
+			return nil, fmt.Errorf("index: %w", err)
+		}
+		out[k] = h
+	}
+	return out, rows.Err()
+}
+
+// remove drops sessions and their entries.
+func (ix *Index) remove(ctx context.Context, ids []int64) error {
+	if len(ids) == 0 || (len(ids) == 1 && ids[0] == 0) {
+		return nil
+	}
+	tx, err := ix.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	defer tx.Rollback()
+	for _, id := range ids {
+		if err := dropSession(ctx, tx, id); err != nil {
+			return err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	return nil
+}
+
+func dropSession(ctx context.Context, tx *sql.Tx, id int64) error {
+	if id == 0 {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM entries WHERE session = ?`, id); err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id); err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	return nil
+}
+
+// indexed is a session as the index keeps it.
+type indexed struct {
+	sum  session.Summary
+	rows []row
+}
+
+// row is one indexed entry.
+type row struct {
+	entry, role, tool, model, text string
+	time                           time.Time
+}
+
+// read reads a session for the index: its summary, and its entries' text.
+func read(env session.Env, a adapters.Adapter, ref session.Ref) (*indexed, error) {
+	sum, err := a.SummarizeFile(ref, session.DetailFull)
+	if err != nil {
+		return nil, err
+	}
+	opened, err := catalog.Open(env, a, ref, catalog.Keep{})
+	if err != nil {
+		return nil, err
+	}
+	defer opened.Close()
+	doc := &indexed{sum: sum}
+	add := func(e *session.Entry) { doc.rows = append(doc.rows, rowsOf(a, e)...) }
+	if opened.Entries == nil {
+		for i := range opened.Session.Timeline {
+			add(&opened.Session.Timeline[i])
+		}
+		return doc, nil
+	}
+	for {
+		e, err := opened.Entries.Next()
+		if errors.Is(err, io.EOF) {
+			return doc, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		add(e)
+	}
+}
+
+// rowsOf is what the index keeps of an entry: a row for its text, and one
+// for its thinking.
+func rowsOf(a adapters.Adapter, e *session.Entry) []row {
+	base := row{entry: e.ID, time: e.Timestamp, model: e.Model}
+	var out []row
+	addRow := func(role, tool, text string) {
+		if text = strings.TrimSpace(text); text == "" {
+			return
+		}
+		r := base
+		r.role, r.tool, r.text = role, tool, clipText(text, MaxEntryText)
+		out = append(out, r)
+	}
+	switch e.Type {
+	case session.User, session.Assistant, session.System:
+		addRow(string(e.Type), "", e.Content)
+	case session.ToolCall:
+		addRow(string(e.Type), toolName(e), toolText(a, e))
+	case session.ToolResult:
+		text := e.Output
+		if e.Error != "" {
+			text = strings.TrimSpace(text + "\n" + e.Error)
+		}
+		addRow(string(e.Type), toolName(e), text)
+	}
+	addRow("thinking", "", e.Thinking)
+	return out
+}
+
+// toolName is the tool an entry names: the universal one, else the CLI's.
+func toolName(e *session.Entry) string {
+	if e.Tool != "" {
+		return string(e.Tool)
+	}
+	return e.OriginalTool
+}
+
+// keyArgs are the universal arguments a tool call is found by.
+var keyArgs = []string{session.ArgCommand, session.ArgPath, session.ArgPattern, session.ArgURL, session.ArgQuery}
+
+// toolText is what a tool call is found by: its tool's names and its key
+// arguments (command, path, pattern, URL, query), else its input as it is.
+func toolText(a adapters.Adapter, e *session.Entry) string {
+	var b strings.Builder
+	b.WriteString(toolName(e))
+	if e.OriginalTool != "" && e.OriginalTool != string(e.Tool) {
+		b.WriteString(" " + e.OriginalTool)
+	}
+	if a.ToolArgs != nil && e.OriginalTool != "" {
+		if _, args, ok := a.ToolArgs(e.OriginalTool, e.Input); ok {
+			found := false
+			for _, k := range keyArgs {
+				if v, ok := args[k].(string); ok && v != "" {
+					b.WriteString("\n" + v)
+					found = true
+				}
+			}
+			if found {
+				return b.String()
+			}
+		}
+	}
+	if len(e.Input) > 0 {
+		b.WriteString("\n" + e.InputText())
+	}
+	return b.String()
+}
+
+// clipText cuts s to at most n bytes, at a rune boundary.
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// write replaces session old (0: none) with doc, in one transaction.
+func (ix *Index) write(ctx context.Context, old int64, ref session.Ref, fp fingerprint, host string, doc *indexed) error {
+	tx, err := ix.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	defer tx.Rollback()
+	if err := dropSession(ctx, tx, old); err != nil {
+		return err
+	}
+	sum, _ := json.Marshal(doc.sum)
+	res, err := tx.ExecContext(ctx, `INSERT INTO sessions (cli, sid, path, size, mtime, inode, host, project, title, start, end, entries, summary)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		ref.CLI, ref.ID, ref.Path, fp.size, fp.mtime, fp.inode, host, doc.sum.Project, doc.sum.Title,
+		unixNano(doc.sum.Start), unixNano(doc.sum.End), len(doc.rows), string(sum))
+	if err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO entries (session, entry, time, role, tool, model, text) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	defer stmt.Close()
+	for _, r := range doc.rows {
+		if _, err := stmt.ExecContext(ctx, id, r.entry, unixNano(r.time), r.role, r.tool, r.model, r.text); err != nil {
+			return fmt.Errorf("index: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	return nil
+}
+
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
