@@ -143,7 +143,7 @@ func (e *replyError) Unwrap() error { return e.err }
 func ParseReply(data []byte) (Reply, error) {
 	var r Reply
 	if err := json.Unmarshal(data, &r); err != nil || r.Code == "" {
-		return Reply{}, fmt.Errorf("bus: a reply that is not a stead reply: %.80q", data)
+		return Reply{}, fmt.Errorf("bus: a reply that is not a stead reply: %s", safetext.QuoteN(string(data), 80))
 	}
 	return r, nil
 }
@@ -154,7 +154,7 @@ func ParseReply(data []byte) (Reply, error) {
 func ParseRequest(data []byte) (Request, error) {
 	var r Request
 	if err := json.Unmarshal(data, &r); err != nil {
-		return Request{}, fmt.Errorf("%w: not a stead request (JSON of version %d): %.40q", ErrBadRequest, Version, data)
+		return Request{}, fmt.Errorf("%w: not a stead request (JSON of version %d): %s", ErrBadRequest, Version, safetext.QuoteN(string(data), 40))
 	}
 	switch {
 	case r.V < 1:
@@ -178,5 +178,5 @@ func ParseRequest(data []byte) (Request, error) {
 		}
 		return Request{V: r.V, Op: r.Op, Rows: r.Rows, Cols: r.Cols}, nil
 	}
-	return Request{}, fmt.Errorf("%w: unknown op %.40q", ErrBadRequest, r.Op)
+	return Request{}, fmt.Errorf("%w: unknown op %s", ErrBadRequest, safetext.QuoteN(string(r.Op), 40))
 }

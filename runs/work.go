@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/internal/safetext"
 	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/session"
 )
@@ -73,7 +74,7 @@ func ParseWork(data []byte) (Spec, *session.Env, error) {
 		return Spec{}, nil, fmt.Errorf("bad work request: version %d; this worker speaks version %d (is it an older stead?)", req.V, WorkVersion)
 	}
 	if req.Env != nil && (!filepath.IsAbs(req.Env.Home) || strings.ContainsRune(req.Env.Home, 0)) {
-		return Spec{}, nil, fmt.Errorf("bad work request: home %.200q is not an absolute path", req.Env.Home)
+		return Spec{}, nil, fmt.Errorf("bad work request: home %s is not an absolute path", safetext.QuoteN(req.Env.Home, 200))
 	}
 	spec, err := checkSpec(req.Spec)
 	return spec, req.Env, err
@@ -82,21 +83,21 @@ func ParseWork(data []byte) (Spec, *session.Env, error) {
 // checkSpec checks a work request's spec.
 func checkSpec(spec Spec) (Spec, error) {
 	if !bus.ValidRun(spec.ID) {
-		return Spec{}, fmt.Errorf("bad run id %.80q", spec.ID)
+		return Spec{}, fmt.Errorf("bad run id %s", safetext.QuoteN(spec.ID, 80))
 	}
 	if err := Runnable(spec.To); err != nil {
 		return Spec{}, fmt.Errorf("bad work request: to: %w", err)
 	}
 	switch {
 	case !filepath.IsAbs(spec.Dir) || strings.ContainsRune(spec.Dir, 0):
-		return Spec{}, fmt.Errorf("bad work request: dir %.200q is not an absolute path", spec.Dir)
+		return Spec{}, fmt.Errorf("bad work request: dir %s is not an absolute path", safetext.QuoteN(spec.Dir, 200))
 	case spec.Source != HistoryObject(spec.ID):
 		// Detach stores the session under this name just before it
 		// asks; another name would start the run from another session.
-		return Spec{}, fmt.Errorf("bad work request: source %.80q is not run %s's session", spec.Source, spec.ID)
+		return Spec{}, fmt.Errorf("bad work request: source %s is not run %s's session", safetext.QuoteN(spec.Source, 80), spec.ID)
 	case strings.HasPrefix(spec.Model, "-") || strings.IndexFunc(spec.Model, unicode.IsControl) >= 0:
 		// The model goes on the CLI's command line.
-		return Spec{}, fmt.Errorf("bad work request: model %.80q", spec.Model)
+		return Spec{}, fmt.Errorf("bad work request: model %s", safetext.QuoteN(spec.Model, 80))
 	}
 	return spec, nil
 }

@@ -13,6 +13,7 @@ import (
 	oklog "github.com/oklog/run"
 
 	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/internal/safetext"
 	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/session"
 )
@@ -39,7 +40,7 @@ func (sv *Supervisor) Detach(ctx context.Context, s *session.Session, spec Spec)
 	}
 	var reply WorkReply
 	if err := json.Unmarshal(out, &reply); err != nil || reply.Code == "" {
-		return live.Run{}, fmt.Errorf("the worker's reply is not a stead work reply: %.80q", out)
+		return live.Run{}, fmt.Errorf("the worker's reply is not a stead work reply: %s", safetext.QuoteN(string(out), 80))
 	}
 	if err := reply.Err(); err != nil {
 		return live.Run{}, fmt.Errorf("the worker: %w", err)

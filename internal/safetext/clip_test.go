@@ -1,6 +1,9 @@
 package safetext
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestClip(t *testing.T) {
 	for _, tc := range []struct {
@@ -19,5 +22,29 @@ func TestClip(t *testing.T) {
 	}
 	if got := ClipLine("a\n  b\tc   d", 6); got != "a b c…" {
 		t.Errorf("ClipLine = %q", got)
+	}
+}
+
+func TestQuoteN(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"hello", 40, `"hello"`},
+		{"a\nb", 40, `"a\nb"`},
+		{strings.Repeat("x", 50), 12, `"xxxxxxx…"`},
+		{"\x00" + strings.Repeat("\xc3", 60), 40, `"\x00\xc3\xc3\xc3\xc3\xc3\xc3\xc3…"`},
+		{"", 10, `""`},
+	} {
+		got := QuoteN(tc.in, tc.n)
+		if got != tc.want || len(got) > tc.n {
+			t.Errorf("QuoteN(%q, %d) = %s (%d bytes); want %s", tc.in, tc.n, got, len(got), tc.want)
+		}
+	}
+	for n := 5; n < 60; n++ {
+		if got := QuoteN("\x00"+strings.Repeat("é\xc3\U0001F600", 40), n); len(got) > n {
+			t.Errorf("QuoteN(…, %d) is %d bytes: %s", n, len(got), got)
+		}
 	}
 }
