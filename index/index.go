@@ -18,7 +18,7 @@ import (
 
 // SchemaVersion is the version of the index's tables. An index of another
 // version is rebuilt.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // MaxEntryText is how much of one entry's text is indexed: its start.
 // (Tool outputs and file writes run to megabytes; their start is what a
@@ -73,9 +73,6 @@ CREATE TABLE entries (
 CREATE INDEX entries_session ON entries (session);
 CREATE VIRTUAL TABLE entry_fts USING fts5 (text, content = 'entries', content_rowid = 'id',
 	tokenize = 'unicode61 remove_diacritics 2');
-CREATE TRIGGER entries_ai AFTER INSERT ON entries BEGIN
-	INSERT INTO entry_fts (rowid, text) VALUES (new.id, new.text);
-END;
 CREATE TRIGGER entries_ad AFTER DELETE ON entries BEGIN
 	INSERT INTO entry_fts (entry_fts, rowid, text) VALUES ('delete', old.id, old.text);
 END;

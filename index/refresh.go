@@ -153,6 +153,7 @@ func (ix *Index) Refresh(ctx context.Context, env session.Env, progress Progress
 	go func() { wg.Wait(); close(out) }()
 	var werr error
 	n := 0
+	b := &batch{ix: ix}
 	for d := range out {
 		n++
 		if werr != nil {
@@ -162,9 +163,10 @@ func (ix *Index) Refresh(ctx context.Context, env session.Env, progress Progress
 			res.Warnings = append(res.Warnings, *d.warn)
 			// What is known of it goes, so that a session that can no
 			// longer be read is not found as it was.
-			werr = ix.remove(ctx, []int64{d.j.id})
+			werr = b.drop(ctx, d.j.id)
 		} else {
-			werr = ix.write(ctx, d.j.id, d.j.ref, d.j.fp, host, d.doc)
+			werr = b.write(ctx, d.j.id, d.j.ref, d.j.fp, host, d.doc)
+			res.Warnings = append(res.Warnings, d.doc.warns...)
 			res.Entries += len(d.doc.rows)
 			res.Bytes += d.j.size
 		}
@@ -175,6 +177,10 @@ func (ix *Index) Refresh(ctx context.Context, env session.Env, progress Progress
 			progress(n, len(jobs), res.Bytes)
 		}
 	}
+	if werr == nil {
+		werr = b.commit()
+	}
+	b.rollback()
 	if werr != nil {
 		return res, werr
 	}
@@ -184,6 +190,13 @@ func (ix *Index) Refresh(ctx context.Context, env session.Env, progress Progress
 	if _, err := ix.db.ExecContext(ctx, `INSERT OR REPLACE INTO meta (key, value) VALUES ('refreshed', ?)`,
 		time.Now().UTC().Format(time.RFC3339Nano)); err != nil {
 		return res, fmt.Errorf("index: %w", err)
+	}
+	if len(jobs)+len(gone) > 0 {
+		// What the refresh wrote is folded into the database, and the
+		// write-ahead log emptied: it would otherwise stay as large as
+		// the largest refresh. (A reader still busy keeps it; the next
+		// refresh tries again.)
+		ix.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
 	}
 	res.Took = time.Since(begin)
 	return res, nil
@@ -271,6 +284,8 @@ func dropSession(ctx context.Context, tx *sql.Tx, id int64) error {
 type indexed struct {
 	sum  session.Summary
 	rows []row
+	// warns are the records that could not be read (the rest were).
+	warns []session.Warning
 }
 
 // row is one indexed entry.
@@ -285,13 +300,44 @@ func read(env session.Env, a adapters.Adapter, ref session.Ref) (*indexed, error
 	if err != nil {
 		return nil, err
 	}
+	doc := &indexed{sum: sum}
+	add := func(e *session.Entry) { doc.rows = append(doc.rows, rowsOf(a, e)...) }
+	if fi, err := os.Stat(ref.Path); err == nil && fi.Mode().IsRegular() && fi.Size() > catalog.TwoPassAbove && a.StreamDecoder != nil {
+		// A large self-contained file is read once, its entries indexed
+		// as they are decoded (a later record's status or usage for an
+		// entry changes nothing the index keeps).
+		f, err := os.Open(ref.Path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		dec := a.StreamDecoder(f)
+		for {
+			ev, err := dec.Decode()
+			if errors.Is(err, io.EOF) {
+				return doc, nil
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", ref.Path, err)
+			}
+			if ev.Warning != nil {
+				w := *ev.Warning
+				if w.Path == "" {
+					w.Path = ref.Path
+				}
+				doc.warns = append(doc.warns, w)
+			}
+			for i := range ev.Entries {
+				add(&ev.Entries[i])
+			}
+		}
+	}
 	opened, err := catalog.Open(env, a, ref, catalog.Keep{})
 	if err != nil {
 		return nil, err
 	}
 	defer opened.Close()
-	doc := &indexed{sum: sum}
-	add := func(e *session.Entry) { doc.rows = append(doc.rows, rowsOf(a, e)...) }
+	doc.warns = opened.Session.Warnings
 	if opened.Entries == nil {
 		for i := range opened.Session.Timeline {
 			add(&opened.Session.Timeline[i])
@@ -325,6 +371,11 @@ func rowsOf(a adapters.Adapter, e *session.Entry) []row {
 	}
 	switch e.Type {
 	case session.User, session.Assistant, session.System:
+		// What the CLI injected (its instructions, context, environment)
+		// is not what anyone wrote or did: it is left out.
+		if e.Kind == session.KindContext || e.Kind == session.KindInstructions || e.Kind == session.KindMeta {
+			break
+		}
 		addRow(string(e.Type), "", e.Content)
 	case session.ToolCall:
 		addRow(string(e.Type), toolName(e), toolText(a, e))
@@ -389,13 +440,94 @@ func clipText(s string, n int) string {
 	return s[:n]
 }
 
-// write replaces session old (0: none) with doc, in one transaction.
-func (ix *Index) write(ctx context.Context, old int64, ref session.Ref, fp fingerprint, host string, doc *indexed) error {
-	tx, err := ix.db.BeginTx(ctx, nil)
+// batch writes sessions in transactions of several: a transaction per
+// session would make FTS5 flush and merge its index after every one.
+// Each transaction holds whole sessions, so an interrupted refresh leaves
+// the index as it was after the last one committed.
+//
+// The entries' text goes into the full-text index in one statement per
+// transaction (see commit): FTS5 writes its pending terms to disk at the
+// start of every statement that changes it, so a statement per entry
+// would leave a segment per entry to merge.
+type batch struct {
+	ix    *Index
+	tx    *sql.Tx
+	bytes int   // the text written in tx
+	first int64 // the first entry written in tx (0: none)
+	began time.Time
+}
+
+// batchText and batchTime bound a transaction: about 16 MB of text, or a
+// second (so that a search waiting on a long refresh is not held up long).
+const (
+	batchText = 16 << 20
+	batchTime = time.Second
+)
+
+func (b *batch) begin(ctx context.Context) (*sql.Tx, error) {
+	if b.tx != nil {
+		return b.tx, nil
+	}
+	tx, err := b.ix.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	b.tx, b.bytes, b.first, b.began = tx, 0, 0, time.Now()
+	return tx, nil
+}
+
+// done commits the transaction once it is large or old enough.
+func (b *batch) done() error {
+	if b.bytes < batchText && time.Since(b.began) < batchTime {
+		return nil
+	}
+	return b.commit()
+}
+
+func (b *batch) commit() error {
+	if b.tx == nil {
+		return nil
+	}
+	if b.first != 0 {
+		if _, err := b.tx.Exec(`INSERT INTO entry_fts (rowid, text) SELECT id, text FROM entries WHERE id >= ?`, b.first); err != nil {
+			return fmt.Errorf("index: %w", err)
+		}
+	}
+	err := b.tx.Commit()
+	b.tx = nil
 	if err != nil {
 		return fmt.Errorf("index: %w", err)
 	}
-	defer tx.Rollback()
+	return nil
+}
+
+func (b *batch) rollback() {
+	if b.tx != nil {
+		b.tx.Rollback()
+		b.tx = nil
+	}
+}
+
+func (b *batch) drop(ctx context.Context, id int64) error {
+	if id == 0 {
+		return nil
+	}
+	tx, err := b.begin(ctx)
+	if err != nil {
+		return err
+	}
+	if err := dropSession(ctx, tx, id); err != nil {
+		return err
+	}
+	return b.done()
+}
+
+// write replaces session old (0: none) with doc.
+func (b *batch) write(ctx context.Context, old int64, ref session.Ref, fp fingerprint, host string, doc *indexed) error {
+	tx, err := b.begin(ctx)
+	if err != nil {
+		return err
+	}
 	if err := dropSession(ctx, tx, old); err != nil {
 		return err
 	}
@@ -417,14 +549,18 @@ func (ix *Index) write(ctx context.Context, old int64, ref session.Ref, fp finge
 	}
 	defer stmt.Close()
 	for _, r := range doc.rows {
-		if _, err := stmt.ExecContext(ctx, id, r.entry, unixNano(r.time), r.role, r.tool, r.model, r.text); err != nil {
+		res, err := stmt.ExecContext(ctx, id, r.entry, unixNano(r.time), r.role, r.tool, r.model, r.text)
+		if err != nil {
 			return fmt.Errorf("index: %w", err)
 		}
+		if b.first == 0 {
+			if b.first, err = res.LastInsertId(); err != nil {
+				return fmt.Errorf("index: %w", err)
+			}
+		}
+		b.bytes += len(r.text)
 	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("index: %w", err)
-	}
-	return nil
+	return b.done()
 }
 
 func unixNano(t time.Time) int64 {

@@ -195,12 +195,8 @@ func openIndex(ctx context.Context, f *Factory, refresh bool) (*index.Index, err
 		ix.Close()
 		return nil, err
 	}
-	for _, w := range res.Warnings {
-		f.Logger.Debug("indexing", "warning", w.String())
-	}
-	if n := len(res.Warnings); n > 0 && res.Added+res.Updated > 0 {
-		fmt.Fprintf(f.IO.ErrOut, "stead: %s could not be read whole (stead index --json lists them)\n", plural(n, "file or line"))
-	}
+	// What could not be read is said once: when the session is read.
+	printWarnings(f.IO, res.Warnings)
 	return ix, nil
 }
 
