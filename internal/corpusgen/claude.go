@@ -27,8 +27,8 @@ type claudeGen struct {
 	sid      string    // sessionId written into records
 	origSID  string    // while copying: the original's id, for requestSessionId
 	copying  bool
-	count    bool // add usage to tokens
-	tokens   Tokens
+	count    bool   // count usage
+	t        *tally // what the file holds (shared by a fork and its copy)
 	leaf     string // uuid of the last conversation record, "" for none
 	promptID string
 	clock    time.Time
@@ -51,26 +51,27 @@ func newClaudeGen(o *out, r *rand.Rand, p *filePlan, sid string) *claudeGen {
 	return g
 }
 
-// writeClaude writes plans[i]'s session and returns the usage it counts.
-func writeClaude(o *out, seed int64, plans []filePlan, i int) Tokens {
+// writeClaude writes plans[i]'s session and returns what it holds.
+func writeClaude(o *out, seed int64, plans []filePlan, i int) tally {
 	p := &plans[i]
+	t := &tally{}
 	if p.forkOf < 0 {
 		g := newClaudeGen(o, fileRand(seed, i), p, p.id)
-		g.count = true
+		g.count, g.t = true, t
 		g.session()
-		return g.tokens
+		return *t
 	}
 
 	orig := &plans[p.forkOf]
 	g := newClaudeGen(o, fileRand(seed, i), p, p.id)
-	g.count = true
+	g.count, g.t = true, t
 	g.meta(g.modeRec())
 	g.meta(g.permRec())
 
 	// Replay the original from its first byte, as it counted.
 	o.logical = 0
 	c := newClaudeGen(o, fileRand(seed, p.forkOf), orig, p.id)
-	c.copying, c.origSID = true, orig.id
+	c.copying, c.origSID, c.t = true, orig.id, t
 	c.session()
 	o.logical = o.n // from here on logical == real
 
@@ -83,7 +84,7 @@ func writeClaude(o *out, seed int64, plans []filePlan, i int) Tokens {
 	}
 	runTurns(o, p.target, max(turnBudget(p.target-o.n, 0), 2_500), claudeTurnCost, 2, func() int64 { return 0 }, g.turn)
 	g.closeMalformed()
-	return g.tokens
+	return *t
 }
 
 // session writes a whole non-fork session (or replays one).
@@ -205,6 +206,8 @@ func (g *claudeGen) turn(budget int64) {
 	b = append(b, g.common...)
 	o.end(append(b, '}'))
 	g.leaf = promptUUID
+	g.t.turns++
+	g.t.messages++
 
 	// Attachments.
 	if g.turnNo == 1 {
@@ -384,7 +387,7 @@ func (g *claudeGen) newResponse() *response {
 		model = "claude-haiku-4-5-20251001"
 	}
 	if g.count {
-		g.tokens.Add(Tokens{Input: in, Output: outTok, CacheRead: cr, CacheWrite: cw})
+		g.t.usage(model, Tokens{Input: in, Output: outTok, CacheRead: cr, CacheWrite: cw})
 	}
 	u := []byte(`{"input_tokens":`)
 	u = appendInt(u, in)
@@ -460,6 +463,7 @@ func (g *claudeGen) textBlocks(resp *response, stop string, pThink, pText float6
 			b = appendBlob(b, x)
 			o.put(append(b, `"}`...))
 		})
+		g.t.messages++
 	}
 }
 
@@ -587,6 +591,7 @@ func (g *claudeGen) toolRound(per int64) {
 	}
 	resp := g.newResponse()
 	g.textBlocks(resp, "tool_use", 0.5, 0.6)
+	g.t.toolCalls += len(calls)
 	for _, tc := range calls {
 		tc.assistantUUID = g.assistant(resp, "tool_use", func() {
 			b := append(o.buf(), `{"type":"tool_use","id":"`...)
@@ -633,6 +638,9 @@ func (g *claudeGen) toolResult(tc *toolCall) {
 	}
 	b = append(b, `","is_error":`...)
 	b = strconv.AppendBool(b, tc.isErr)
+	if tc.isErr {
+		g.t.toolErrors++
+	}
 	b = append(b, `}]}`...)
 	b = appendUUIDTime(b, true, u, g.clock)
 	b = append(b, `,"toolUseResult":`...)

@@ -53,12 +53,13 @@ type codexGen struct {
 	total     codexUsage // running thread total
 	turnTotal codexUsage
 	responses int
-	tokens    Tokens
+	t         tally
 	huge      []hugeLine
 	malAt     int64
+	modelSeen bool // an intact turn_context has named the model
 }
 
-func writeCodex(o *out, r *rand.Rand, p *filePlan) Tokens {
+func writeCodex(o *out, r *rand.Rand, p *filePlan) tally {
 	g := &codexGen{o: o, r: r, p: p, clock: p.start, malAt: -1}
 	g.ctx = int64(8_000 + r.IntN(10_000))
 	if p.malFrac >= 0 {
@@ -72,7 +73,7 @@ func writeCodex(o *out, r *rand.Rand, p *filePlan) Tokens {
 		g.malAt = 0
 		g.turn(2_500)
 	}
-	return g.tokens
+	return g.t
 }
 
 func (g *codexGen) tick(lo, hi time.Duration) { tick(g.r, &g.clock, lo, hi) }
@@ -103,15 +104,17 @@ func (g *codexGen) close(b []byte, item bool) {
 	g.o.end(append(b, '}'))
 }
 
-// closeEligible finishes a line that may be the planned malformed one.
-func (g *codexGen) closeEligible(b []byte) {
+// closeEligible finishes a line that may be the planned malformed one,
+// and reports whether it is whole.
+func (g *codexGen) closeEligible(b []byte) bool {
 	b = append(b, '}')
 	if g.malAt >= 0 && g.o.logical >= g.malAt {
 		g.malAt = -1
 		g.o.truncate(b)
-		return
+		return false
 	}
 	g.o.end(b)
+	return true
 }
 
 func (g *codexGen) sessionMeta() {
@@ -184,13 +187,17 @@ func (g *codexGen) turn(budget int64) {
 	b = append(b, p.model...)
 	b = append(b, `","effort":"`...)
 	b = append(b, pick(r, []string{"medium", "medium", "high", "low"})...)
-	g.closeEligible(append(b, `","summary":"auto"}`...))
+	if g.closeEligible(append(b, `","summary":"auto"}`...)) {
+		g.modelSeen = true
+	}
 
 	prompt := promptText(r, budget)
 	b = g.open(o.buf(), "response_item")
 	b = append(b, `{"type":"message","role":"user","content":[{"type":"input_text","text":"`...)
 	b = append(b, prompt...)
 	g.close(append(b, `"}]}`...), true)
+	g.t.turns++
+	g.t.messages++
 	b = g.open(o.buf(), "event_msg")
 	if p.paginated {
 		b = append(b, `{"type":"item_completed","thread_id":"`...)
@@ -270,7 +277,13 @@ func (g *codexGen) usage() {
 	g.responses++
 	g.total = g.total.plus(last)
 	g.turnTotal = g.turnTotal.plus(last)
-	g.tokens.Add(Tokens{Input: last.input - last.cached, Output: last.output, CacheRead: last.cached, CacheWrite: last.cacheWrite})
+	// Until a turn_context names the model (the first one may be the
+	// malformed line), a reader knows none.
+	model := ""
+	if g.modelSeen {
+		model = g.p.model
+	}
+	g.t.usage(model, Tokens{Input: last.input - last.cached, Output: last.output, CacheRead: last.cached, CacheWrite: last.cacheWrite, Reasoning: last.reasoning})
 
 	b := g.open(o.buf(), "token_usage_record")
 	b = append(b, `{"thread_id":"`...)
@@ -372,6 +385,7 @@ func (g *codexGen) toolRound(per int64) {
 	for i := range calls {
 		calls[i] = g.planCall(per / int64(n))
 	}
+	g.t.toolCalls += len(calls)
 	for _, c := range calls {
 		g.tick(100*time.Millisecond, 3*time.Second)
 		b := g.open(o.buf(), "response_item")
@@ -397,6 +411,9 @@ func (g *codexGen) toolRound(per int64) {
 		b = strconv.AppendFloat(b, float64(r.IntN(30_000))/1_000, 'f', 4, 64)
 		b = append(b, ` seconds\nProcess exited with code `...)
 		b = appendInt(b, int64(c.exit))
+		if c.exit != 0 {
+			g.t.toolErrors++
+		}
 		b = append(b, `\nOriginal token count: `...)
 		b = appendInt(b, int64(c.output.n/4+1))
 		o.put(append(b, `\nOutput:\n`...))
@@ -416,6 +433,7 @@ func (g *codexGen) final() blob {
 	b := g.open(o.buf(), "response_item")
 	o.put(append(b, `{"type":"message","role":"assistant","content":[{"type":"output_text","text":"`...))
 	o.blob(answer)
+	g.t.messages++
 	g.close(append(o.buf(), `"}]}`...), true)
 	b = g.open(o.buf(), "event_msg")
 	if p.paginated {

@@ -28,13 +28,62 @@ const (
 // value. Sizes are targets: a session file cannot be smaller than a few
 // kilobytes (a Codex rollout starts with about 20 KB of instructions), so
 // very small TotalBytes/Files ratios come out larger than asked.
+//
+// The zero Mix makes a corpus of Claude Code and Codex sessions only,
+// byte for byte the corpus earlier versions made from the same Options.
 type Options struct {
 	Seed           int64   // same seed + options => byte-identical output
-	Files          int     // number of session files (default 3000)
+	Files          int     // number of sessions (default 3000)
 	TotalBytes     int64   // approximate total size (default 1.5 GB = 1_500_000_000)
-	ClaudeShare    float64 // fraction of files that are Claude Code (default 0.6); the rest Codex
-	MalformedEvery int     // roughly one malformed line per this many files (default 50); 0 uses default, <0 disables
+	ClaudeShare    float64 // without a Mix: fraction of sessions that are Claude Code (default 0.6); the rest Codex
+	MalformedEvery int     // roughly one malformed line per this many JSON Lines sessions (default 50); 0 uses default, <0 disables
+	// Mix weighs the CLIs, by the names in CLIs: each gets this share of
+	// the sessions over the sum of the weights, rounded so that the
+	// counts add up to Files. A CLI missing from it gets none. Nil uses
+	// ClaudeShare.
+	Mix map[string]float64
 }
+
+// CLIs are the CLIs the generator writes sessions of, by stead's names for
+// them: Claude Code, Codex CLI, Gemini CLI, OpenCode and Kimi Code.
+var CLIs = []string{"claude", "codex", "gemini", "opencode", "kimi"}
+
+// The CLIs, indexes into CLIs.
+const (
+	cliClaude = iota
+	cliCodex
+	cliGemini
+	cliOpenCode
+	cliKimi
+	numCLIs
+)
+
+// EqualMix gives the five CLIs equal shares.
+func EqualMix() map[string]float64 {
+	m := make(map[string]float64, len(CLIs))
+	for _, c := range CLIs {
+		m[c] = 1
+	}
+	return m
+}
+
+// Env returns the environment variables, as NAME=value, that point stead
+// at the stores of a corpus in dir, every CLI's, so that a corpus without
+// some CLI's sessions reads as none of them rather than as the user's.
+// (Kimi's legacy store, KIMI_SHARE_DIR, is never written.)
+func Env(dir string) []string {
+	return []string{
+		"CLAUDE_CONFIG_DIR=" + filepath.Join(dir, "claude"),
+		"CODEX_HOME=" + filepath.Join(dir, "codex"),
+		"GEMINI_CLI_HOME=" + filepath.Join(dir, "gemini"),
+		"XDG_DATA_HOME=" + dir, // OpenCode: DIR/opencode/opencode.db
+		"KIMI_CODE_HOME=" + filepath.Join(dir, "kimi"),
+		"KIMI_SHARE_DIR=" + filepath.Join(dir, "kimi-cli"),
+	}
+}
+
+// Top-level entries of a corpus directory, for a caller that clears one.
+var Entries = []string{"claude", "codex", "gemini", "opencode", "kimi", "kimi-cli", "manifest.json"}
 
 func (o Options) withDefaults() Options {
 	if o.Files <= 0 {
@@ -52,13 +101,66 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
+// counts returns how many sessions each CLI gets.
+func (o Options) counts() ([numCLIs]int, error) {
+	var c [numCLIs]int
+	n := o.Files
+	if o.Mix == nil {
+		c[cliClaude] = int(math.Round(float64(n) * o.ClaudeShare))
+		c[cliCodex] = n - c[cliClaude]
+		return c, nil
+	}
+	var w [numCLIs]float64
+	sum := 0.0
+	for name, v := range o.Mix {
+		i := slices.Index(CLIs, name)
+		if i < 0 {
+			return c, fmt.Errorf("unknown CLI %q in the mix (known: %v)", name, CLIs)
+		}
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return c, fmt.Errorf("weight of %s must be a non-negative number, got %g", name, v)
+		}
+		w[i] = v
+		sum += v
+	}
+	if sum == 0 {
+		return c, fmt.Errorf("the mix gives no CLI a share")
+	}
+	// Largest remainders, ties to the CLI listed first.
+	left := n
+	var frac [numCLIs]float64
+	for i := range w {
+		exact := float64(n) * w[i] / sum
+		c[i] = int(exact)
+		frac[i] = exact - float64(c[i])
+		left -= c[i]
+	}
+	for ; left > 0; left-- {
+		best := -1
+		for i := range frac {
+			if w[i] > 0 && (best < 0 || frac[i] > frac[best]) {
+				best = i
+			}
+		}
+		c[best]++
+		frac[best] = -1
+	}
+	return c, nil
+}
+
 // Manifest describes a generated corpus; Generate writes it as
 // DIR/manifest.json. Sizes are in bytes; paths are relative to DIR and use
 // forward slashes.
+//
+// A session is a file but for OpenCode, whose sessions are rows of one
+// database: Files counts sessions, and the sizes of an OpenCode session
+// (LargestFile, MedianFile, P99File) are the length of its rows' data, as
+// stead reports it. Bytes counts the database file once. Lines and
+// LargestLine count the JSON Lines files only.
 type Manifest struct {
 	Seed        int64           `json:"seed"`
 	Files       int             `json:"files"`
-	Bytes       int64           `json:"bytes"` // total of all session files
+	Bytes       int64           `json:"bytes"` // total of all session files and the OpenCode database
 	ClaudeFiles int             `json:"claudeFiles"`
 	CodexFiles  int             `json:"codexFiles"`
 	ForkFiles   int             `json:"forkFiles"` // Claude files that copy an earlier session
@@ -69,6 +171,30 @@ type Manifest struct {
 	LargestLine int64           `json:"largestLine"` // newline excluded
 	Malformed   []MalformedLine `json:"malformed"`
 	Tokens      TokenTotals     `json:"tokens"`
+	// CLIs holds, for each CLI with sessions in the corpus, what a
+	// correct reader reports of them (see CLITotals).
+	CLIs map[string]*CLITotals `json:"clis"`
+}
+
+// CLITotals is what a CLI's sessions hold, counted as stead counts it:
+// the totals `stead session stats` reports for the CLI, and the sum of its
+// adapter's summaries (SummarizeFile with session.DetailFull) over the
+// sessions.
+type CLITotals struct {
+	Sessions int   `json:"sessions"`
+	Bytes    int64 `json:"bytes"` // of the session files, or the OpenCode database
+	// Turns counts user prompts and Messages prompts and assistant text
+	// replies (a Claude Code text block, an OpenCode text part, a Kimi
+	// text part, a Gemini message with text, a Codex answer), copies in
+	// Claude forks included.
+	Turns      int `json:"turns"`
+	Messages   int `json:"messages"`
+	ToolCalls  int `json:"toolCalls"`
+	ToolErrors int `json:"toolErrors"` // results that report an error
+	// Tokens totals the usage of the model responses, each counted once
+	// and a Claude fork's copies not at all; Models splits it by model.
+	Tokens Tokens            `json:"tokens"`
+	Models map[string]Tokens `json:"models"`
 }
 
 // MalformedLine is a deliberately truncated line: not valid JSON.
@@ -79,18 +205,24 @@ type MalformedLine struct {
 
 // TokenTotals are the corpus's token counts per CLI and overall.
 type TokenTotals struct {
-	Claude Tokens `json:"claude"`
-	Codex  Tokens `json:"codex"`
-	Total  Tokens `json:"total"`
+	Claude   Tokens `json:"claude"`
+	Codex    Tokens `json:"codex"`
+	Gemini   Tokens `json:"gemini,omitzero"`
+	OpenCode Tokens `json:"opencode,omitzero"`
+	Kimi     Tokens `json:"kimi,omitzero"`
+	Total    Tokens `json:"total"`
 }
 
-// Tokens are token counts as ccusage reports them. For Codex, Input
-// excludes cached input, which is CacheRead.
+// Tokens are token counts as stead (and, for Claude Code and Codex,
+// ccusage) reports them: Input excludes cached input, which is CacheRead;
+// Output includes reasoning, which Reasoning repeats (Codex, Gemini and
+// OpenCode record it).
 type Tokens struct {
 	Input      int64 `json:"input"`
 	Output     int64 `json:"output"`
 	CacheRead  int64 `json:"cacheRead"`
 	CacheWrite int64 `json:"cacheWrite"`
+	Reasoning  int64 `json:"reasoning,omitempty"`
 }
 
 // Add adds t's counts to z.
@@ -99,13 +231,46 @@ func (z *Tokens) Add(t Tokens) {
 	z.Output += t.Output
 	z.CacheRead += t.CacheRead
 	z.CacheWrite += t.CacheWrite
+	z.Reasoning += t.Reasoning
+}
+
+// tally is what one session holds, counted as it is written.
+type tally struct {
+	turns, messages, toolCalls, toolErrors int
+	tokens                                 Tokens
+	models                                 map[string]Tokens
+}
+
+// usage counts one model response's usage.
+func (t *tally) usage(model string, u Tokens) {
+	t.tokens.Add(u)
+	if t.models == nil {
+		t.models = make(map[string]Tokens)
+	}
+	m := t.models[model]
+	m.Add(u)
+	t.models[model] = m
+}
+
+func (c *CLITotals) add(t *tally) {
+	c.Turns += t.turns
+	c.Messages += t.messages
+	c.ToolCalls += t.toolCalls
+	c.ToolErrors += t.toolErrors
+	c.Tokens.Add(t.tokens)
+	for model, u := range t.models {
+		m := c.Models[model]
+		m.Add(u)
+		c.Models[model] = m
+	}
 }
 
 // filePlan is what the master random source decided about one file before
 // any file is written. A file's contents depend only on its plan, the plan
 // of the session it forks, and its own random source.
 type filePlan struct {
-	claude    bool
+	cli       int
+	claude    bool  // cli == cliClaude
 	target    int64 // bytes to aim for
 	id        string
 	cwd       string
@@ -115,16 +280,20 @@ type filePlan struct {
 	forkOf    int     // index of the copied session, or -1
 	malFrac   float64 // truncate the first eligible line after this fraction of target; <0 none
 	paginated bool    // Codex history mode
-	rel       string  // path relative to the corpus directory
+	rel       string  // path relative to the corpus directory (OpenCode: its database)
+	slug      string  // Gemini: the project's folder under tmp/
+	provider  string  // OpenCode: the model's provider
 }
 
-// fileResult is what writing one file produced.
+// fileResult is what writing one session produced.
 type fileResult struct {
-	size      int64
+	size      int64 // of the file, or of an OpenCode session's rows' data
 	lines     int
 	maxLine   int64
 	malformed int
-	tokens    Tokens
+	t         tally
+	end       time.Time // the session's last record
+	title     string    // Kimi Code: the title state.json holds
 }
 
 // fileRand returns file i's own random source.
@@ -137,29 +306,53 @@ func fileRand(seed int64, i int) *rand.Rand {
 }
 
 // Generate writes a corpus into dir (created if needed; existing files of
-// the same names are overwritten) and returns its manifest, which it also
-// writes to dir/manifest.json.
+// the same names are overwritten, but an OpenCode database must not exist)
+// and returns its manifest, which it also writes to dir/manifest.json.
 func Generate(dir string, opts Options) (*Manifest, error) {
 	opts = opts.withDefaults()
+	counts, err := opts.counts()
+	if err != nil {
+		return nil, err
+	}
 	pools()
-	plans := makePlans(opts)
+	plans := makePlans(opts, counts)
 	results := make([]fileResult, len(plans))
 
-	// Biggest files first, so the workers finish together.
-	order := make([]int, len(plans))
-	for i := range order {
-		order[i] = i
+	// Files, biggest first so the workers finish together, in a pool;
+	// OpenCode's sessions, rows of one database, in plan order beside it.
+	var order, oc []int
+	for i := range plans {
+		if plans[i].cli == cliOpenCode {
+			oc = append(oc, i)
+		} else {
+			order = append(order, i)
+		}
 	}
 	sort.SliceStable(order, func(a, b int) bool { return plans[order[a]].target > plans[order[b]].target })
 
-	workers := min(runtime.GOMAXPROCS(0), 8, len(plans))
-	jobs := make(chan int)
 	var (
-		wg      sync.WaitGroup
 		errMu   sync.Mutex
 		firstEr error
 	)
+	fail := func(err error) {
+		errMu.Lock()
+		if firstEr == nil {
+			firstEr = err
+		}
+		errMu.Unlock()
+	}
 	failed := func() bool { errMu.Lock(); defer errMu.Unlock(); return firstEr != nil }
+
+	var wg sync.WaitGroup
+	if len(oc) > 0 {
+		wg.Go(func() {
+			if err := writeOpenCode(dir, opts.Seed, plans, oc, results, failed); err != nil {
+				fail(err)
+			}
+		})
+	}
+	workers := max(1, min(runtime.GOMAXPROCS(0), 8, len(order)))
+	jobs := make(chan int)
 	for range workers {
 		wg.Go(func() {
 			for i := range jobs {
@@ -168,11 +361,7 @@ func Generate(dir string, opts Options) (*Manifest, error) {
 				}
 				res, err := writeFile(dir, opts.Seed, plans, i)
 				if err != nil {
-					errMu.Lock()
-					if firstEr == nil {
-						firstEr = err
-					}
-					errMu.Unlock()
+					fail(err)
 					continue
 				}
 				results[i] = res
@@ -187,8 +376,19 @@ func Generate(dir string, opts Options) (*Manifest, error) {
 	if firstEr != nil {
 		return nil, firstEr
 	}
+	if err := writeSidecars(dir, plans, results); err != nil {
+		return nil, err
+	}
 
 	m := buildManifest(opts, plans, results)
+	if len(oc) > 0 {
+		fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(openCodeDB)))
+		if err != nil {
+			return nil, err
+		}
+		m.Bytes += fi.Size()
+		m.CLIs["opencode"].Bytes = fi.Size()
+	}
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("encode manifest: %w", err)
@@ -200,31 +400,64 @@ func Generate(dir string, opts Options) (*Manifest, error) {
 	return m, nil
 }
 
+// writeSidecars writes what the stores hold besides the sessions:
+// Gemini CLI's project registry and markers, Kimi Code's session index,
+// workspaces and state files.
+func writeSidecars(dir string, plans []filePlan, results []fileResult) error {
+	if err := writeGeminiProjects(dir, plans); err != nil {
+		return err
+	}
+	return writeKimiIndex(dir, plans, results)
+}
+
 func buildManifest(opts Options, plans []filePlan, results []fileResult) *Manifest {
-	m := &Manifest{Seed: opts.Seed, Files: len(plans), Malformed: []MalformedLine{}}
+	m := &Manifest{Seed: opts.Seed, Files: len(plans), Malformed: []MalformedLine{}, CLIs: map[string]*CLITotals{}}
 	sizes := make([]int64, len(results))
-	for i, res := range results {
-		p := &plans[i]
+	for i := range results {
+		res, p := &results[i], &plans[i]
 		sizes[i] = res.size
-		m.Bytes += res.size
-		m.Lines += int64(res.lines)
-		m.LargestLine = max(m.LargestLine, res.maxLine)
-		if p.claude {
+		name := CLIs[p.cli]
+		c := m.CLIs[name]
+		if c == nil {
+			c = &CLITotals{Models: map[string]Tokens{}}
+			m.CLIs[name] = c
+		}
+		c.Sessions++
+		c.add(&res.t)
+		if p.cli != cliOpenCode {
+			m.Bytes += res.size
+			c.Bytes += res.size
+			m.Lines += int64(res.lines)
+			m.LargestLine = max(m.LargestLine, res.maxLine)
+		}
+		switch p.cli {
+		case cliClaude:
 			m.ClaudeFiles++
-			m.Tokens.Claude.Add(res.tokens)
 			if p.forkOf >= 0 {
 				m.ForkFiles++
 			}
-		} else {
+		case cliCodex:
 			m.CodexFiles++
-			m.Tokens.Codex.Add(res.tokens)
 		}
 		if res.malformed > 0 {
 			m.Malformed = append(m.Malformed, MalformedLine{Path: p.rel, Line: res.malformed})
 		}
 	}
-	m.Tokens.Total.Add(m.Tokens.Claude)
-	m.Tokens.Total.Add(m.Tokens.Codex)
+	for name, c := range m.CLIs {
+		switch name {
+		case "claude":
+			m.Tokens.Claude = c.Tokens
+		case "codex":
+			m.Tokens.Codex = c.Tokens
+		case "gemini":
+			m.Tokens.Gemini = c.Tokens
+		case "opencode":
+			m.Tokens.OpenCode = c.Tokens
+		case "kimi":
+			m.Tokens.Kimi = c.Tokens
+		}
+		m.Tokens.Total.Add(c.Tokens)
+	}
 	slices.SortFunc(m.Malformed, func(a, b MalformedLine) int {
 		if a.Path < b.Path {
 			return -1
@@ -260,28 +493,40 @@ func writeFile(dir string, seed int64, plans []filePlan, i int) (res fileResult,
 		}
 	}()
 	o := &out{bw: bufio.NewWriterSize(f, 256<<10), scratch: make([]byte, 0, 64<<10)}
-	if p.claude {
-		res.tokens = writeClaude(o, seed, plans, i)
-	} else {
-		res.tokens = writeCodex(o, fileRand(seed, i), p)
+	switch p.cli {
+	case cliClaude:
+		res.t = writeClaude(o, seed, plans, i)
+	case cliCodex:
+		res.t = writeCodex(o, fileRand(seed, i), p)
+	case cliGemini:
+		res.t, res.end = writeGemini(o, fileRand(seed, i), p)
+	case cliKimi:
+		res.t, res.end, res.title = writeKimi(o, fileRand(seed, i), p)
 	}
 	if err := o.bw.Flush(); err != nil {
 		return res, fmt.Errorf("write %s: %w", path, err)
 	}
 	res.size, res.lines, res.maxLine, res.malformed = o.n, o.lines, o.maxLine, o.malformed
+	if p.cli == cliKimi {
+		if err := writeKimiState(dir, p, &res); err != nil {
+			return res, err
+		}
+	}
 	return res, nil
 }
 
-// makePlans decides every file's kind, size, project, ids, times, forks and
-// malformed line from the master random source.
-func makePlans(opts Options) []filePlan {
+// makePlans decides every session's CLI, size, project, ids, times, forks
+// and malformed line from the master random source. The draws for Claude
+// Code and Codex sessions are those earlier versions made, so a corpus of
+// those two alone is the same as theirs.
+func makePlans(opts Options, counts [numCLIs]int) []filePlan {
 	n := opts.Files
 	s := uint64(opts.Seed)
 	r := rand.New(rand.NewPCG(splitmix64(&s), 0xc0ffee))
 
 	sizes := planSizes(n, opts.TotalBytes)
 	r.Shuffle(n, func(a, b int) { sizes[a], sizes[b] = sizes[b], sizes[a] })
-	nClaude := int(math.Round(float64(n) * opts.ClaudeShare))
+	nClaude := counts[cliClaude]
 	perm := r.Perm(n)
 
 	projects := makeProjects(r, max(2, n/20))
@@ -291,7 +536,8 @@ func makePlans(opts Options) []filePlan {
 	plans := make([]filePlan, n)
 	for i := range plans {
 		p := &plans[i]
-		p.claude = perm[i] < nClaude
+		p.cli = cliOf(perm[i], counts)
+		p.claude = p.cli == cliClaude
 		p.target = sizes[i]
 		p.forkOf = -1
 		p.malFrac = -1
@@ -299,36 +545,76 @@ func makePlans(opts Options) []filePlan {
 		p.cwd = projects[int(float64(len(projects))*math.Pow(r.Float64(), 2))]
 		p.branch = pick(r, []string{"main", "main", "main", "HEAD", "feat/" + pick(r, idents) + "-" + pick(r, idents), "fix/" + pick(r, idents)})
 		p.start = base.Add(time.Duration(r.Int64N(span))*time.Second + time.Duration(r.IntN(1000))*time.Millisecond)
-		if p.claude {
+		switch p.cli {
+		case cliClaude:
 			p.id = uuid4(r)
 			p.model = pick(r, []string{"claude-sonnet-4-5-20250929", "claude-sonnet-4-5-20250929", "claude-sonnet-4-5-20250929",
 				"claude-opus-4-5-20251101", "claude-opus-4-5-20251101", "claude-haiku-4-5-20251001"})
-		} else {
+		case cliCodex:
 			p.id = uuid7(r, p.start.UnixMilli())
 			p.model = pick(r, []string{"gpt-5.1-codex", "gpt-5.1-codex", "gpt-5.5", "gpt-5.1-codex-max", "gpt-5.2"})
 			p.paginated = chance(r, 0.6)
+		case cliGemini:
+			p.id = uuid4(r)
+			p.model = pick(r, geminiModels)
+		case cliOpenCode:
+			m := pick(r, openCodeModels)
+			p.provider, p.model = m[0], m[1]
+			p.id = openCodeSessionID(r, p.start.UnixMilli())
+		case cliKimi:
+			p.id = "session_" + uuid4(r)
+			p.model = pick(r, kimiModels)
 		}
 	}
 
 	planForks(r, plans, nClaude)
 
 	if opts.MalformedEvery > 0 {
-		k := max(1, (n+opts.MalformedEvery/2)/opts.MalformedEvery)
-		for _, i := range r.Perm(n)[:min(k, n)] {
-			plans[i].malFrac = uniform(r, 0.05, 0.9)
+		// Only JSON Lines have lines to cut: an OpenCode session is rows.
+		var lines []int
+		for i := range plans {
+			if plans[i].cli != cliOpenCode {
+				lines = append(lines, i)
+			}
+		}
+		k := max(1, (len(lines)+opts.MalformedEvery/2)/opts.MalformedEvery)
+		for _, j := range r.Perm(len(lines))[:min(k, len(lines))] {
+			plans[lines[j]].malFrac = uniform(r, 0.05, 0.9)
 		}
 	}
 
+	slugs := geminiSlugs(plans)
 	for i := range plans {
 		p := &plans[i]
-		if p.claude {
+		t := p.start.UTC()
+		switch p.cli {
+		case cliClaude:
 			p.rel = "claude/projects/" + encodeProjectDir(p.cwd) + "/" + p.id + ".jsonl"
-		} else {
-			t := p.start.UTC()
+		case cliCodex:
 			p.rel = "codex/sessions/" + t.Format("2006/01/02") + "/rollout-" + t.Format("2006-01-02T15-04-05") + "-" + p.id + ".jsonl"
+		case cliGemini:
+			p.slug = slugs[p.cwd]
+			p.rel = geminiStore + "/tmp/" + p.slug + "/chats/session-" + t.Format("2006-01-02T15-04") + "-" + p.id[:8] + ".jsonl"
+		case cliOpenCode:
+			p.rel = openCodeDB
+		case cliKimi:
+			p.rel = "kimi/sessions/" + kimiWorkDirKey(p.cwd) + "/" + p.id + "/agents/main/wire.jsonl"
 		}
 	}
 	return plans
+}
+
+// cliOf returns the CLI of the session that drew k of a permutation: the
+// first counts[0] draws are Claude Code's, the next counts[1] Codex's, and
+// so on.
+func cliOf(k int, counts [numCLIs]int) int {
+	for c, n := range counts {
+		if k < n {
+			return c
+		}
+		k -= n
+	}
+	return numCLIs - 1
 }
 
 // planForks makes about 3% of the Claude sessions forks of a smaller,

@@ -50,6 +50,9 @@ func TestMain(m *testing.M) {
 	if shared.dir != "" {
 		os.RemoveAll(shared.dir)
 	}
+	if fiveCorpus.dir != "" {
+		os.RemoveAll(fiveCorpus.dir)
+	}
 	os.Exit(code)
 }
 
@@ -376,7 +379,7 @@ func TestContents(t *testing.T) {
 			if u.Total != u.Input+u.Output || u.Cached > u.Input || u.Reasoning > u.Output {
 				t.Errorf("%s:%d: inconsistent usage %+v", rel, n, u)
 			}
-			codex.Add(Tokens{Input: u.Input - u.Cached, Output: u.Output, CacheRead: u.Cached, CacheWrite: u.CacheWrite})
+			codex.Add(Tokens{Input: u.Input - u.Cached, Output: u.Output, CacheRead: u.Cached, CacheWrite: u.CacheWrite, Reasoning: u.Reasoning})
 		})
 	}
 
