@@ -1,13 +1,21 @@
-// Command stead-corpus writes a deterministic synthetic corpus of Claude Code
-// and Codex CLI session files for stead's benchmarks and tests.
+// Command stead-corpus writes a deterministic synthetic corpus of AI coding
+// CLI sessions for stead's benchmarks and tests: Claude Code and Codex CLI
+// by default, and Gemini CLI, OpenCode and Kimi Code when asked.
 //
 // Usage:
 //
-//	stead-corpus -out DIR [-seed N] [-files N] [-size 1.5G] [-claude-share F] [-malformed-every N] [-force]
+//	stead-corpus -out DIR [-seed N] [-files N] [-size 1.5G] [-clis LIST] [-mix CLI=W,...]
+//	             [-claude-share F] [-malformed-every N] [-force]
 //
-// Point CLAUDE_CONFIG_DIR at DIR/claude and CODEX_HOME at DIR/codex to read
-// it; DIR/manifest.json describes what was written, with the token totals a
-// correct reader must report. See package internal/corpusgen.
+// For example, 10,000 sessions of all five CLIs, about 5 GB:
+//
+//	stead-corpus -out /tmp/corpus5 -clis all -files 10000 -size 5G
+//
+// It prints the environment variables that point stead at the corpus
+// (CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME, XDG_DATA_HOME,
+// KIMI_CODE_HOME, KIMI_SHARE_DIR); DIR/manifest.json describes what was
+// written, with the totals a correct reader must report. See package
+// internal/corpusgen.
 package main
 
 import (
@@ -18,6 +26,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -41,11 +50,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	outDir := fs.String("out", "", "directory to write the corpus into (required)")
 	seed := fs.Int64("seed", 1, "random seed; the same seed and options give byte-identical files")
-	files := fs.Int("files", corpusgen.DefaultFiles, "number of session files")
+	files := fs.Int("files", corpusgen.DefaultFiles, "number of sessions")
 	size := fs.String("size", "1500000000", "approximate total size in bytes; suffixes K, M, G, T (powers of 1000) or Ki, Mi, Gi, Ti are accepted, e.g. 1.5G, 200M")
-	share := fs.Float64("claude-share", corpusgen.DefaultClaudeShare, "fraction of files that are Claude Code sessions (the rest are Codex)")
-	malformed := fs.Int("malformed-every", corpusgen.DefaultMalformedEvery, "about one truncated line per this many files (0 means the default); negative disables")
-	force := fs.Bool("force", false, "write into a non-empty directory, first removing its claude/, codex/ and manifest.json")
+	clis := fs.String("clis", "claude,codex", "CLIs to write sessions of, comma-separated, or all: "+strings.Join(corpusgen.CLIs, ", ")+"; they share the sessions equally unless -mix weighs them")
+	mix := fs.String("mix", "", "weights of the CLIs, e.g. claude=3,codex=2,gemini=1,opencode=1,kimi=1 (CLIs not named get none); overrides -clis")
+	share := fs.Float64("claude-share", corpusgen.DefaultClaudeShare, "with -clis claude,codex and no -mix: fraction of sessions that are Claude Code (the rest are Codex)")
+	malformed := fs.Int("malformed-every", corpusgen.DefaultMalformedEvery, "about one truncated line per this many JSON Lines sessions (0 means the default); negative disables")
+	force := fs.Bool("force", false, "write into a non-empty directory, first removing a previous corpus's stores and manifest.json")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: stead-corpus -out DIR [flags]")
 		fs.PrintDefaults()
@@ -73,6 +84,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if *share == 0 {
 		*share = math.SmallestNonzeroFloat64 // Options reads 0 as "default"
 	}
+	weights, err := parseMix(*clis, *mix)
+	if err != nil {
+		return err
+	}
 	if err := prepare(*outDir, *force); err != nil {
 		return err
 	}
@@ -84,14 +99,77 @@ func run(args []string, stdout, stderr io.Writer) error {
 		TotalBytes:     total,
 		ClaudeShare:    *share,
 		MalformedEvery: *malformed,
+		Mix:            weights,
 	})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %d files (%d claude, %d codex), %d bytes in %.1f s\n",
-		m.Files, m.ClaudeFiles, m.CodexFiles, m.Bytes, time.Since(started).Seconds())
+	var per []string
+	for _, c := range corpusgen.CLIs {
+		if t := m.CLIs[c]; t != nil {
+			per = append(per, fmt.Sprintf("%d %s", t.Sessions, c))
+		}
+	}
+	fmt.Fprintf(stdout, "wrote %d sessions (%s), %d bytes in %.1f s\n",
+		m.Files, strings.Join(per, ", "), m.Bytes, time.Since(started).Seconds())
 	fmt.Fprintln(stdout, "manifest:", filepath.Join(*outDir, "manifest.json"))
+	abs, err := filepath.Abs(*outDir)
+	if err != nil {
+		abs = *outDir
+	}
+	fmt.Fprintln(stdout, "to read it with stead (HOME pointing at an empty folder keeps anything else out):")
+	for _, kv := range corpusgen.Env(abs) {
+		name, value, _ := strings.Cut(kv, "=")
+		fmt.Fprintf(stdout, "export %s=%s\n", name, shellQuote(value))
+	}
 	return nil
+}
+
+// parseMix turns -clis and -mix into Options.Mix: nil for the Claude Code
+// and Codex corpus of -claude-share.
+func parseMix(clis, mix string) (map[string]float64, error) {
+	weights := map[string]float64{}
+	if mix != "" {
+		for _, item := range strings.Split(mix, ",") {
+			name, w, ok := strings.Cut(strings.TrimSpace(item), "=")
+			if !ok {
+				return nil, fmt.Errorf("-mix: %q is not CLI=weight", item)
+			}
+			v, err := strconv.ParseFloat(w, 64)
+			if err != nil || !(v >= 0) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("-mix: weight of %s must be a non-negative number, got %q", name, w)
+			}
+			if !slices.Contains(corpusgen.CLIs, name) {
+				return nil, fmt.Errorf("-mix: unknown CLI %q (known: %s)", name, strings.Join(corpusgen.CLIs, ", "))
+			}
+			weights[name] = v
+		}
+		return weights, nil
+	}
+	if strings.TrimSpace(clis) == "all" {
+		return corpusgen.EqualMix(), nil
+	}
+	for _, name := range strings.Split(clis, ",") {
+		name = strings.TrimSpace(name)
+		if !slices.Contains(corpusgen.CLIs, name) {
+			return nil, fmt.Errorf("-clis: unknown CLI %q (known: %s, or all)", name, strings.Join(corpusgen.CLIs, ", "))
+		}
+		weights[name] = 1
+	}
+	if len(weights) == 2 && weights["claude"] == 1 && weights["codex"] == 1 {
+		return nil, nil // -claude-share splits them, as it always did
+	}
+	return weights, nil
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(c rune) bool {
+		return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("/._-+:,@", c))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // prepare makes sure dir can be written: it must be missing or empty,
@@ -108,7 +186,7 @@ func prepare(dir string, force bool) error {
 	case !force:
 		return fmt.Errorf("output directory %s is not empty (use -force to overwrite)", dir)
 	}
-	for _, name := range []string{"claude", "codex", "manifest.json"} {
+	for _, name := range corpusgen.Entries {
 		if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
 			return fmt.Errorf("clear output directory: %w", err)
 		}
