@@ -105,10 +105,11 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		where = append(where, "e.time < ?")
 		args = append(args, q.Until.UnixNano())
 	}
+	// The hits are ranked first, without their snippets (SQLite would
+	// make one for every match before sorting); then the best are read
+	// with theirs.
 	now := time.Now().UnixNano()
-	stmt := `SELECT s.cli, s.sid, s.path, s.project, s.title, s.host, e.entry, e.time, e.role, e.tool, e.model,
-		snippet(entry_fts, 0, '` + Mark + `', '` + EndMark + `', '…', 24),
-		bm25(entry_fts) / (1.0 + max(0, ? - e.time) / 86400e9 / ` + fmt.Sprint(recencyDays) + `.0) AS score
+	stmt := `SELECT e.id, bm25(entry_fts) / (1.0 + max(0, ? - e.time) / 86400e9 / ` + fmt.Sprint(recencyDays) + `.0) AS score
 	FROM entry_fts JOIN entries e ON e.id = entry_fts.rowid JOIN sessions s ON s.id = e.session
 	WHERE ` + strings.Join(where, " AND ") + `
 	ORDER BY score LIMIT ?`
@@ -118,13 +119,33 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index: search: %w", err)
 	}
-	defer rows.Close()
-	var hits []Hit
+	type ranked struct {
+		id    int64
+		score float64
+	}
+	var best []ranked
 	for rows.Next() {
-		var h Hit
+		var r ranked
+		if err := rows.Scan(&r.id, &r.score); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("index: search: %w", err)
+		}
+		best = append(best, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("index: search: %w", err)
+	}
+	hits := make([]Hit, 0, len(best))
+	for _, r := range best {
+		h := Hit{Score: r.score}
 		var t int64
-		if err := rows.Scan(&h.CLI, &h.SessionID, &h.Path, &h.Project, &h.Title, &h.Host, &h.Entry, &t, &h.Role, &h.Tool, &h.Model,
-			&h.Snippet, &h.Score); err != nil {
+		err := ix.db.QueryRowContext(ctx, `SELECT s.cli, s.sid, s.path, s.project, s.title, s.host, e.entry, e.time, e.role, e.tool, e.model,
+			snippet(entry_fts, 0, '`+Mark+`', '`+EndMark+`', '…', 24)
+			FROM entry_fts JOIN entries e ON e.id = entry_fts.rowid JOIN sessions s ON s.id = e.session
+			WHERE entry_fts MATCH ? AND entry_fts.rowid = ?`, match, r.id).Scan(&h.CLI, &h.SessionID, &h.Path, &h.Project, &h.Title, &h.Host,
+			&h.Entry, &t, &h.Role, &h.Tool, &h.Model, &h.Snippet)
+		if err != nil {
 			return nil, fmt.Errorf("index: search: %w", err)
 		}
 		if t != 0 {
@@ -132,5 +153,5 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		}
 		hits = append(hits, h)
 	}
-	return hits, rows.Err()
+	return hits, nil
 }
