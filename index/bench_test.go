@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 
@@ -15,8 +16,9 @@ import (
 )
 
 // The benchmarks run on the corpus STEAD_BENCH_CORPUS names (made by
-// `go run ./cmd/stead-corpus -out DIR`), else on one of 300 files
-// (150 MB) generated once into the temporary folder.
+// `go run ./cmd/stead-corpus -out DIR`), else on one of 300 sessions of
+// all five CLIs, equal shares (150 MB), generated once into the temporary
+// folder.
 var (
 	corpusOnce sync.Once
 	corpusDir  string
@@ -29,21 +31,23 @@ func benchCorpus(b *testing.B) (session.Env, int64) {
 		if corpusDir = os.Getenv("STEAD_BENCH_CORPUS"); corpusDir != "" {
 			return
 		}
-		corpusDir = filepath.Join(os.TempDir(), "stead-index-bench-corpus")
+		corpusDir = filepath.Join(os.TempDir(), "stead-index-bench-corpus-5")
 		if _, err := os.Stat(filepath.Join(corpusDir, "manifest.json")); err == nil {
 			return
 		}
-		_, corpusErr = corpusgen.Generate(corpusDir, corpusgen.Options{Seed: 1, Files: 300, TotalBytes: 150 << 20})
+		mix := map[string]float64{}
+		for _, cli := range corpusgen.CLIs {
+			mix[cli] = 1
+		}
+		_, corpusErr = corpusgen.Generate(corpusDir, corpusgen.Options{Seed: 1, Files: 300, TotalBytes: 150 << 20, Mix: mix})
 	})
 	if corpusErr != nil {
 		b.Fatal(corpusErr)
 	}
 	vars := map[string]string{}
-	for v, sub := range map[string]string{"CLAUDE_CONFIG_DIR": "claude", "CODEX_HOME": "codex", "GEMINI_CLI_HOME": "gemini",
-		"KIMI_CODE_HOME": "kimi", "XDG_DATA_HOME": "data"} {
-		if _, err := os.Stat(filepath.Join(corpusDir, sub)); err == nil {
-			vars[v] = filepath.Join(corpusDir, sub)
-		}
+	for _, kv := range corpusgen.Env(corpusDir) {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[k] = v
 	}
 	var size int64
 	filepath.WalkDir(corpusDir, func(_ string, d os.DirEntry, err error) error {
