@@ -237,7 +237,11 @@ func (g *geminiGen) response(tools bool) *gemMsg {
 	if tools && chance(r, 0.35) {
 		m.text, m.hasText = newBlob(r, sizeAround(r, 120, 0.7, 20, 800)), true
 	}
-	g.ctx = min(900_000, g.ctx+int64(400+r.IntN(5_000)))
+	g.ctx += int64(400 + r.IntN(5_000))
+	if g.ctx > 700_000 {
+		// The CLI compresses the history at 70% of the context window.
+		g.ctx = int64(40_000 + r.IntN(60_000))
+	}
 	t := gemTokens{input: g.ctx}
 	if chance(r, 0.6) {
 		t.cached = int64(float64(g.ctx) * uniform(r, 0.4, 0.95))
