@@ -345,9 +345,10 @@ func (f Filter) Select(s session.Summary) (session.Summary, bool) {
 	case own:
 		s.Usage.Sub(h.Adopted)
 		s.Models = subModels(s.Models, h.AdoptedModels)
+		s.Buckets = session.SubBuckets(s.Buckets, h.AdoptedBuckets)
 		return s, true
 	case past:
-		hs.Usage, hs.Models = h.Adopted, h.AdoptedModels
+		hs.Usage, hs.Models, hs.Buckets = h.Adopted, h.AdoptedModels, h.AdoptedBuckets
 		hs.Turns, hs.Tools, hs.ToolErrors, hs.Files = 0, nil, 0, nil
 		hs.Messages, hs.History = h.Messages, nil
 		hs.LastUsage = session.Usage{}

@@ -116,7 +116,7 @@ func TestFilter(t *testing.T) {
 func copied(cli, id, from string, written time.Time, in int64) session.Summary {
 	s := session.Summary{CLI: cli, ID: id, Path: "/" + cli + "/" + id, Start: written, End: written,
 		History: &session.History{From: from, Written: written, Start: written.AddDate(0, 0, -4), End: written.AddDate(0, 0, -4)}}
-	s.AddBorrowed(from, "m", session.Usage{Input: in})
+	s.AddBorrowed(from, written.AddDate(0, 0, -4), "m", session.Usage{Input: in})
 	return s
 }
 
@@ -155,7 +155,7 @@ func TestCopiesCountOnce(t *testing.T) {
 func TestSelectAdoptedHistory(t *testing.T) {
 	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 	s := copied(session.Codex, "x1", session.OriginKey(session.Claude, "c1"), now, 10)
-	s.AddUsage("own", session.Usage{Input: 3})
+	s.AddUsage(now.Add(time.Minute), "own", session.Usage{Input: 3})
 	s.Turns = 1
 	sums := []session.Summary{s}
 	settleBorrowed(sums)
@@ -179,6 +179,9 @@ func TestSelectAdoptedHistory(t *testing.T) {
 		got, keep := tt.f.Select(s)
 		if keep != tt.keep || keep && (got.Usage.Input != tt.input || got.Turns != tt.turns || len(got.Models) != tt.models) {
 			t.Errorf("since %v until %v: keep %v, input %d, turns %d, models %v", tt.f.Since, tt.f.Until, keep, got.Usage.Input, got.Turns, got.Models)
+		}
+		if u, _ := session.SumBuckets(got.Buckets); keep && u != got.Usage {
+			t.Errorf("since %v until %v: buckets add up to %+v, usage %+v", tt.f.Since, tt.f.Until, u, got.Usage)
 		}
 	}
 	if s.Usage.Input != 13 || len(s.Models) != 2 {

@@ -182,8 +182,8 @@ func TestJoinRenames(t *testing.T) {
 
 func TestSummaryHelpers(t *testing.T) {
 	var s session.Summary
-	s.AddUsage("m", session.Usage{Input: 1, Output: 2})
-	s.AddBorrowed("origin", "m", session.Usage{Input: 10})
+	s.AddUsage(time.Time{}, "m", session.Usage{Input: 1, Output: 2})
+	s.AddBorrowed("origin", time.Time{}, "m", session.Usage{Input: 10})
 	s.Adopt("origin")
 	if s.Usage.Input != 11 || s.Models["m"].Input != 11 || len(s.Borrowed) != 0 {
 		t.Errorf("adopt: %+v", s)

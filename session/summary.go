@@ -1,6 +1,8 @@
 package session
 
 import (
+	"math"
+	"slices"
 	"sort"
 	"time"
 )
@@ -28,7 +30,10 @@ const (
 
 // Summary is what a fast scan of one native session file yields: enough to
 // list sessions and total their usage without building a timeline. Its size
-// does not grow with the session (Files is capped at MaxSummaryFiles).
+// does not grow with the session's records (Files is capped at
+// MaxSummaryFiles; Buckets grows with the quarter hours the session made
+// responses in, not with its responses), but for Responses, which a scan
+// drops once it has compared the files.
 type Summary struct {
 	CLI  string `json:"cli"`
 	ID   string `json:"id"`
@@ -71,6 +76,13 @@ type Summary struct {
 	// stead copied it. A caller that also scans that session should drop
 	// it; otherwise it belongs to this file.
 	Borrowed map[string]BorrowedUsage `json:"borrowed,omitempty"`
+	// Buckets splits Usage by when each response was made, a quarter
+	// hour at a time, and by model (see UsageBucket), sorted by Start
+	// and Model: what usage over time (by day, week or month in any time
+	// zone, or by billing block) is counted from. They add up to Usage
+	// and Models exactly. Only a session.DetailFull summary counts
+	// usage. They are not encoded.
+	Buckets []UsageBucket `json:"-"`
 	// Responses lists the responses whose usage Usage counts, by a hash
 	// of their ids, so that a caller scanning several files counts a
 	// response copied into several of them once: Claude Code 1.0 copied
@@ -122,6 +134,8 @@ type History struct {
 	// caller (see Adopt); AdoptedModels splits it by model.
 	Adopted       Usage            `json:"adopted,omitzero"`
 	AdoptedModels map[string]Usage `json:"adoptedModels,omitempty"`
+	// AdoptedBuckets splits Adopted by time and model.
+	AdoptedBuckets []UsageBucket `json:"-"`
 }
 
 // OriginKey names session id of CLI cli as a key of Summary.Borrowed.
@@ -136,17 +150,30 @@ func (s *Summary) OwnMessages() int {
 	return s.Messages - s.History.Messages
 }
 
-// BorrowedUsage is usage copied from another session, split by model.
+// BorrowedUsage is usage copied from another session, split by model and
+// by time.
 type BorrowedUsage struct {
-	Usage  Usage            `json:"usage"`
-	Models map[string]Usage `json:"models,omitempty"`
+	Usage   Usage            `json:"usage"`
+	Models  map[string]Usage `json:"models,omitempty"`
+	Buckets []UsageBucket    `json:"-"`
 }
 
-// AddUsage counts a model response's usage under model.
-func (s *Summary) AddUsage(model string, u Usage) {
+// AddUsage counts the usage of a model response made at t under model.
+// A zero t is taken as the latest time the summary has seen (the
+// response came after it), or left unknown when it has seen none.
+func (s *Summary) AddUsage(t time.Time, model string, u Usage) {
 	s.Usage.Add(u)
 	addModel(&s.Models, model, u)
+	addBucket(&s.Buckets, bucketOf(s.at(t), model, u))
 	s.LastUsage = u
+}
+
+// at is t, or the latest time seen when t is unknown.
+func (s *Summary) at(t time.Time) time.Time {
+	if t.IsZero() {
+		return s.End
+	}
+	return t
 }
 
 // ResponseUsage is one model response counted in a Summary.
@@ -155,10 +182,16 @@ type ResponseUsage struct {
 	Key   uint64
 	Model string
 	Usage Usage
+	// Bucket is the Start of the bucket that counts it.
+	Bucket int64
 }
 
-// Uncount takes back a response counted here that is counted in another
-// file.
+// BucketOf returns the Start of the bucket a response made at t is
+// counted in (what AddUsage counts it under, t zero included).
+func (s *Summary) BucketOf(t time.Time) int64 { return bucketStart(s.at(t)) }
+
+// Uncount takes back a response counted here, because it is counted in
+// another file or a later record replaced it.
 func (s *Summary) Uncount(r ResponseUsage) {
 	s.Usage.Sub(r.Usage)
 	if m, ok := s.Models[r.Model]; ok {
@@ -169,17 +202,42 @@ func (s *Summary) Uncount(r ResponseUsage) {
 			s.Models[r.Model] = m
 		}
 	}
+	subBucket(&s.Buckets, UsageBucket{Start: r.Bucket, Model: r.Model, Usage: r.Usage, Responses: 1})
 }
 
-// AddBorrowed counts usage copied from session origin.
-func (s *Summary) AddBorrowed(origin, model string, u Usage) {
+// AddBorrowed counts usage of a response made at t that was copied from
+// session origin.
+func (s *Summary) AddBorrowed(origin string, t time.Time, model string, u Usage) {
+	s.lend(origin, bucketOf(s.at(t), model, u))
+}
+
+// lend adds b to the usage borrowed from origin.
+func (s *Summary) lend(origin string, b UsageBucket) {
 	if s.Borrowed == nil {
 		s.Borrowed = make(map[string]BorrowedUsage)
 	}
-	b := s.Borrowed[origin]
-	b.Usage.Add(u)
-	addModel(&b.Models, model, u)
-	s.Borrowed[origin] = b
+	bu := s.Borrowed[origin]
+	bu.Usage.Add(b.Usage)
+	addModel(&bu.Models, b.Model, b.Usage)
+	addBucket(&bu.Buckets, b)
+	s.Borrowed[origin] = bu
+}
+
+// Lend moves buckets counted in the summary's own usage to the usage
+// borrowed from origin: they turned out to be copied from it.
+func (s *Summary) Lend(origin string, buckets []UsageBucket) {
+	for _, b := range buckets {
+		s.Usage.Sub(b.Usage)
+		if m, ok := s.Models[b.Model]; ok && !b.Usage.IsZero() {
+			if m.Sub(b.Usage); m.IsZero() {
+				delete(s.Models, b.Model)
+			} else {
+				s.Models[b.Model] = m
+			}
+		}
+		subBucket(&s.Buckets, b)
+		s.lend(origin, b)
+	}
 }
 
 // Adopt moves usage borrowed from origin into the summary's own usage, for
@@ -193,10 +251,16 @@ func (s *Summary) Adopt(origin string) {
 	for m, u := range b.Models {
 		addModel(&s.Models, m, u)
 	}
+	for _, x := range b.Buckets {
+		addBucket(&s.Buckets, x)
+	}
 	if h := s.History; h != nil && h.From == origin {
 		h.Adopted.Add(b.Usage)
 		for m, u := range b.Models {
 			addModel(&h.AdoptedModels, m, u)
+		}
+		for _, x := range b.Buckets {
+			addBucket(&h.AdoptedBuckets, x)
 		}
 	}
 	delete(s.Borrowed, origin)
@@ -274,4 +338,160 @@ func ModelNames(m map[string]Usage) []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// BucketSize is how long a usage bucket is: a quarter hour, so that the
+// days, weeks and months of any time zone (whose offsets from UTC are all
+// whole quarter hours) start and end between buckets, while a session
+// holds few of them (at most 96 a day for each model it used) however
+// many responses it made.
+const BucketSize = 15 * time.Minute
+
+// NoTime is the Start of the bucket of responses whose time is unknown.
+const NoTime = math.MinInt64
+
+// UsageBucket is the usage of the responses one model made in one quarter
+// hour. It is small (80 bytes) because a scan keeps every session's.
+type UsageBucket struct {
+	// Start is when the quarter hour starts, in seconds since the Unix
+	// epoch (a multiple of BucketSize), or NoTime.
+	Start int64
+	Model string
+	Usage Usage
+	// Responses counts the responses.
+	Responses int32
+	// First and Last are when the first and last of them were made, in
+	// milliseconds after Start: where a billing block starts and how
+	// fast it burns depend on the responses' times, not on quarter
+	// hours. A response taken back (Uncount) leaves them as they were.
+	First, Last int32
+}
+
+// Time is when the quarter hour starts, or the zero time for NoTime.
+func (b *UsageBucket) Time() time.Time { return b.at(0) }
+
+// FirstTime and LastTime are when its first and last responses were made
+// (the zero time for NoTime).
+func (b *UsageBucket) FirstTime() time.Time { return b.at(b.First) }
+func (b *UsageBucket) LastTime() time.Time  { return b.at(b.Last) }
+
+func (b *UsageBucket) at(ms int32) time.Time {
+	if b.Start == NoTime {
+		return time.Time{}
+	}
+	return time.UnixMilli(b.Start*1000 + int64(ms)).UTC()
+}
+
+const bucketSeconds = int64(BucketSize / time.Second)
+
+// bucketStart is the Start of the bucket of time t.
+func bucketStart(t time.Time) int64 {
+	if t.IsZero() {
+		return NoTime
+	}
+	sec := t.Unix()
+	start := sec - sec%bucketSeconds
+	if sec%bucketSeconds < 0 {
+		start -= bucketSeconds
+	}
+	return start
+}
+
+// bucketOf is the bucket of one response made at t.
+func bucketOf(t time.Time, model string, u Usage) UsageBucket {
+	b := UsageBucket{Start: bucketStart(t), Model: model, Usage: u, Responses: 1}
+	if b.Start != NoTime {
+		ms := int32(t.UnixMilli() - b.Start*1000)
+		b.First, b.Last = ms, ms
+	}
+	return b
+}
+
+// bucketLess orders buckets by Start, then Model.
+func bucketLess(a, b *UsageBucket) bool {
+	if a.Start != b.Start {
+		return a.Start < b.Start
+	}
+	return a.Model < b.Model
+}
+
+// findBucket returns where b's key is, or would be, in the sorted list,
+// and whether it is there. Responses mostly come in time order, so the
+// last bucket is tried first.
+func findBucket(list []UsageBucket, b *UsageBucket) (int, bool) {
+	n := len(list)
+	if n == 0 || bucketLess(&list[n-1], b) {
+		return n, false
+	}
+	i := sort.Search(n, func(i int) bool { return !bucketLess(&list[i], b) })
+	return i, i < n && list[i].Start == b.Start && list[i].Model == b.Model
+}
+
+// addBucket adds b to the sorted list.
+func addBucket(list *[]UsageBucket, b UsageBucket) {
+	i, ok := findBucket(*list, &b)
+	if !ok {
+		*list = slices.Insert(*list, i, b)
+		return
+	}
+	x := &(*list)[i]
+	if b.Responses > 0 {
+		if x.Responses > 0 {
+			x.First, x.Last = min(x.First, b.First), max(x.Last, b.Last)
+		} else {
+			x.First, x.Last = b.First, b.Last
+		}
+	}
+	x.Responses += b.Responses
+	x.Usage.Add(b.Usage)
+}
+
+// subBucket takes b back from the sorted list: a bucket left with neither
+// usage nor responses goes. A bucket that is not there is added negated,
+// so that the list still adds up to what was counted.
+func subBucket(list *[]UsageBucket, b UsageBucket) {
+	i, ok := findBucket(*list, &b)
+	if !ok {
+		neg := b
+		neg.Usage = Usage{}
+		neg.Usage.Sub(b.Usage)
+		neg.Responses = -b.Responses
+		*list = slices.Insert(*list, i, neg)
+		return
+	}
+	x := &(*list)[i]
+	x.Usage.Sub(b.Usage)
+	x.Responses -= b.Responses
+	if x.Usage.IsZero() && x.Responses <= 0 {
+		*list = slices.Delete(*list, i, i+1)
+	}
+}
+
+// SumBuckets adds up buckets, in all and by model: for a summary's
+// Buckets, its Usage and Models.
+func SumBuckets(buckets []UsageBucket) (Usage, map[string]Usage) {
+	var all Usage
+	models := map[string]Usage{}
+	for _, b := range buckets {
+		all.Add(b.Usage)
+		m := models[b.Model]
+		m.Add(b.Usage)
+		models[b.Model] = m
+	}
+	for m, u := range models {
+		if u.IsZero() {
+			delete(models, m)
+		}
+	}
+	return all, models
+}
+
+// SubBuckets returns the buckets of list less those of sub, as a new
+// list.
+func SubBuckets(list, sub []UsageBucket) []UsageBucket {
+	out := slices.Clone(list)
+	for _, b := range sub {
+		subBucket(&out, b)
+	}
+	return out
 }

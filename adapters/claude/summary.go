@@ -554,16 +554,17 @@ func (z *summarizer) usage() {
 	}
 	if len(l.reqSession) > 0 && !bytes.Equal(l.reqSession, l.sessionID) {
 		origin := string(l.reqSession)
-		sum.AddBorrowed(origin, z.lastModel, l.usage)
+		sum.AddBorrowed(origin, l.ts, z.lastModel, l.usage)
 		if !z.agent && !z.forkLinked {
 			z.forkLinked = true
 			sum.Parent = &session.Link{Kind: session.LinkFork, CLI: session.Claude, ID: origin}
 		}
 		return
 	}
-	sum.AddUsage(z.lastModel, l.usage)
+	sum.AddUsage(l.ts, z.lastModel, l.usage)
 	if len(l.msgID) > 0 {
-		sum.Responses = append(sum.Responses, session.ResponseUsage{Key: responseKey(l.msgID, l.requestID), Model: z.lastModel, Usage: l.usage})
+		sum.Responses = append(sum.Responses, session.ResponseUsage{Key: responseKey(l.msgID, l.requestID), Model: z.lastModel,
+			Usage: l.usage, Bucket: sum.BucketOf(l.ts)})
 	}
 }
 

@@ -586,9 +586,9 @@ func (z *summarizer) commit() {
 			}
 			if u, ok := z.tokens.add(total, last); ok {
 				if z.origin != "" {
-					sum.AddBorrowed(z.origin, z.model, u.universal())
+					sum.AddBorrowed(z.origin, l.ts, z.model, u.universal())
 				} else {
-					sum.AddUsage(z.model, u.universal())
+					sum.AddUsage(l.ts, z.model, u.universal())
 				}
 			}
 		case "thread_name_updated":

@@ -73,6 +73,9 @@ type summarizer struct {
 	listText  []byte            // scratch for the prompt of a message in a list
 	history   history.Split     // of a session stead wrote
 	origin    bool              // its steadOrigin was read
+	// counted is when each message whose usage is counted was first
+	// read: where a later version's takes it back from.
+	counted map[*msgState]time.Time
 }
 
 func newSummarizer(detail session.Detail) *summarizer {
@@ -806,45 +809,36 @@ func (z *summarizer) message(v *sview, dir string) {
 	}
 	switch {
 	case p.usage == usageNew:
-		sum.AddUsage(p.st.model, p.st.usage)
+		z.count(p.st, v.ts)
 	case p.usage == usageChanged:
-		z.subtract(p.prevModel, p.oldUsage, true)
-		sum.AddUsage(p.st.model, p.st.usage)
+		z.uncount(p.st, p.prevModel, p.oldUsage)
+		z.count(p.st, v.ts)
 	case p.st.hasUsage && p.prevModel != p.st.model:
 		// The same usage, now under the model a later version named.
-		z.subtract(p.prevModel, p.st.usage, false)
-		if sum.Models == nil {
-			sum.Models = make(map[string]session.Usage)
-		}
-		m := sum.Models[p.st.model]
-		m.Add(p.st.usage)
-		sum.Models[p.st.model] = m
+		last := sum.LastUsage
+		z.uncount(p.st, p.prevModel, p.st.usage)
+		z.count(p.st, v.ts)
+		sum.LastUsage = last
 	}
 }
 
-// subtract takes back usage counted for a message under model, from the
-// totals too when total is set.
-func (z *summarizer) subtract(model string, u session.Usage, total bool) {
-	sum := &z.sum
-	if total {
-		sum.Usage.Input -= u.Input
-		sum.Usage.Output -= u.Output
-		sum.Usage.CacheRead -= u.CacheRead
-		sum.Usage.CacheWrite -= u.CacheWrite
-		sum.Usage.Reasoning -= u.Reasoning
-	}
-	if m, ok := sum.Models[model]; ok {
-		m.Input -= u.Input
-		m.Output -= u.Output
-		m.CacheRead -= u.CacheRead
-		m.CacheWrite -= u.CacheWrite
-		m.Reasoning -= u.Reasoning
-		if m.IsZero() {
-			delete(sum.Models, model)
-		} else {
-			sum.Models[model] = m
+// count counts a message's usage under its model, at the time it was
+// first counted (a later version restates the message), or at t.
+func (z *summarizer) count(st *msgState, t time.Time) {
+	if at, ok := z.counted[st]; ok {
+		t = at
+	} else {
+		if z.counted == nil {
+			z.counted = make(map[*msgState]time.Time)
 		}
+		z.counted[st] = t
 	}
+	z.sum.AddUsage(t, st.model, st.usage)
+}
+
+// uncount takes back usage u counted for a message under model.
+func (z *summarizer) uncount(st *msgState, model string, u session.Usage) {
+	z.sum.Uncount(session.ResponseUsage{Model: model, Usage: u, Bucket: z.sum.BucketOf(z.counted[st])})
 }
 
 // summarizeDocument summarises the two whole-document formats (a legacy
@@ -896,7 +890,7 @@ func summaryOf(s *session.Session, detail session.Detail) session.Summary {
 			}
 		}
 		if e.Usage != nil {
-			sum.AddUsage(e.Model, *e.Usage)
+			sum.AddUsage(e.Timestamp, e.Model, *e.Usage)
 		}
 	}
 	for _, w := range s.Warnings {

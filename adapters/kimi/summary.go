@@ -44,6 +44,7 @@ type summarizer struct {
 
 	model, alias string
 	inStep       bool
+	at           time.Time // when the record being counted was written; zero when it does not say
 	stepRec      session.Usage
 	origin       string // a fork's source, for usage before the forks-th "forked"
 	forks        int
@@ -614,14 +615,17 @@ func (z *summarizer) commit() {
 		t := msTime(float64(l.time))
 		z.history.Record(&z.sum, t)
 		z.sum.See(t)
+		z.at = t
 		z.code(typ)
 	case l.hasMsg && len(l.role) == 0:
 		t := secTime(l.ts)
 		z.history.Record(&z.sum, t)
 		z.sum.See(t)
+		z.at = t
 		z.wire(&l.msg)
 	case len(l.role) > 0:
 		z.history.Record(&z.sum, time.Time{}) // a context row has no time
+		z.at = time.Time{}
 		if l.role[0] != '_' {
 			z.message(&l.msg, false)
 		}
@@ -640,10 +644,10 @@ func (z *summarizer) addUsage(u session.Usage) {
 		return
 	}
 	if z.origin != "" && z.forked < z.forks {
-		z.sum.AddBorrowed(z.origin, z.currentModel(), u)
+		z.sum.AddBorrowed(z.origin, z.at, z.currentModel(), u)
 		return
 	}
-	z.sum.AddUsage(z.currentModel(), u)
+	z.sum.AddUsage(z.at, z.currentModel(), u)
 }
 
 func (z *summarizer) prompt(text []byte) {

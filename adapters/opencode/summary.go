@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/stead-dev/stead/adapters/internal/history"
 	"github.com/stead-dev/stead/adapters/internal/jsonl"
@@ -30,6 +31,7 @@ type summarizer struct {
 	title, prompt string
 
 	role, model string
+	created     time.Time // when the message was created: when its usage counts
 	msgTokens   *tokens
 	stepUsage   bool
 	steps       session.Usage
@@ -67,6 +69,7 @@ func (z *summarizer) message(r row) {
 		created = msTime(r.created)
 	}
 	z.history.Record(&z.sum, created)
+	z.created = created
 	z.role = m.Role
 	z.model, _ = m.model()
 	if m.Role == "assistant" {
@@ -124,10 +127,10 @@ func (z *summarizer) endMessage() {
 			u = z.msgTokens.usage()
 		}
 		if !u.IsZero() {
-			z.sum.AddUsage(z.model, u)
+			z.sum.AddUsage(z.created, z.model, u)
 		}
 	}
-	z.role, z.model, z.msgTokens, z.stepUsage, z.steps = "", "", nil, false, session.Usage{}
+	z.role, z.model, z.created, z.msgTokens, z.stepUsage, z.steps = "", "", time.Time{}, nil, false, session.Usage{}
 }
 
 func (z *summarizer) finish() session.Summary {

@@ -22,8 +22,7 @@ type Split struct {
 type mark struct {
 	turns, messages, toolErrors, files, responses int
 	tools                                         map[session.Tool]int
-	usage                                         session.Usage
-	models                                        map[string]session.Usage
+	buckets                                       []session.UsageBucket // usage by time and model
 }
 
 // From records the provenance the file holds: the history was copied from
@@ -60,25 +59,22 @@ func (s *Split) Record(sum *session.Summary, ts time.Time) {
 
 func markOf(sum *session.Summary) mark {
 	m := mark{turns: sum.Turns, messages: sum.Messages, toolErrors: sum.ToolErrors, files: len(sum.Files),
-		responses: len(sum.Responses), usage: sum.Usage}
+		responses: len(sum.Responses)}
+	// A copy: the session's own responses may later be counted in the
+	// same quarter hour as the history's last.
+	m.buckets = append([]session.UsageBucket(nil), sum.Buckets...)
 	if len(sum.Tools) > 0 {
 		m.tools = make(map[session.Tool]int, len(sum.Tools))
 		for t, n := range sum.Tools {
 			m.tools[t] = n
 		}
 	}
-	if len(sum.Models) > 0 {
-		m.models = make(map[string]session.Usage, len(sum.Models))
-		for k, u := range sum.Models {
-			m.models[k] = u
-		}
-	}
 	return m
 }
 
 // Finish takes the history out of sum's figures, once the whole file is
-// read: its usage goes to Borrowed under the key of the session it was
-// copied from, its turns, tool calls, errors and files are not counted,
+// read: its usage, by time and model (session.Summary.Lend), goes to
+// Borrowed under the key of the session it was copied from, its turns, tool calls, errors and files are not counted,
 // and sum.History describes it. sum's Start becomes when the session was
 // written, and its End that time too unless a later record says more.
 func (s *Split) Finish(sum *session.Summary) {
@@ -102,19 +98,7 @@ func (s *Split) Finish(sum *session.Summary) {
 	if at.responses > 0 {
 		sum.Responses = sum.Responses[min(at.responses, len(sum.Responses)):]
 	}
-	sum.Usage.Sub(at.usage)
-	for model, u := range at.models {
-		if u.IsZero() {
-			continue
-		}
-		cur := sum.Models[model]
-		if cur.Sub(u); cur.IsZero() {
-			delete(sum.Models, model)
-		} else {
-			sum.Models[model] = cur
-		}
-		sum.AddBorrowed(s.from, model, u)
-	}
+	sum.Lend(s.from, at.buckets)
 	sum.History = &session.History{From: s.from, Written: s.written, Start: s.start, End: s.end, Messages: at.messages}
 	sum.Start = s.written
 	if sum.End.Before(s.written) {
