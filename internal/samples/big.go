@@ -51,17 +51,19 @@ func Repeated(tb testing.TB, cli string, size int64) string {
 	return path
 }
 
-// Generated writes one synthetic session of cli (Claude Code or Codex) of
+// Generated writes one synthetic session of cli (any of corpusgen.CLIs) of
 // about size bytes, made by the corpus generator (prompts, thinking, tool
 // calls with outputs of up to 20 MB, attachments), and returns its path.
 func Generated(tb testing.TB, cli string, size int64) string {
 	tb.Helper()
 	dir := tb.TempDir()
-	share := 0.0
-	if cli == session.Claude {
-		share = 1
+	opts := corpusgen.Options{Seed: 1, Files: 1, TotalBytes: size, ClaudeShare: 1, MalformedEvery: -1}
+	if cli != session.Claude {
+		// (A ClaudeShare of 0 means the default share, 0.6: the one file
+		// would be Claude's whatever cli is.)
+		opts.Mix = map[string]float64{cli: 1}
 	}
-	if _, err := corpusgen.Generate(dir, corpusgen.Options{Seed: 1, Files: 1, TotalBytes: size, ClaudeShare: share, MalformedEvery: -1}); err != nil {
+	if _, err := corpusgen.Generate(dir, opts); err != nil {
 		tb.Fatal(err)
 	}
 	var path string
