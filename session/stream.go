@@ -49,6 +49,9 @@ func EncodeStream(w io.Writer, meta *Session, entries Entries, records Records, 
 	return err
 }
 
+// EntriesOf gives the entries of a timeline held in memory, one at a time.
+func EntriesOf(tl []Entry) Entries { return &sliceEntries{tl: tl} }
+
 // sliceEntries gives the entries of a timeline held in memory.
 type sliceEntries struct {
 	tl []Entry

@@ -12,15 +12,12 @@ import (
 	"os"
 	"runtime"
 	"slices"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/stead-dev/stead/agenthistory"
-	"github.com/stead-dev/stead/bus"
 	"github.com/stead-dev/stead/catalog"
 	"github.com/stead-dev/stead/cusf"
-	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/runs"
 	"github.com/stead-dev/stead/session"
 )
@@ -176,21 +173,17 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 		return err
 	}
 	defer b.Close()
-	host, _ := os.Hostname()
+	sv := f.supervisor(b)
 	out := []importedJSON{}
 	format, warns, err := importSessions(opts.File, func(src importSource) error {
-		id := runs.NewID()
-		s := src.s
-		if err := storeImported(ctx, b, id, src); err != nil {
+		rec, err := sv.Import(ctx, runs.Imported{Session: src.s, Entries: src.entries, Records: src.records, N: src.n}, opts.File)
+		if err != nil {
 			return err
 		}
-		now := time.Now().UTC()
-		runs.PutRun(b, live.Run{ID: id, CLI: s.Source.CLI, SessionID: s.ID, Host: host, Supervisor: runs.SupervisorName(host),
-			State: live.RunExited, Reason: "imported from " + opts.File, Entries: src.n,
-			Started: s.Metadata.Created, Ended: now}, f.Logger)
-		out = append(out, importedJSON{Run: id, CLI: s.Source.CLI, ID: s.ID, Entries: src.n})
+		s := src.s
+		out = append(out, importedJSON{Run: rec.ID, CLI: s.Source.CLI, ID: s.ID, Entries: src.n})
 		if !opts.JSON {
-			fmt.Fprintf(f.IO.Out, "run:%s  %s:%s  %d entries\n", id, s.Source.CLI, s.ID, src.n)
+			fmt.Fprintf(f.IO.Out, "run:%s  %s:%s  %d entries\n", rec.ID, s.Source.CLI, s.ID, src.n)
 		}
 		return nil
 	})
@@ -276,20 +269,6 @@ func importTwoPass(br *bufio.Reader, path string, fn func(importSource) error) (
 	}
 	defer closeFile()
 	return warns, fn(importSource{s: s, entries: o.Entries(again, path), records: spool, n: o.Len()})
-}
-
-// storeImported stores src on the bus as the session of run id, written
-// as it is read.
-func storeImported(ctx context.Context, b *bus.Bus, id string, src importSource) error {
-	entries := src.entries
-	if entries == nil {
-		entries = &timelineEntries{tl: src.s.Timeline}
-	}
-	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(session.EncodeStream(pw, src.s, entries, src.records, false)) }()
-	err := b.PutSession(ctx, id, pr)
-	pr.CloseWithError(err)
-	return err
 }
 
 // ValidateOptions are the inputs of `stead session validate`.

@@ -112,7 +112,7 @@ func showRun(opts *ShowOptions) error {
 	for _, w := range s.Warnings {
 		fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", w)
 	}
-	var entries session.Entries = &timelineEntries{tl: s.Timeline}
+	entries := session.EntriesOf(s.Timeline)
 	if src.Entries != nil {
 		entries = src.Entries
 	}
@@ -186,20 +186,6 @@ func openShown(opts *ShowOptions) (*catalog.Opened, error) {
 	}
 	f.Logger.Debug("reading session", "cli", a.Name, "path", ref.Path, "id", ref.ID)
 	return catalog.Open(f.Env, a, ref, catalog.Keep{Records: opts.Format == "json" && !opts.NoNative, IDs: opts.Format != "json"})
-}
-
-// timelineEntries gives the entries of a timeline held in memory.
-type timelineEntries struct {
-	tl []session.Entry
-	i  int
-}
-
-func (t *timelineEntries) Next() (*session.Entry, error) {
-	if t.i >= len(t.tl) {
-		return nil, io.EOF
-	}
-	t.i++
-	return &t.tl[t.i-1], nil
 }
 
 // noNative gives the entries of another stream without their native
