@@ -94,3 +94,12 @@ var migrations = []string{
 	"20260622170816_reset_v2_session_state",
 	"20260622202450_simplify_session_input",
 }
+
+// Schema is what OpenCode 1.18.33 runs to create a new database: its
+// tables and indexes, then the table of applied migrations, and the ids of
+// the migrations that schema already includes (recorded as applied, so
+// that OpenCode runs none). A generator of OpenCode stores (the benchmark
+// corpus) makes its databases with it.
+func Schema() (ddl []string, migrationTable string, migrationIDs []string) {
+	return schemaDDL, migrationDDL, migrations
+}

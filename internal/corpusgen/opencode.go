@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/stead-dev/stead/adapters/opencode"
 	_ "modernc.org/sqlite" // the database/sql driver OpenCode's store is written with
 )
 
@@ -563,12 +564,13 @@ func writeOpenCode(dir string, seed int64, plans []filePlan, idx []int, results 
 			tx.Rollback()
 		}
 	}()
-	for _, stmt := range append(openCodeSchema, openCodeMigrationTable) {
+	ddl, migrationTable, migrationIDs := opencode.Schema()
+	for _, stmt := range append(ddl[:len(ddl):len(ddl)], migrationTable) {
 		if _, err := tx.Exec(stmt); err != nil {
 			return fmt.Errorf("create OpenCode's schema: %w", err)
 		}
 	}
-	for _, id := range openCodeMigrations {
+	for _, id := range migrationIDs {
 		if _, err := tx.Exec(`INSERT INTO "migration" (id, time_completed) VALUES (?, ?)`, id, base); err != nil {
 			return err
 		}
