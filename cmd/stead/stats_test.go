@@ -441,6 +441,9 @@ func TestStatsByMatchesCcusage(t *testing.T) {
 	if ccusage == "" {
 		var err error
 		if ccusage, err = exec.LookPath("ccusage"); err != nil {
+			if os.Getenv("STEAD_REQUIRE_CLIS") != "" {
+				t.Fatal("ccusage is not installed (STEAD_REQUIRE_CLIS is set): npm install ccusage@20.0.24, or set CCUSAGE")
+			}
 			t.Skip("ccusage not installed: npm install ccusage@20.0.24, or set CCUSAGE")
 		}
 	}
