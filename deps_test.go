@@ -25,7 +25,7 @@ var rules = map[string][]string{
 	"adapters":            {"session", "live", "adapters/"},
 	"catalog":             {"session", "adapters", "internal/safetext"},
 	"pricing":             {"session"},
-	"internal/corpusgen":  {"adapters/opencode", "modernc.org/sqlite"},
+	"internal/corpusgen":  {"adapters/kimi", "adapters/opencode", "modernc.org/sqlite"},
 	"internal/usftest":    {"session", "github.com/santhosh-tekuri/jsonschema/v6", "github.com/rogpeppe/go-internal/txtar"},
 	"cmd/stead-corpus":    {"internal/corpusgen"},
 	"modelstub":           {"session", "internal/safetext"},

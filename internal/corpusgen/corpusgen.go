@@ -13,6 +13,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/stead-dev/stead/adapters/kimi"
 )
 
 // Defaults for zero Options fields.
@@ -598,7 +600,7 @@ func makePlans(opts Options, counts [numCLIs]int) []filePlan {
 		case cliOpenCode:
 			p.rel = openCodeDB
 		case cliKimi:
-			p.rel = "kimi/sessions/" + kimiWorkDirKey(p.cwd) + "/" + p.id + "/agents/main/wire.jsonl"
+			p.rel = "kimi/sessions/" + kimi.WorkDirKey(p.cwd) + "/" + p.id + "/agents/main/wire.jsonl"
 		}
 	}
 	return plans

@@ -1,8 +1,6 @@
 package corpusgen
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -11,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/stead-dev/stead/adapters/kimi"
 )
 
 // Kimi Code 2.1.0 (kimi.md §3): KIMI_CODE_HOME/sessions/wd_<slug>_<hash>/
@@ -46,33 +46,6 @@ var kimiTools = []string{"Read", "Write", "Edit", "Grep", "Glob", "Bash", "TaskL
 	"CronCreate", "CronList", "CronDelete", "ReadMediaFile", "TodoList", "Skill", "WebSearch", "Agent", "AgentSwarm",
 	"FetchURL", "AskUserQuestion", "NotifyUser", "EnterPlanMode", "ExitPlanMode", "CreateGoal", "GetGoal",
 	"SetGoalBudget", "UpdateGoal"}
-
-// kimiWorkDirKey is Kimi Code's folder for a working directory:
-// wd_<slug>_<first 12 hex digits of sha256(dir)>.
-func kimiWorkDirKey(workDir string) string {
-	norm := strings.TrimRight(workDir, "/")
-	base := norm[strings.LastIndexByte(norm, '/')+1:]
-	var b strings.Builder
-	dash := false
-	for _, c := range strings.ToLower(base) {
-		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-' {
-			b.WriteRune(c)
-			dash = false
-		} else if !dash {
-			b.WriteByte('-')
-			dash = true
-		}
-	}
-	slug := strings.Trim(b.String(), "-")
-	if len(slug) > 40 {
-		slug = strings.Trim(slug[:40], "-")
-	}
-	if slug == "" || slug == "." || slug == ".." {
-		slug = "workspace"
-	}
-	sum := sha256.Sum256([]byte(norm))
-	return "wd_" + slug + "_" + hex.EncodeToString(sum[:])[:12]
-}
 
 // kimiCall is a tool call and its result.
 type kimiCall struct {
@@ -116,7 +89,7 @@ type kimiGen struct {
 // writeKimi writes a Kimi Code session's main journal and returns what it
 // holds, when it ended and its title.
 func writeKimi(o *out, r *rand.Rand, p *filePlan) (tally, time.Time, string) {
-	g := &kimiGen{o: o, r: r, p: p, clock: p.start, alias: kimiAlias(p.model), key: kimiWorkDirKey(p.cwd)}
+	g := &kimiGen{o: o, r: r, p: p, clock: p.start, alias: kimiAlias(p.model), key: kimi.WorkDirKey(p.cwd)}
 	g.ctx = int64(14_000 + r.IntN(8_000))
 	g.header()
 	runTurns(o, p.target, turnBudget(p.target, 38_000), kimiTurnCost, 1, func() int64 { return 0 }, g.turn)
@@ -713,7 +686,7 @@ func titleOf(prompt string) string {
 
 // writeKimiState writes a session's state.json (v2, as 2.1.0 writes it).
 func writeKimiState(dir string, p *filePlan, res *fileResult) error {
-	key := kimiWorkDirKey(p.cwd)
+	key := kimi.WorkDirKey(p.cwd)
 	b := append([]byte(nil), `{"id":"`...)
 	b = append(b, p.id...)
 	b = append(b, `","version":2,"cwd":`...)
@@ -753,7 +726,7 @@ func writeKimiIndex(dir string, plans []filePlan, results []fileResult) error {
 	var keys []string
 	for _, i := range idx {
 		p := &plans[i]
-		key := kimiWorkDirKey(p.cwd)
+		key := kimi.WorkDirKey(p.cwd)
 		lines = append(lines, `{"sessionId":"`...)
 		lines = append(lines, p.id...)
 		lines = append(lines, `","sessionDir":`...)
@@ -775,7 +748,7 @@ func writeKimiIndex(dir string, plans []filePlan, results []fileResult) error {
 	}
 	roots := map[string]string{}
 	for _, i := range idx {
-		roots[kimiWorkDirKey(plans[i].cwd)] = plans[i].cwd
+		roots[kimi.WorkDirKey(plans[i].cwd)] = plans[i].cwd
 	}
 	slices.Sort(keys)
 	b := append([]byte(nil), `{"version":1,"workspaces":{`...)
