@@ -129,6 +129,10 @@ type Bus struct {
 	token string
 
 	closeOnce sync.Once
+
+	// watching, when set (by tests), is told of each watch's iterator
+	// and returns what to call when the watch leaves it.
+	watching func(stop func()) (done func())
 }
 
 // ErrNotLoopback is returned for a Listen address that is not on loopback.
@@ -611,41 +615,86 @@ func (b *Bus) Watch(ctx context.Context, run string, from From, fn func(Msg) err
 	if from == FromNew {
 		cfg.DeliverPolicy = jetstream.DeliverNewPolicy
 	}
+	// The client library can close a watch's iterator on its own (a
+	// consumer it could not recreate, a subscription closed under it).
+	// The watch then resumes after the last message it delivered; only
+	// when that fails again and again is the watch cut, with an error,
+	// so that a watcher never takes a cut for the end of the run.
+	var last uint64
+	for cuts := 0; ; cuts++ {
+		if last > 0 {
+			cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, last+1
+		}
+		got, err := b.watch(ctx, run, stream, cfg, fn)
+		if got > 0 {
+			last, cuts = got, 0
+		}
+		if !errors.Is(err, errCut) {
+			return err
+		}
+		if cuts == maxCuts {
+			return fmt.Errorf("bus: watch %s: cut %d times in a row after message %d: %w", run, maxCuts+1, last, err)
+		}
+		b.log.Warn("bus: a watch was cut; resuming", "run", run, "after", last)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Duration(cuts+1) * 100 * time.Millisecond):
+		}
+	}
+}
+
+// maxCuts is how many times in a row a watch resumes after its iterator
+// was closed under it before giving up.
+const maxCuts = 5
+
+// errCut says a watch's iterator was closed while its context was live.
+var errCut = errors.New("the watch's iterator was closed under it")
+
+// watch is one ordered consumer of Watch. It returns the stream position
+// of the last message fn took (0 for none).
+func (b *Bus) watch(ctx context.Context, run, stream string, cfg jetstream.OrderedConsumerConfig, fn func(Msg) error) (uint64, error) {
 	cons, err := b.js.OrderedConsumer(ctx, stream, cfg)
 	if err != nil {
-		return fmt.Errorf("bus: watch %s: %w", run, err)
+		return 0, fmt.Errorf("bus: watch %s: %w", run, err)
 	}
 	it, err := cons.Messages(jetstream.PullMaxMessages(256))
 	if err != nil {
-		return fmt.Errorf("bus: watch %s: %w", run, err)
+		return 0, fmt.Errorf("bus: watch %s: %w", run, err)
 	}
 	stop := context.AfterFunc(ctx, it.Stop)
 	defer stop()
 	defer it.Stop()
+	if b.watching != nil {
+		defer b.watching(it.Stop)()
+	}
+	var last uint64
 	for {
 		m, err := it.Next()
 		if err != nil {
 			if ctx.Err() != nil {
-				return ctx.Err()
+				return last, ctx.Err()
 			}
 			if b.nc.IsClosed() {
-				return fmt.Errorf("bus: watch %s: %w", run, ErrClosed)
+				return last, fmt.Errorf("bus: watch %s: %w", run, ErrClosed)
 			}
 			if errors.Is(err, jetstream.ErrMsgIteratorClosed) {
-				return nil
+				return last, errCut
 			}
-			return fmt.Errorf("bus: watch %s: %w", run, err)
+			return last, fmt.Errorf("bus: watch %s: %w", run, err)
 		}
 		r, kind := kindOf(m.Subject())
 		msg := Msg{Run: r, Kind: kind, Data: m.Data()}
 		if md, err := m.Metadata(); err == nil {
 			msg.Seq, msg.Time = md.Sequence.Stream, md.Timestamp
 		}
-		if err := fn(msg); err != nil {
+		err = fn(msg)
+		last = msg.Seq
+		if err != nil {
 			if errors.Is(err, ErrStop) {
-				return nil
+				return last, nil
 			}
-			return err
+			return last, err
 		}
 	}
 }

@@ -229,3 +229,45 @@ func TestListenIsLoopbackWithToken(t *testing.T) {
 		t.Errorf("got %q", got[0].Data)
 	}
 }
+
+// A watch whose iterator the client library closes under it resumes after
+// the last message it delivered: nothing lost, nothing twice. Closed again
+// and again, it ends with an error, never as if the run had ended.
+func TestWatchSurvivesACut(t *testing.T) {
+	b := newBus(t, bus.Options{})
+	c := ctx(t)
+	for i := range 10 {
+		if err := b.Publish(c, "r", bus.Entry, fmt.Appendf(nil, "%d", i), ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stop func()
+	bus.SetWatching(b, func(s func()) func() { stop = s; return func() {} })
+	var got []string
+	err := b.Watch(c, "r", bus.FromStart, func(m bus.Msg) error {
+		got = append(got, string(m.Data))
+		if len(got) == 3 || len(got) == 7 {
+			stop() // the iterator is closed under the watch
+		}
+		if len(got) == 10 {
+			return bus.ErrStop
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("watch: %v", err)
+	}
+	if s := strings.Join(got, ","); s != "0,1,2,3,4,5,6,7,8,9" {
+		t.Errorf("got %s; want every message once, in order", s)
+	}
+
+	bus.SetWatching(b, func(s func()) func() { s(); return func() {} })
+	n := 0
+	err = b.Watch(c, "r", bus.FromStart, func(bus.Msg) error { n++; return nil })
+	if err == nil || c.Err() != nil {
+		t.Fatalf("a watch cut every time it starts: %v (context %v); want an error", err, c.Err())
+	}
+	if !strings.Contains(err.Error(), "watch r") {
+		t.Errorf("the error does not name the run: %v", err)
+	}
+}
