@@ -3,11 +3,13 @@ package gemini
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stead-dev/stead/adapters/internal/jsonl"
 	"github.com/stead-dev/stead/adapters/internal/storefile"
@@ -41,6 +43,9 @@ type Decoder struct {
 	used    session.IDs // entry ids handed out
 	started bool
 	unknown map[string]bool
+
+	rec record     // the record being read, reused
+	jp  jsonParser // reads records, reused
 }
 
 const (
@@ -76,8 +81,9 @@ func (d *Decoder) Decode() (session.Event, error) {
 		d.queue = d.queue[1:]
 		return ev, nil
 	}
-	var rec record
-	ln, err := d.r.Decode(&rec)
+	d.rec = record{}
+	rec := &d.rec
+	ln, err := d.line(rec)
 	if err == io.EOF {
 		return session.Event{}, io.EOF
 	}
@@ -90,9 +96,49 @@ func (d *Decoder) Decode() (session.Event, error) {
 		ev.Warning = d.warn(ln.Line, strings.ReplaceAll(p, "msgRecord.message.", ""))
 	}
 	if !ln.Skipped {
-		d.convert(&rec, ln.Raw, &ev)
+		d.convert(rec, ln.Raw, &ev)
 	}
 	return ev, nil
+}
+
+// line reads the next record as jsonl.Reader.Decode does, but through
+// parseJSON when it can (several times faster); encoding/json reads what
+// parseJSON leaves to it, and decides what is wrong with a line.
+func (d *Decoder) line(rec *record) (jsonl.Record, error) {
+	r := d.r
+	if !r.Next() {
+		if err := r.Err(); err != nil {
+			return jsonl.Record{}, err
+		}
+		return jsonl.Record{}, io.EOF
+	}
+	ln := jsonl.Record{Line: r.LineNo()}
+	line := r.Line()
+	if line[0] != '{' {
+		ln.Problem, ln.Skipped = "not a JSON object; line skipped", true
+		return ln, nil
+	}
+	ln.Raw = bytes.Clone(line)
+	if d.jp.parse(ln.Raw, rec) {
+		return ln, nil
+	}
+	*rec = record{}
+	if err := json.Unmarshal(line, rec); err != nil {
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) {
+			ln.Raw = nil
+			ln.Problem, ln.Skipped = "malformed JSON ("+err.Error()+"); line skipped", true
+			if r.Partial() {
+				ln.Problem, ln.Partial = jsonl.Incomplete(len(line), err), true
+			}
+			return ln, nil
+		}
+		ln.Problem = fmt.Sprintf("field %q has unexpected type %s; read what could be", te.Field, te.Value)
+	}
+	if !utf8.Valid(line) {
+		ln.Problem = jsonl.AddProblem(ln.Problem, jsonl.InvalidUTF8)
+	}
+	return ln, nil
 }
 
 // start looks at the first line to tell the formats apart: a line holding
@@ -347,9 +393,13 @@ func (d *Decoder) view(m *message, ev *session.Event) (view, full) {
 	if m.Tokens != nil {
 		v.usage, v.hasUsage = m.Tokens.universal(), true
 	}
-	ps, err := parts(m.Content)
-	if err != nil {
-		d.note(ev, "content read in part: "+err.Error())
+	ps := m.parts
+	if !m.parsed {
+		var err error
+		ps, err = parts(m.Content)
+		if err != nil {
+			d.note(ev, "content read in part: "+err.Error())
+		}
 	}
 	var text, thinking []string
 	for _, p := range ps {

@@ -56,6 +56,9 @@ func str(raw json.RawMessage) string {
 	if !isString(raw) {
 		return ""
 	}
+	if s, ok := quickString(raw); ok {
+		return s
+	}
 	var s string
 	_ = json.Unmarshal(raw, &s)
 	return s
@@ -97,6 +100,11 @@ type message struct {
 	Tokens    *tokens         `json:"tokens"`
 	Model     string          `json:"model"`
 	ToolCalls []toolCall      `json:"toolCalls"`
+
+	// parts is Content read as parts reads it, when parsed is set:
+	// parseJSON reads it with the rest of the line.
+	parts  []part
+	parsed bool
 }
 
 type thought struct {
@@ -128,21 +136,25 @@ type toolCall struct {
 
 // part is a part of an API content, as messages store them.
 type part struct {
-	Text             string            `json:"text"`
-	Thought          bool              `json:"thought"`
-	FunctionCall     *functionCall     `json:"functionCall"`
-	FunctionResponse *functionResponse `json:"functionResponse"`
-	InlineData       *struct {
-		MimeType string `json:"mimeType"`
-		Data     string `json:"data"`
-	} `json:"inlineData"`
-	FileData *struct {
-		MimeType    string `json:"mimeType"`
-		FileURI     string `json:"fileUri"`
-		DisplayName string `json:"displayName"`
-	} `json:"fileData"`
-	ExecutableCode      json.RawMessage `json:"executableCode"`
-	CodeExecutionResult json.RawMessage `json:"codeExecutionResult"`
+	Text                string            `json:"text"`
+	Thought             bool              `json:"thought"`
+	FunctionCall        *functionCall     `json:"functionCall"`
+	FunctionResponse    *functionResponse `json:"functionResponse"`
+	InlineData          *inlineData       `json:"inlineData"`
+	FileData            *fileData         `json:"fileData"`
+	ExecutableCode      json.RawMessage   `json:"executableCode"`
+	CodeExecutionResult json.RawMessage   `json:"codeExecutionResult"`
+}
+
+type inlineData struct {
+	MimeType string `json:"mimeType"`
+	Data     string `json:"data"`
+}
+
+type fileData struct {
+	MimeType    string `json:"mimeType"`
+	FileURI     string `json:"fileUri"`
+	DisplayName string `json:"displayName"`
 }
 
 type functionCall struct {
@@ -161,6 +173,22 @@ type functionResponse struct {
 // parts, or one part. Parts that are plain strings count as text.
 func parts(raw json.RawMessage) ([]part, error) {
 	raw = bytes.TrimSpace(raw)
+	if len(raw) > 0 && raw[0] == '{' {
+		var p part
+		if parseJSON(raw, &p) {
+			return []part{p}, nil
+		}
+	}
+	if len(raw) > 0 && raw[0] == '[' {
+		if ps, ok := quickParts(raw); ok {
+			return ps, nil
+		}
+	}
+	return slowParts(raw)
+}
+
+// slowParts is parts with encoding/json, for what parseJSON leaves to it.
+func slowParts(raw json.RawMessage) ([]part, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
@@ -204,6 +232,61 @@ func parts(raw json.RawMessage) ([]part, error) {
 	return nil, nil
 }
 
+// quickParts reads a list of parts as parts does, or reports false.
+func quickParts(raw []byte) (ps []part, ok bool) {
+	ok = parseValue(raw, func(p *jsonParser) { ps = p.partList() })
+	return ps, ok
+}
+
+// partList reads a list of parts as parts does.
+func (p *jsonParser) partList() []part {
+	p.expect('[')
+	p.depth++
+	ps := []part{}
+	if p.peek() == ']' {
+		p.i++
+		p.depth--
+		return ps
+	}
+	for {
+		switch p.peek() {
+		case '"':
+			ps = append(ps, part{Text: p.stringValue()})
+		case '{', 'n':
+			ps = append(ps, part{})
+			p.object(&ps[len(ps)-1])
+		default:
+			p.fail()
+		}
+		switch p.peek() {
+		case ',':
+			p.i++
+			continue
+		case ']':
+			p.i++
+			p.depth--
+			return ps
+		}
+		p.fail()
+	}
+}
+
+// content reads a message's content as parts reads it.
+func (p *jsonParser) content() []part {
+	switch p.peek() {
+	case '"':
+		return []part{{Text: p.stringValue()}}
+	case '{':
+		ps := []part{{}}
+		p.object(&ps[0])
+		return ps
+	case '[':
+		return p.partList()
+	}
+	p.skip()
+	return nil
+}
+
 // response is what stead reads of a functionResponse's response.
 type response struct {
 	Output json.RawMessage `json:"output"`
@@ -215,7 +298,7 @@ type response struct {
 // string; errKey reports a non-null error.
 func responseText(raw json.RawMessage) (text, out string, errKey bool) {
 	var r response
-	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &r) != nil {
+	if len(raw) == 0 || raw[0] != '{' || !parseJSON(raw, &r) && json.Unmarshal(raw, resetResponse(&r)) != nil {
 		return compactJSON(raw), "", false
 	}
 	errKey = len(r.Error) > 0 && string(r.Error) != "null"
@@ -227,6 +310,11 @@ func responseText(raw json.RawMessage) (text, out string, errKey bool) {
 		return str(r.Error), "", errKey
 	}
 	return compactJSON(raw), "", errKey
+}
+
+func resetResponse(r *response) *response {
+	*r = response{}
+	return r
 }
 
 // result is a tool's result read in full: its text, its attachments, and
@@ -316,11 +404,11 @@ func attachment(p part) (session.Attachment, bool) {
 // compactJSON renders raw JSON as text, with invalid UTF-8 replaced as
 // encoding/json replaces it (so the text survives a JSON round trip).
 func compactJSON(raw json.RawMessage) string {
-	var b bytes.Buffer
-	if json.Compact(&b, raw) != nil {
+	b, ok := appendCompact(nil, raw)
+	if !ok {
 		return validUTF8(raw)
 	}
-	return validUTF8(b.Bytes())
+	return validUTF8(b)
 }
 
 // validUTF8 replaces each byte that is not part of valid UTF-8 with
@@ -350,20 +438,28 @@ func objectArgs(raw json.RawMessage) json.RawMessage {
 	if len(raw) == 0 || raw[0] != '{' {
 		return json.RawMessage(`{}`)
 	}
-	var b bytes.Buffer
-	if json.Compact(&b, raw) != nil {
+	b, ok := appendCompact(make([]byte, 0, len(raw)), raw)
+	if !ok {
 		return json.RawMessage(`{}`)
 	}
-	return b.Bytes()
+	return b
 }
 
 // filePath returns the file_path argument of a call's arguments.
 func filePath(args json.RawMessage) string {
-	var a struct {
-		FilePath json.RawMessage `json:"file_path"`
-	}
-	if len(args) == 0 || args[0] != '{' || json.Unmarshal(args, &a) != nil {
+	var a fileArgs
+	if len(args) == 0 || args[0] != '{' || !parseJSON(args, &a) && json.Unmarshal(args, resetFileArgs(&a)) != nil {
 		return ""
 	}
 	return str(a.FilePath)
+}
+
+// fileArgs is what filePath reads of a call's arguments.
+type fileArgs struct {
+	FilePath json.RawMessage `json:"file_path"`
+}
+
+func resetFileArgs(a *fileArgs) *fileArgs {
+	*a = fileArgs{}
+	return a
 }

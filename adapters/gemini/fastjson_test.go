@@ -1,0 +1,159 @@
+package gemini
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
+)
+
+// parseJSON must read what encoding/json reads, or give up.
+
+// nativeLines returns the lines of the testdata's native files.
+func nativeLines(tb testing.TB) [][]byte {
+	tb.Helper()
+	cases, _ := filepath.Glob("testdata/*.txtar")
+	var lines [][]byte
+	for _, c := range cases {
+		ar, err := txtar.ParseFile(c)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for _, f := range ar.Files {
+			if strings.HasPrefix(f.Name, "native/") {
+				lines = append(lines, bytes.Split(f.Data, []byte("\n"))...)
+			}
+		}
+	}
+	return lines
+}
+
+// sameAsEncodingJSON fails t when parseJSON reads line and encoding/json
+// reads it otherwise, and reports whether parseJSON read it.
+func sameAsEncodingJSON[T any, P interface {
+	*T
+	jsonObject
+}](t *testing.T, line []byte) bool {
+	var fast, slow T
+	if !parseJSON(bytes.Clone(line), P(&fast)) {
+		return false
+	}
+	if err := json.Unmarshal(line, &slow); err != nil {
+		t.Fatalf("parseJSON read %q, encoding/json did not: %v", line, err)
+	}
+	if r, ok := any(&fast).(*record); ok {
+		// What parseJSON reads beside encoding/json must be what parts
+		// reads.
+		check := func(m *message) {
+			if m.parsed {
+				if want, err := parts(m.Content); err != nil || !reflect.DeepEqual(m.parts, want) {
+					t.Fatalf("%q: content read as %+v, parts reads %+v, %v", line, m.parts, want, err)
+				}
+			}
+			m.parts, m.parsed = nil, false
+		}
+		check(&r.message)
+		for i := range r.Messages {
+			check(&r.Messages[i].message)
+		}
+		if r.Set != nil {
+			for i := range r.Set.Messages {
+				check(&r.Set.Messages[i].message)
+			}
+		}
+	}
+	if !reflect.DeepEqual(fast, slow) {
+		t.Fatalf("%q:\nparseJSON     %+v\nencoding/json %+v", line, fast, slow)
+	}
+	return true
+}
+
+func TestParseJSONTestdata(t *testing.T) {
+	read := 0
+	for _, l := range nativeLines(t) {
+		if len(l) > 0 && l[0] == '{' && sameAsEncodingJSON[record](t, l) {
+			read++
+		}
+	}
+	if read == 0 {
+		t.Fatal("parseJSON read no line of the testdata")
+	}
+}
+
+var parseJSONSeeds = []string{
+	`{"id":"a","type":"user","content":[{"text":"hi"}]}`,
+	`{"ID":"a"}`, `{"Id":"a","id":"b"}`, `{"id":"a","id":"b"}`, `{"ſessionId":"x"}`,
+	`{"id":"\u0061\ud800\udc00\ud800x\\\"\/\b\f\n\r\t"}`, `{"i\u0064":"a"}`,
+	`{"tokens":{"input":1.0}}`, `{"tokens":{"input":-12,"output":99999999999999999999}}`,
+	`{"tokens":null,"toolCalls":[],"thoughts":null,"model":null}`, `{"toolCalls":[null,{"id":"x"}]}`,
+	`{"content":"a" }  `, `{"content":"a"} x`, `{"content":01}`, `{"content":[1,]}`, `{"a":tru}`,
+	`{"$set":{"messages":[]}}`, `{"$set":[]}`, "{\"type\":\"a\x01\"}", "{\"type\":\"\xff\"}",
+	`{"messages":[{"id":"m","tokens":{"total":"1"}}]}`, `{"x":{"y":[{"z":-0.5e+3}]}}`,
+}
+
+func FuzzParseJSON(f *testing.F) {
+	for _, s := range parseJSONSeeds {
+		f.Add([]byte(s))
+	}
+	for _, l := range nativeLines(f) {
+		f.Add(l)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > 0 && b[0] == '{' {
+			sameAsEncodingJSON[record](t, b)
+		}
+		sameAsEncodingJSON[part](t, b)
+	})
+}
+
+// sameHelpers fails t when a helper's fast way reads b otherwise than its
+// encoding/json way.
+func sameHelpers(t *testing.T, b []byte) {
+	if s, ok := quickString(b); ok {
+		var want string
+		if err := json.Unmarshal(b, &want); err != nil || s != want {
+			t.Fatalf("quickString(%q) = %q, encoding/json %q, %v", b, s, want, err)
+		}
+	}
+	var want bytes.Buffer
+	got, ok := appendCompact(nil, b)
+	if err := json.Compact(&want, b); (err == nil) != ok || ok && !bytes.Equal(got, want.Bytes()) {
+		t.Fatalf("appendCompact(%q) = %q, %v; json.Compact %q, %v", b, got, ok, want.Bytes(), err)
+	}
+	raw := bytes.TrimSpace(b)
+	var fast []part
+	switch {
+	case len(raw) == 0:
+		return
+	case raw[0] == '{':
+		var p part
+		if !parseJSON(bytes.Clone(raw), &p) {
+			return
+		}
+		fast = []part{p}
+	case raw[0] == '[':
+		if fast, ok = quickParts(bytes.Clone(raw)); !ok {
+			return
+		}
+	default:
+		return
+	}
+	slow, err := slowParts(raw)
+	if err != nil || !reflect.DeepEqual(fast, slow) {
+		t.Fatalf("parts(%q) = %+v, encoding/json %+v, %v", b, fast, slow, err)
+	}
+}
+
+func FuzzQuickHelpers(f *testing.F) {
+	for _, s := range parseJSONSeeds {
+		f.Add([]byte(s))
+	}
+	for _, s := range []string{`"a\u00e9\ud83d\ude00"`, `"\ud800"`, "\"\xff\"", ` [ "a" , {"text" : "b" } , null ] `, `[1]`, `{"a" : [ 1 , 2 ] }`, `["a"]x`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(sameHelpers)
+}
