@@ -142,7 +142,7 @@ func Discover(env session.Env) ([]session.Ref, []session.Warning) {
 	if root == "" {
 		return nil, nil
 	}
-	d := discoverer{env: env}
+	d := discoverer{}
 	tmp := filepath.Join(root, "tmp")
 	for _, p := range d.readDir(tmp) {
 		if !p.IsDir() {
@@ -157,11 +157,10 @@ func Discover(env session.Env) ([]session.Ref, []session.Warning) {
 type discoverer struct {
 	refs  []session.Ref
 	warns []session.Warning
-	env   session.Env
 }
 
 func (d *discoverer) readDir(dir string) []os.DirEntry {
-	entries, err := storefile.ReadDir(d.env, dir)
+	entries, err := os.ReadDir(dir)
 	if err != nil && !os.IsNotExist(err) {
 		d.warns = append(d.warns, session.Warning{Path: dir, Message: "cannot read folder: " + unwrapPathError(err)})
 	}
@@ -207,7 +206,7 @@ func (d *discoverer) scanProject(project string) {
 		}
 		for _, id := range ids {
 			if !have[id] {
-				d.refs = append(d.refs, storefile.RefOf(session.Gemini, id, logs, info))
+				d.refs = append(d.refs, session.Ref{CLI: session.Gemini, ID: id, Path: logs, Size: info.Size(), ModTime: info.ModTime()})
 			}
 		}
 	}
@@ -222,18 +221,7 @@ func (d *discoverer) ref(path, parent string) (session.Ref, bool) {
 		d.warns = append(d.warns, storefile.Skipped(path, err))
 		return session.Ref{}, false
 	}
-	// The id is read from the file, unless an earlier discovery read it
-	// from the file as it still is.
-	id, ok := "", false
-	if d.env.Known != nil {
-		id, ok = d.env.Known(path, info)
-	}
-	if !ok {
-		id = IDOf(path)
-	}
-	ref := storefile.RefOf(session.Gemini, id, path, info)
-	ref.Parent = parent
-	return ref, true
+	return session.Ref{CLI: session.Gemini, ID: IDOf(path), Path: path, Size: info.Size(), ModTime: info.ModTime(), Parent: parent}, true
 }
 
 // dedupe keeps one file per session id and folder: of files that say the
