@@ -18,7 +18,7 @@ import (
 
 // SchemaVersion is the version of the index's tables. An index of another
 // version is rebuilt.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // MaxEntryText is how much of one entry's text is indexed: its start.
 // (Tool outputs and file writes run to megabytes; their start is what a
@@ -71,6 +71,7 @@ CREATE TABLE entries (
 	text    TEXT NOT NULL
 );
 CREATE INDEX entries_session ON entries (session);
+CREATE TABLE manifest (id INTEGER PRIMARY KEY CHECK (id = 1), data BLOB NOT NULL);
 CREATE VIRTUAL TABLE entry_fts USING fts5 (text, content = 'entries', content_rowid = 'id',
 	tokenize = 'unicode61 remove_diacritics 2');
 CREATE TRIGGER entries_ad AFTER DELETE ON entries BEGIN

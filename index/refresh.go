@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"runtime"
 	"strings"
@@ -32,6 +33,11 @@ type Refreshed struct {
 	Unchanged int `json:"unchanged"`
 	// Entries and Bytes are the entries indexed and the session bytes
 	// read.
+	// Folders is how many folders of the stores were looked at, Listed
+	// how many of them were listed anew (the others had not changed
+	// since the last refresh listed them).
+	Folders  int               `json:"folders"`
+	Listed   int               `json:"foldersListed"`
 	Entries  int               `json:"entries"`
 	Bytes    int64             `json:"bytes"`
 	Took     time.Duration     `json:"tookNs"`
@@ -58,10 +64,17 @@ type key struct{ cli, sid, path string }
 func (ix *Index) Refresh(ctx context.Context, env session.Env, progress Progress) (Refreshed, error) {
 	begin := time.Now()
 	var res Refreshed
-	held, err := ix.fingerprints(ctx)
-	if err != nil {
-		return res, err
+	man, fromManifest := ix.loadManifest(ctx)
+	held := man.held
+	if !fromManifest {
+		var err error
+		if held, err = ix.fingerprints(ctx); err != nil {
+			return res, err
+		}
 	}
+	dirs := newDirCache(man.dirs)
+	listEnv := withKnown(env, held)
+	listEnv.Dirs = dirs.ReadDir
 	type job struct {
 		a    adapters.Adapter
 		ref  session.Ref
@@ -71,20 +84,17 @@ func (ix *Index) Refresh(ctx context.Context, env session.Env, progress Progress
 	}
 	var jobs []job
 	seen := make(map[key]bool)
-	for _, a := range adapters.All {
-		if !a.Reads() {
-			continue
-		}
-		refs, warns := a.Discover(env)
-		res.Warnings = append(res.Warnings, warns...)
-		for _, ref := range refs {
+	stats := statCache{}
+	for _, found := range discover(listEnv) {
+		res.Warnings = append(res.Warnings, found.warns...)
+		for _, ref := range found.refs {
 			k := key{ref.CLI, ref.ID, ref.Path}
 			if seen[k] {
 				continue
 			}
 			seen[k] = true
 			res.Sessions++
-			fp := fingerprintOf(ref)
+			fp := stats.fingerprint(ref)
 			h, ok := held[k]
 			switch {
 			case ok && h.fp == fp:
@@ -95,13 +105,20 @@ func (ix *Index) Refresh(ctx context.Context, env session.Env, progress Progress
 			default:
 				res.Added++
 			}
-			jobs = append(jobs, job{a: a, ref: ref, fp: fp, id: h.id, size: fp.size})
+			jobs = append(jobs, job{a: found.a, ref: ref, fp: fp, id: h.id, size: fp.size})
 		}
 	}
 	var gone []int64
 	for k, h := range held {
 		if !seen[k] {
 			gone = append(gone, h.id)
+		}
+	}
+	res.Folders, res.Listed = len(dirs.new), dirs.listed
+	changed := len(jobs)+len(gone) > 0
+	if changed {
+		if err := ix.dropManifest(ctx); err != nil {
+			return res, err
 		}
 	}
 	if err := ix.remove(ctx, gone); err != nil {
@@ -187,11 +204,20 @@ func (ix *Index) Refresh(ctx context.Context, env session.Env, progress Progress
 	if err := ctx.Err(); err != nil {
 		return res, err
 	}
-	if _, err := ix.db.ExecContext(ctx, `INSERT OR REPLACE INTO meta (key, value) VALUES ('refreshed', ?)`,
-		time.Now().UTC().Format(time.RFC3339Nano)); err != nil {
-		return res, fmt.Errorf("index: %w", err)
+	if changed {
+		var err error
+		if held, err = ix.fingerprints(ctx); err != nil {
+			return res, err
+		}
 	}
-	if len(jobs)+len(gone) > 0 {
+	var save *manifest
+	if changed || !fromManifest || dirs.listed > 0 {
+		save = &manifest{held: held, dirs: dirs.new}
+	}
+	if err := ix.refreshed(ctx, save); err != nil {
+		return res, err
+	}
+	if changed {
 		// What the refresh wrote is folded into the database, and the
 		// write-ahead log emptied: it would otherwise stay as large as
 		// the largest refresh. (A reader still busy keeps it; the next
@@ -202,24 +228,115 @@ func (ix *Index) Refresh(ctx context.Context, env session.Env, progress Progress
 	return res, nil
 }
 
-// fingerprintOf is what tells that ref's session changed: the size and
+// found is what one adapter's Discover listed.
+type found struct {
+	a     adapters.Adapter
+	refs  []session.Ref
+	warns []session.Warning
+}
+
+// discover lists every store env points at, the adapters side by side (a
+// store's listing is mostly waiting on the file system), in the order of
+// adapters.All.
+func discover(env session.Env) []found {
+	var all []found
+	for _, a := range adapters.All {
+		if a.Reads() {
+			all = append(all, found{a: a})
+		}
+	}
+	var wg sync.WaitGroup
+	for i := range all {
+		wg.Go(func() { all[i].refs, all[i].warns = all[i].a.Discover(env) })
+	}
+	wg.Wait()
+	return all
+}
+
+// withKnown is env with Known telling the sessions the index holds of each
+// file, so that Discover opens no file that did not change to tell which
+// session it holds.
+func withKnown(env session.Env, held map[key]held) session.Env {
+	type file struct {
+		id string
+		fp fingerprint
+	}
+	byPath := make(map[string]file, len(held))
+	many := make(map[string]bool)
+	for k, h := range held {
+		if _, ok := byPath[k.path]; ok {
+			many[k.path] = true
+		}
+		byPath[k.path] = file{k.sid, h.fp}
+	}
+	env.Known = func(path string, fi fs.FileInfo) (string, bool) {
+		f, ok := byPath[path]
+		if !ok || many[path] {
+			return "", false
+		}
+		return f.id, f.fp == fingerprint{size: fi.Size(), mtime: fi.ModTime().UnixNano(), inode: inodeOf(fi)}
+	}
+	return env
+}
+
+// statCache is what os.Stat said of each file in one refresh: many sessions
+// can live in one file (a database).
+type statCache map[string]fs.FileInfo
+
+// fingerprint is what tells that ref's session changed: the size and
 // modification time Discover gives (a database session's are its rows'),
 // else its file's, and its file's inode (a file replaced by another of the
-// same size and time is read again).
-func fingerprintOf(ref session.Ref) fingerprint {
-	fp := fingerprint{size: ref.Size, mtime: ref.ModTime.UnixNano()}
-	if fi, err := os.Stat(ref.Path); err == nil {
+// same size and time is read again). The file is looked at only when
+// Discover did not say all three.
+func (c statCache) fingerprint(ref session.Ref) fingerprint {
+	fp := fingerprint{size: ref.Size, mtime: ref.ModTime.UnixNano(), inode: int64(ref.Inode)}
+	if ref.Inode != 0 && ref.Size != 0 && !ref.ModTime.IsZero() {
+		return fp
+	}
+	fi, ok := c[ref.Path]
+	if !ok {
+		fi, _ = os.Stat(ref.Path)
+		c[ref.Path] = fi
+	}
+	if fi != nil {
 		if fp.size == 0 {
 			fp.size = fi.Size()
 		}
 		if ref.ModTime.IsZero() {
 			fp.mtime = fi.ModTime().UnixNano()
 		}
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-			fp.inode = int64(st.Ino)
-		}
+		fp.inode = inodeOf(fi)
 	}
 	return fp
+}
+
+func inodeOf(fi fs.FileInfo) int64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return int64(st.Ino)
+	}
+	return 0
+}
+
+// refreshed records the end of a refresh, and the manifest when m is set.
+func (ix *Index) refreshed(ctx context.Context, m *manifest) error {
+	tx, err := ix.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta (key, value) VALUES ('refreshed', ?)`,
+		time.Now().UTC().Format(time.RFC3339Nano)); err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	if m != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO manifest (id, data) VALUES (1, ?)`, encodeManifest(*m)); err != nil {
+			return fmt.Errorf("index: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	return nil
 }
 
 type held struct {

@@ -2,6 +2,7 @@ package session
 
 import (
 	"errors"
+	"io/fs"
 	"time"
 )
 
@@ -17,6 +18,10 @@ type Ref struct {
 	Parent string `json:"parent,omitempty"`
 	// Title is a title the CLI keeps outside the session file, if any.
 	Title string `json:"title,omitempty"`
+	// Inode is the file's inode number as Discover found it (0 when not
+	// known): with Size and ModTime it tells a file that changed or was
+	// replaced, without another look at the file.
+	Inode uint64 `json:"-"`
 }
 
 // Env is what adapters may know of the environment when they look for a
@@ -25,6 +30,16 @@ type Ref struct {
 type Env struct {
 	Home string
 	Vars map[string]string
+	// Known, when set, says which session an earlier discovery found in
+	// the file at path, while the file is as it was then (fi says the
+	// same size, modification time and inode). An adapter that must open
+	// a file to tell which session it holds asks Known first: the search
+	// index sets it, so that a freshness pass opens no unchanged file.
+	Known func(path string, fi fs.FileInfo) (id string, ok bool)
+	// Dirs, when set, lists a folder for an adapter's Discover in place of
+	// os.ReadDir (same entries, same order, same errors): the search index
+	// answers from what it listed before while the folder is unchanged.
+	Dirs func(dir string) ([]fs.DirEntry, error)
 }
 
 // Get returns the environment variable k, or "".

@@ -101,7 +101,7 @@ func Discover(env session.Env) ([]session.Ref, []session.Warning) {
 	if root == "" {
 		return nil, nil
 	}
-	d := discoverer{}
+	d := discoverer{env: env}
 	projects := filepath.Join(root, "projects")
 	entries := d.readDir(projects)
 	for _, e := range entries {
@@ -119,12 +119,13 @@ func Discover(env session.Env) ([]session.Ref, []session.Warning) {
 }
 
 type discoverer struct {
+	env   session.Env
 	refs  []session.Ref
 	warns []session.Warning
 }
 
 func (d *discoverer) readDir(dir string) []os.DirEntry {
-	entries, err := os.ReadDir(dir)
+	entries, err := storefile.ReadDir(d.env, dir)
 	if err != nil && !os.IsNotExist(err) {
 		d.warns = append(d.warns, session.Warning{Path: dir, Message: "cannot read folder: " + unwrapPathError(err)})
 	}
@@ -176,14 +177,9 @@ func (d *discoverer) addFile(path, parent string) {
 		d.warns = append(d.warns, storefile.Skipped(path, err))
 		return
 	}
-	d.refs = append(d.refs, session.Ref{
-		CLI:     session.Claude,
-		ID:      strings.TrimSuffix(name, ".jsonl"),
-		Path:    path,
-		Size:    info.Size(),
-		ModTime: info.ModTime(),
-		Parent:  parent,
-	})
+	ref := storefile.RefOf(session.Claude, strings.TrimSuffix(name, ".jsonl"), path, info)
+	ref.Parent = parent
+	d.refs = append(d.refs, ref)
 }
 
 func unwrapPathError(err error) string {

@@ -100,7 +100,7 @@ func Discover(env session.Env) ([]session.Ref, []session.Warning) {
 				}
 				return nil
 			}
-			refs = append(refs, session.Ref{CLI: session.Codex, ID: id, Path: p, Size: info.Size(), ModTime: info.ModTime()})
+			refs = append(refs, storefile.RefOf(session.Codex, id, p, info))
 			return nil
 		})
 		if err != nil {

@@ -142,7 +142,7 @@ func Discover(env session.Env) ([]session.Ref, []session.Warning) {
 	if root == "" {
 		return nil, nil
 	}
-	d := discoverer{}
+	d := discoverer{env: env}
 	tmp := filepath.Join(root, "tmp")
 	for _, p := range d.readDir(tmp) {
 		if !p.IsDir() {
@@ -157,10 +157,11 @@ func Discover(env session.Env) ([]session.Ref, []session.Warning) {
 type discoverer struct {
 	refs  []session.Ref
 	warns []session.Warning
+	env   session.Env
 }
 
 func (d *discoverer) readDir(dir string) []os.DirEntry {
-	entries, err := os.ReadDir(dir)
+	entries, err := storefile.ReadDir(d.env, dir)
 	if err != nil && !os.IsNotExist(err) {
 		d.warns = append(d.warns, session.Warning{Path: dir, Message: "cannot read folder: " + unwrapPathError(err)})
 	}
@@ -206,7 +207,7 @@ func (d *discoverer) scanProject(project string) {
 		}
 		for _, id := range ids {
 			if !have[id] {
-				d.refs = append(d.refs, session.Ref{CLI: session.Gemini, ID: id, Path: logs, Size: info.Size(), ModTime: info.ModTime()})
+				d.refs = append(d.refs, storefile.RefOf(session.Gemini, id, logs, info))
 			}
 		}
 	}
@@ -221,7 +222,18 @@ func (d *discoverer) ref(path, parent string) (session.Ref, bool) {
 		d.warns = append(d.warns, storefile.Skipped(path, err))
 		return session.Ref{}, false
 	}
-	return session.Ref{CLI: session.Gemini, ID: IDOf(path), Path: path, Size: info.Size(), ModTime: info.ModTime(), Parent: parent}, true
+	// The id is read from the file, unless an earlier discovery read it
+	// from the file as it still is.
+	id, ok := "", false
+	if d.env.Known != nil {
+		id, ok = d.env.Known(path, info)
+	}
+	if !ok {
+		id = IDOf(path)
+	}
+	ref := storefile.RefOf(session.Gemini, id, path, info)
+	ref.Parent = parent
+	return ref, true
 }
 
 // dedupe keeps one file per session id and folder: of files that say the

@@ -240,7 +240,7 @@ func isFile(path string) bool {
 // context.jsonl (see legacyFile), subagents likewise. Folders it cannot
 // read are reported as warnings; a missing store is not an error.
 func Discover(env session.Env) ([]session.Ref, []session.Warning) {
-	var d discoverer
+	d := discoverer{env: env}
 	if root := Root(env); root != "" {
 		d.code(root)
 	}
@@ -251,12 +251,13 @@ func Discover(env session.Env) ([]session.Ref, []session.Warning) {
 }
 
 type discoverer struct {
+	env   session.Env
 	refs  []session.Ref
 	warns []session.Warning
 }
 
 func (d *discoverer) readDir(dir string) []os.DirEntry {
-	entries, err := os.ReadDir(dir)
+	entries, err := storefile.ReadDir(d.env, dir)
 	if err != nil && !os.IsNotExist(err) {
 		d.warns = append(d.warns, session.Warning{Path: dir, Message: "cannot read folder: " + unwrapPathError(err)})
 	}
@@ -354,9 +355,9 @@ func (d *discoverer) add(path, id, parent string) {
 		}
 		return
 	}
-	d.refs = append(d.refs, session.Ref{
-		CLI: session.Kimi, ID: id, Path: path, Size: info.Size(), ModTime: info.ModTime(), Parent: parent,
-	})
+	ref := storefile.RefOf(session.Kimi, id, path, info)
+	ref.Parent = parent
+	d.refs = append(d.refs, ref)
 }
 
 // special reports those of paths, where session files should be, that

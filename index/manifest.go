@@ -1,0 +1,257 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The manifest is what a freshness pass needs, kept as one value so that
+// it is read in a millisecond rather than row by row: each session's
+// fingerprint, and each folder the stores' Discover listed, with its
+// modification time and entries. A refresh that changes the sessions
+// table deletes the manifest first and writes it again last, so that a
+// manifest, when there is one, says what the table holds.
+
+// manifestMagic starts a manifest; another start is no manifest.
+const manifestMagic = "stead-manifest-1\n"
+
+// listing is a folder as Discover last listed it.
+type listing struct {
+	mtime int64 // the folder's modification time then
+	at    int64 // when it was listed
+	names []string
+	types []fs.FileMode
+}
+
+// manifest is a decoded manifest.
+type manifest struct {
+	held map[key]held
+	dirs map[string]listing
+}
+
+// loadManifest reads the manifest; ok is false when there is none (or it
+// cannot be read: the caller then reads the sessions table).
+func (ix *Index) loadManifest(ctx context.Context) (m manifest, ok bool) {
+	var data []byte
+	err := ix.db.QueryRowContext(ctx, `SELECT data FROM manifest WHERE id = 1`).Scan(&data)
+	if err != nil {
+		if !errors.Is(err, sql.ErrNoRows) {
+			ix.log.Debug("index: no manifest", "err", err)
+		}
+		return m, false
+	}
+	m, err = decodeManifest(data)
+	if err != nil {
+		ix.log.Warn("index: the manifest cannot be read; reading the sessions table", "err", err)
+		return m, false
+	}
+	return m, true
+}
+
+// dropManifest deletes the manifest, before a refresh changes the
+// sessions table.
+func (ix *Index) dropManifest(ctx context.Context) error {
+	if _, err := ix.db.ExecContext(ctx, `DELETE FROM manifest`); err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	return nil
+}
+
+// encodeManifest writes m as length-prefixed fields.
+func encodeManifest(m manifest) []byte {
+	b := []byte(manifestMagic)
+	str := func(s string) {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	b = binary.AppendUvarint(b, uint64(len(m.held)))
+	for k, h := range m.held {
+		str(k.cli)
+		str(k.sid)
+		str(k.path)
+		b = binary.AppendVarint(b, h.id)
+		b = binary.AppendVarint(b, h.fp.size)
+		b = binary.AppendVarint(b, h.fp.mtime)
+		b = binary.AppendVarint(b, h.fp.inode)
+	}
+	b = binary.AppendUvarint(b, uint64(len(m.dirs)))
+	for dir, l := range m.dirs {
+		str(dir)
+		b = binary.AppendVarint(b, l.mtime)
+		b = binary.AppendVarint(b, l.at)
+		b = binary.AppendUvarint(b, uint64(len(l.names)))
+		for i, name := range l.names {
+			str(name)
+			b = binary.AppendUvarint(b, uint64(l.types[i]))
+		}
+	}
+	return b
+}
+
+var errBadManifest = errors.New("a malformed manifest")
+
+// decodeManifest reads what encodeManifest wrote. Its strings share one
+// copy of data.
+func decodeManifest(data []byte) (manifest, error) {
+	var m manifest
+	s := string(data)
+	rest, ok := strings.CutPrefix(s, manifestMagic)
+	if !ok {
+		return m, errBadManifest
+	}
+	d := decoder{s: rest}
+	n := d.uvarint()
+	if n > uint64(len(d.s)) {
+		return m, errBadManifest
+	}
+	m.held = make(map[key]held, n)
+	for range n {
+		k := key{cli: d.str(), sid: d.str(), path: d.str()}
+		h := held{id: d.varint()}
+		h.fp.size, h.fp.mtime, h.fp.inode = d.varint(), d.varint(), d.varint()
+		m.held[k] = h
+	}
+	n = d.uvarint()
+	if n > uint64(len(d.s)) {
+		return m, errBadManifest
+	}
+	m.dirs = make(map[string]listing, n)
+	for range n {
+		dir := d.str()
+		l := listing{mtime: d.varint(), at: d.varint()}
+		e := d.uvarint()
+		if e > uint64(len(d.s)) {
+			return m, errBadManifest
+		}
+		l.names, l.types = make([]string, e), make([]fs.FileMode, e)
+		for i := range e {
+			l.names[i], l.types[i] = d.str(), fs.FileMode(d.uvarint())
+		}
+		m.dirs[dir] = l
+	}
+	if d.bad || d.s != "" {
+		return manifest{}, errBadManifest
+	}
+	return m, nil
+}
+
+// decoder reads a manifest's fields; bad is set once one is malformed,
+// and every read after it gives zero.
+type decoder struct {
+	s   string
+	bad bool
+}
+
+func (d *decoder) uvarint() uint64 {
+	var x uint64
+	for i, shift := 0, uint(0); i < len(d.s) && i < binary.MaxVarintLen64; i, shift = i+1, shift+7 {
+		c := d.s[i]
+		x |= uint64(c&0x7f) << shift
+		if c < 0x80 {
+			d.s = d.s[i+1:]
+			return x
+		}
+	}
+	d.bad, d.s = true, ""
+	return 0
+}
+
+func (d *decoder) varint() int64 {
+	u := d.uvarint()
+	x := int64(u >> 1)
+	if u&1 != 0 {
+		x = ^x
+	}
+	return x
+}
+
+func (d *decoder) str() string {
+	n := d.uvarint()
+	if n > uint64(len(d.s)) {
+		d.bad, d.s = true, ""
+		return ""
+	}
+	v := d.s[:n]
+	d.s = d.s[n:]
+	return v
+}
+
+// racy is how close to its listing a folder's modification time may be
+// for the listing to be trusted later: a file system stamps times at a
+// coarse tick, so a folder changed in the tick it was listed in can keep
+// the time it was listed with.
+const racy = 2 * time.Second
+
+// dirCache lists folders for Discover (session.Env.Dirs): a folder whose
+// modification time is the one it had when last listed (and not too
+// close to that listing) is answered from the manifest, with a stat in
+// place of a listing. What it answers is kept for the next manifest.
+type dirCache struct {
+	old map[string]listing
+	now int64
+
+	mu     sync.Mutex
+	new    map[string]listing
+	listed int // folders listed anew
+}
+
+func newDirCache(old map[string]listing) *dirCache {
+	return &dirCache{old: old, now: time.Now().UnixNano(), new: make(map[string]listing, len(old))}
+}
+
+// ReadDir lists dir: the same entries, order and errors as os.ReadDir.
+func (c *dirCache) ReadDir(dir string) ([]fs.DirEntry, error) {
+	fi, err := os.Stat(dir)
+	if err == nil && fi.IsDir() {
+		mtime := fi.ModTime().UnixNano()
+		if l, ok := c.old[dir]; ok && l.mtime == mtime && l.at-l.mtime > int64(racy) {
+			c.keep(dir, l, false)
+			out := make([]fs.DirEntry, len(l.names))
+			for i, name := range l.names {
+				out[i] = dirEntry{dir: dir, name: name, typ: l.types[i]}
+			}
+			return out, nil
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return entries, err
+		}
+		l := listing{mtime: mtime, at: c.now, names: make([]string, len(entries)), types: make([]fs.FileMode, len(entries))}
+		for i, e := range entries {
+			l.names[i], l.types[i] = e.Name(), e.Type()
+		}
+		c.keep(dir, l, true)
+		return entries, nil
+	}
+	return os.ReadDir(dir)
+}
+
+func (c *dirCache) keep(dir string, l listing, listed bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.new[dir] = l
+	if listed {
+		c.listed++
+	}
+}
+
+// dirEntry is a folder entry from the manifest.
+type dirEntry struct {
+	dir, name string
+	typ       fs.FileMode
+}
+
+func (e dirEntry) Name() string               { return e.name }
+func (e dirEntry) IsDir() bool                { return e.typ.IsDir() }
+func (e dirEntry) Type() fs.FileMode          { return e.typ }
+func (e dirEntry) Info() (fs.FileInfo, error) { return os.Lstat(filepath.Join(e.dir, e.name)) }
+func (e dirEntry) String() string             { return fs.FormatDirEntry(e) }

@@ -1,0 +1,52 @@
+package index
+
+import (
+	"io/fs"
+	"reflect"
+	"testing"
+)
+
+func TestManifestRoundTrip(t *testing.T) {
+	m := manifest{
+		held: map[key]held{
+			{"claude", "a", "/s/a.jsonl"}:         {id: 1, fp: fingerprint{size: 10, mtime: -5, inode: 7}},
+			{"opencode", "b", "/d/opencode.db"}:   {id: 2, fp: fingerprint{size: 0, mtime: 1 << 62, inode: 0}},
+			{"gemini", "c\n\x00", "/g/with\todd"}: {id: 3},
+		},
+		dirs: map[string]listing{
+			"/s":  {mtime: 1, at: 2, names: []string{"a.jsonl", "sub"}, types: []fs.FileMode{0, fs.ModeDir}},
+			"/e/": {names: []string{}, types: []fs.FileMode{}},
+		},
+	}
+	data := encodeManifest(m)
+	got, err := decodeManifest(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, m) {
+		t.Errorf("round trip:\n got %+v\nwant %+v", got, m)
+	}
+	// Every cut of it, and a byte more, is refused, never misread.
+	for i := range len(data) {
+		if _, err := decodeManifest(data[:i]); err == nil {
+			t.Fatalf("a manifest cut at %d of %d bytes was read", i, len(data))
+		}
+	}
+	if _, err := decodeManifest(append(data, 0)); err == nil {
+		t.Error("a manifest with a byte more was read")
+	}
+}
+
+func FuzzManifest(f *testing.F) {
+	f.Add(encodeManifest(manifest{held: map[key]held{{"c", "s", "p"}: {id: 1}}}))
+	f.Add([]byte(manifestMagic + "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := decodeManifest(data)
+		if err != nil {
+			return
+		}
+		if _, err := decodeManifest(encodeManifest(m)); err != nil {
+			t.Fatalf("a manifest read back from what was read: %v", err)
+		}
+	})
+}

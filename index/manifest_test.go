@@ -1,0 +1,89 @@
+package index_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stead-dev/stead/index"
+	"github.com/stead-dev/stead/internal/samples"
+)
+
+// age sets the modification time of every file and folder below each
+// store of env to an hour ago, as stores are between two refreshes.
+func age(t *testing.T, dirs ...string) {
+	t.Helper()
+	old := time.Now().Add(-time.Hour)
+	for _, d := range dirs {
+		filepath.Walk(d, func(p string, fi os.FileInfo, err error) error {
+			if err == nil {
+				os.Chtimes(p, old, old)
+			}
+			return nil
+		})
+	}
+}
+
+// TestFreshnessListsOnlyChangedFolders: a refresh with nothing changed
+// lists no folder again (it answers from the manifest); a session written
+// into a folder it listed is found, and so is one written in the same
+// tick as the listing, when the folder's time cannot tell the two apart.
+func TestFreshnessListsOnlyChangedFolders(t *testing.T) {
+	env := samples.AllCLIs(t)
+	var stores []string
+	for _, v := range []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "KIMI_CODE_HOME", "KIMI_SHARE_DIR", "XDG_DATA_HOME"} {
+		stores = append(stores, env.Vars[v])
+	}
+	age(t, stores...)
+	ix := openIndex(t, filepath.Join(t.TempDir(), "index.db"))
+	first := refresh(t, ix, env)
+	if first.Folders == 0 || first.Listed != first.Folders {
+		t.Fatalf("first refresh: %d folders, %d listed; want all listed", first.Folders, first.Listed)
+	}
+	again := refresh(t, ix, env)
+	if again.Listed != 0 || again.Folders != first.Folders || again.Unchanged != first.Sessions {
+		t.Fatalf("a refresh with nothing changed: %d of %d folders listed, %d of %d sessions unchanged; want none listed",
+			again.Listed, again.Folders, again.Unchanged, first.Sessions)
+	}
+
+	// A new session in a folder the manifest lists.
+	hits := search(t, ix, index.Query{Text: "the", CLIs: []string{"claude"}, Limit: 1})
+	if len(hits) == 0 {
+		t.Fatal("no Claude session found")
+	}
+	src := hits[0].Path
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyTo := func(name string) string {
+		p := filepath.Join(filepath.Dir(src), name+".jsonl")
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	copyTo("11111111-2222-4333-8444-555555555555")
+	res := refresh(t, ix, env)
+	if res.Added != 1 || res.Listed == 0 {
+		t.Fatalf("after a new session in a listed folder: %+v", res)
+	}
+
+	// The folder changes again in the tick it was listed in: its time
+	// stays what the listing saw. The listing was too close to that time
+	// to be trusted, so the folder is listed again and the session found.
+	dir := filepath.Dir(src)
+	fi, err := os.Stat(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := copyTo("66666666-7777-4888-8999-aaaaaaaaaaaa")
+	if err := os.Chtimes(dir, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	os.Chtimes(p, fi.ModTime(), fi.ModTime())
+	if res := refresh(t, ix, env); res.Added != 1 {
+		t.Fatalf("a session written in the tick its folder was listed in: %+v; want it added", res)
+	}
+}
