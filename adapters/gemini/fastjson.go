@@ -27,9 +27,9 @@ import (
 // jsonObject is a struct that reads its own members.
 type jsonObject interface {
 	// member reads the value of the member key into its field and
-	// reports true, or reports false, reading nothing, when no field has
-	// that name.
-	member(p *jsonParser, key []byte) bool
+	// returns the field's number, from 1 to 64, or returns 0, reading
+	// nothing, when no field has that name.
+	member(p *jsonParser, key []byte) int
 	// names returns the lower-cased names of all members member reads.
 	names() map[string]bool
 }
@@ -146,8 +146,7 @@ func (p *jsonParser) object(v jsonObject) {
 	if p.depth > maxDepth {
 		p.fail()
 	}
-	var seen [24][]byte
-	n := 0
+	var seen uint64 // the fields read
 	if p.peek() == '}' {
 		p.i++
 		p.depth--
@@ -156,17 +155,12 @@ func (p *jsonParser) object(v jsonObject) {
 	for {
 		key := p.key()
 		p.expect(':')
-		if v.member(p, key) {
-			for _, k := range seen[:n] {
-				if string(k) == string(key) {
-					p.fail() // encoding/json merges duplicates
-				}
+		if f := v.member(p, key); f > 0 {
+			bit := uint64(1) << (f - 1)
+			if seen&bit != 0 {
+				p.fail() // encoding/json merges duplicates
 			}
-			if n == len(seen) {
-				p.fail()
-			}
-			seen[n] = key
-			n++
+			seen |= bit
 		} else {
 			p.unknown(key, v.names())
 			p.skip()
@@ -714,7 +708,7 @@ func quickString(raw []byte) (s string, ok bool) {
 	if len(raw) < 2 || raw[0] != '"' {
 		return "", false
 	}
-	if plainEnd(raw, 1) == len(raw)-1 && utf8.Valid(raw) {
+	if raw[len(raw)-1] == '"' && plainEnd(raw, 1) == len(raw)-1 && utf8.Valid(raw) {
 		return string(raw[1 : len(raw)-1]), true
 	}
 	ok = parseValue(raw, func(p *jsonParser) {

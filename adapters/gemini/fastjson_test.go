@@ -152,7 +152,7 @@ func FuzzQuickHelpers(f *testing.F) {
 	for _, s := range parseJSONSeeds {
 		f.Add([]byte(s))
 	}
-	for _, s := range []string{`"a\u00e9\ud83d\ude00"`, `"\ud800"`, "\"\xff\"", ` [ "a" , {"text" : "b" } , null ] `, `[1]`, `{"a" : [ 1 , 2 ] }`, `["a"]x`} {
+	for _, s := range []string{`"a\u00e9\ud83d\ude00"`, `"\ud800"`, "\"\xff\"", ` [ "a" , {"text" : "b" } , null ] `, `[1]`, `{"a" : [ 1 , 2 ] }`, `["a"]x`, "\"0\x11"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(sameHelpers)
