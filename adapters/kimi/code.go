@@ -182,6 +182,10 @@ func turnEnded(rec *record) session.Entry {
 // migrated, forked and subagent journals.
 func (d *Decoder) appendMessage(raw json.RawMessage, ev *session.Event) []session.Entry {
 	var m contextMessage
+	if parseJSON(raw, &m) {
+		return d.message(&m, ev, codeUserKind)
+	}
+	m = contextMessage{}
 	if err := json.Unmarshal(raw, &m); err != nil {
 		var te *json.UnmarshalTypeError
 		if !errors.As(err, &te) {

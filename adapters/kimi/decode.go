@@ -3,6 +3,7 @@ package kimi
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stead-dev/stead/adapters/internal/jsonl"
 	"github.com/stead-dev/stead/session"
@@ -39,32 +41,34 @@ type record struct {
 	Message         json.RawMessage `json:"message"`
 	Role            *string         `json:"role"`
 
-	Event                 *loopEvent  `json:"event"`
-	Usage                 *tokenUsage `json:"usage"`
-	Model                 string      `json:"model"`
-	ModelAlias            string      `json:"modelAlias"`
-	SystemPrompt          string      `json:"systemPrompt"`
-	EnvironmentDisclosure *struct {
-		Cwd string `json:"cwd"`
-	} `json:"environmentDisclosure"`
-	Summary          json.RawMessage `json:"summary"`
-	ContextSummary   string          `json:"contextSummary"`
-	Count            int             `json:"count"`
-	Turns            json.RawMessage `json:"turns"`
-	FromTurnID       json.RawMessage `json:"fromTurnId"`
-	Reason           string          `json:"reason"`
-	Error            json.RawMessage `json:"error"`
-	DurationMs       float64         `json:"durationMs"`
-	Step             int             `json:"step"`
-	NextAttempt      int             `json:"nextAttempt"`
-	MaxAttempts      int             `json:"maxAttempts"`
-	ErrorName        string          `json:"errorName"`
-	ErrorMessage     string          `json:"errorMessage"`
-	SubagentID       string          `json:"subagentId"`
-	ParentToolCallID string          `json:"parentToolCallId"`
-	Info             json.RawMessage `json:"info"`
-	ToolCallID       string          `json:"toolCallId"`
-	Result           json.RawMessage `json:"result"`
+	Event                 *loopEvent      `json:"event"`
+	Usage                 *tokenUsage     `json:"usage"`
+	Model                 string          `json:"model"`
+	ModelAlias            string          `json:"modelAlias"`
+	SystemPrompt          string          `json:"systemPrompt"`
+	EnvironmentDisclosure *envDisclosure  `json:"environmentDisclosure"`
+	Summary               json.RawMessage `json:"summary"`
+	ContextSummary        string          `json:"contextSummary"`
+	Count                 int             `json:"count"`
+	Turns                 json.RawMessage `json:"turns"`
+	FromTurnID            json.RawMessage `json:"fromTurnId"`
+	Reason                string          `json:"reason"`
+	Error                 json.RawMessage `json:"error"`
+	DurationMs            float64         `json:"durationMs"`
+	Step                  int             `json:"step"`
+	NextAttempt           int             `json:"nextAttempt"`
+	MaxAttempts           int             `json:"maxAttempts"`
+	ErrorName             string          `json:"errorName"`
+	ErrorMessage          string          `json:"errorMessage"`
+	SubagentID            string          `json:"subagentId"`
+	ParentToolCallID      string          `json:"parentToolCallId"`
+	Info                  json.RawMessage `json:"info"`
+	ToolCallID            string          `json:"toolCallId"`
+	Result                json.RawMessage `json:"result"`
+}
+
+type envDisclosure struct {
+	Cwd string `json:"cwd"`
 }
 
 // tokenUsage is a model response's usage: Kimi Code's camelCase fields or
@@ -118,10 +122,14 @@ type toolCall struct {
 	ID        string          `json:"id"`
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
-	Function  *struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	} `json:"function"`
+	Function  *toolFunction   `json:"function"`
+}
+
+// toolFunction is a tool call's nested function (protocol 1.0, and the
+// legacy wire's ToolCall).
+type toolFunction struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
 }
 
 func (c toolCall) name() string {
@@ -193,7 +201,8 @@ type Decoder struct {
 	Forks  int
 
 	r       *jsonl.Reader
-	rec     record // the record being read, reused
+	rec     record     // the record being read, reused
+	jp      jsonParser // reads records, reused
 	ids     session.IDs
 	last    string // id of the last entry, for linear parent links
 	format  string
@@ -231,7 +240,7 @@ func NewDecoder(r io.Reader) *Decoder {
 func (d *Decoder) Decode() (session.Event, error) {
 	d.rec = record{}
 	rec := &d.rec
-	line, err := d.r.Decode(rec)
+	line, err := d.line(rec)
 	if err == io.EOF {
 		return session.Event{}, io.EOF
 	}
@@ -246,6 +255,46 @@ func (d *Decoder) Decode() (session.Event, error) {
 		d.convert(rec, line.Raw, &ev)
 	}
 	return ev, nil
+}
+
+// line reads the next record as jsonl.Reader.Decode does, but through
+// parseJSON when it can (several times faster); encoding/json reads what
+// parseJSON leaves to it, and decides what is wrong with a line.
+func (d *Decoder) line(rec *record) (jsonl.Record, error) {
+	r := d.r
+	if !r.Next() {
+		if err := r.Err(); err != nil {
+			return jsonl.Record{}, err
+		}
+		return jsonl.Record{}, io.EOF
+	}
+	ln := jsonl.Record{Line: r.LineNo()}
+	line := r.Line()
+	if line[0] != '{' {
+		ln.Problem, ln.Skipped = "not a JSON object; line skipped", true
+		return ln, nil
+	}
+	ln.Raw = bytes.Clone(line)
+	if d.jp.parse(ln.Raw, rec) {
+		return ln, nil
+	}
+	*rec = record{}
+	if err := json.Unmarshal(line, rec); err != nil {
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) {
+			ln.Raw = nil
+			ln.Problem, ln.Skipped = "malformed JSON ("+err.Error()+"); line skipped", true
+			if r.Partial() {
+				ln.Problem, ln.Partial = jsonl.Incomplete(len(line), err), true
+			}
+			return ln, nil
+		}
+		ln.Problem = fmt.Sprintf("field %q has unexpected type %s; read what could be", te.Field, te.Value)
+	}
+	if !utf8.Valid(line) {
+		ln.Problem = jsonl.AddProblem(ln.Problem, jsonl.InvalidUTF8)
+	}
+	return ln, nil
 }
 
 func (d *Decoder) name() string {
@@ -515,6 +564,37 @@ type content struct {
 	atts      []session.Attachment
 }
 
+// quickParts reads a list of parts as content does (an element that is
+// not an object is no part), or reports false.
+func quickParts(raw []byte) (ps []part, ok bool) {
+	ok = parseValue(raw, func(p *jsonParser) {
+		p.expect('[')
+		p.depth++
+		if p.peek() == ']' {
+			p.i++
+			return
+		}
+		for {
+			if p.peek() == '{' {
+				ps = append(ps, part{})
+				p.object(&ps[len(ps)-1])
+			} else {
+				p.skip()
+			}
+			switch p.peek() {
+			case ',':
+				p.i++
+				continue
+			case ']':
+				p.i++
+				return
+			}
+			p.fail()
+		}
+	})
+	return ps, ok
+}
+
 // content flattens content: a string, an array of parts, or null.
 func (d *Decoder) content(raw json.RawMessage) content {
 	var c content
@@ -524,10 +604,14 @@ func (d *Decoder) content(raw json.RawMessage) content {
 	}
 	switch raw[0] {
 	case '"':
-		var s string
-		_ = json.Unmarshal(raw, &s)
-		d.addPart(&c, &part{Type: "text", Text: s})
+		d.addPart(&c, &part{Type: "text", Text: jsonText(raw)})
 	case '[':
+		if ps, ok := quickParts(raw); ok {
+			for i := range ps {
+				d.addPart(&c, &ps[i])
+			}
+			return c
+		}
 		var parts []json.RawMessage
 		_ = json.Unmarshal(raw, &parts)
 		for _, pr := range parts {
@@ -613,6 +697,9 @@ func (d *Decoder) attachment(kind, url string) session.Attachment {
 func argsInput(raw json.RawMessage) json.RawMessage {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) > 0 && raw[0] == '"' {
+		if s, ok := quickString(raw); ok {
+			return objectInput(json.RawMessage(s), "arguments")
+		}
 		var s string
 		if json.Unmarshal(raw, &s) == nil {
 			return objectInput(json.RawMessage(s), "arguments")
@@ -630,9 +717,8 @@ func objectInput(raw json.RawMessage, key string) json.RawMessage {
 		return json.RawMessage(`{}`)
 	}
 	if t[0] == '{' {
-		var b bytes.Buffer
-		if json.Compact(&b, t) == nil {
-			return b.Bytes()
+		if b, ok := appendCompact(make([]byte, 0, len(t)), t); ok {
+			return b
 		}
 	}
 	var v any = string(raw)
@@ -657,6 +743,9 @@ func jsonText(raw json.RawMessage) string {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] != '"' {
 		return ""
+	}
+	if s, ok := quickString(raw); ok {
+		return s
 	}
 	var s string
 	_ = json.Unmarshal(raw, &s)

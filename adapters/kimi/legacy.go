@@ -22,29 +22,28 @@ type wireMessage struct {
 // ContentPart's are a part's.
 type wirePayload struct {
 	part
-	UserInput   json.RawMessage `json:"user_input"`
-	N           int             `json:"n"`
-	NextAttempt int             `json:"next_attempt"`
-	MaxAttempts int             `json:"max_attempts"`
-	ErrorType   string          `json:"error_type"`
-	StatusCode  *int            `json:"status_code"`
-	TokenUsage  *tokenUsage     `json:"token_usage"`
-	ID          string          `json:"id"`
-	Function    *struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	} `json:"function"`
-	ToolCallID  string `json:"tool_call_id"`
-	ReturnValue *struct {
-		IsError bool            `json:"is_error"`
-		Output  json.RawMessage `json:"output"`
-		Message string          `json:"message"`
-	} `json:"return_value"`
-	RequestID        string `json:"request_id"`
-	Response         string `json:"response"`
-	ParentToolCallID string `json:"parent_tool_call_id"`
-	TaskToolCallID   string `json:"task_tool_call_id"`
-	AgentID          string `json:"agent_id"`
+	UserInput        json.RawMessage `json:"user_input"`
+	N                int             `json:"n"`
+	NextAttempt      int             `json:"next_attempt"`
+	MaxAttempts      int             `json:"max_attempts"`
+	ErrorType        string          `json:"error_type"`
+	StatusCode       *int            `json:"status_code"`
+	TokenUsage       *tokenUsage     `json:"token_usage"`
+	ID               string          `json:"id"`
+	Function         *toolFunction   `json:"function"`
+	ToolCallID       string          `json:"tool_call_id"`
+	ReturnValue      *returnValue    `json:"return_value"`
+	RequestID        string          `json:"request_id"`
+	Response         string          `json:"response"`
+	ParentToolCallID string          `json:"parent_tool_call_id"`
+	TaskToolCallID   string          `json:"task_tool_call_id"`
+	AgentID          string          `json:"agent_id"`
+}
+
+type returnValue struct {
+	IsError bool            `json:"is_error"`
+	Output  json.RawMessage `json:"output"`
+	Message string          `json:"message"`
 }
 
 // knownWire lists the legacy wire types that make no entry of their own
@@ -57,11 +56,14 @@ var knownWire = wordSet(`CompactionEnd ToolCallPart ApprovalRequest ApprovalResp
 // wire converts a legacy wire record (kimi.md §2.9).
 func (d *Decoder) wire(raw json.RawMessage, ev *session.Event) []session.Entry {
 	var m wireMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
-		var te *json.UnmarshalTypeError
-		if !errors.As(err, &te) {
-			ev.Warning = d.warn(ev.Line, "unreadable message: "+err.Error())
-			return nil
+	if !parseJSON(raw, &m) {
+		m = wireMessage{}
+		if err := json.Unmarshal(raw, &m); err != nil {
+			var te *json.UnmarshalTypeError
+			if !errors.As(err, &te) {
+				ev.Warning = d.warn(ev.Line, "unreadable message: "+err.Error())
+				return nil
+			}
 		}
 	}
 	p := &m.Payload // fields of other types read as zero
@@ -171,11 +173,14 @@ func (d *Decoder) contextRow(role string, raw []byte, ev *session.Event) []sessi
 		return nil
 	}
 	var m contextMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
-		var te *json.UnmarshalTypeError
-		if !errors.As(err, &te) {
-			ev.Warning = d.warn(ev.Line, "unreadable message: "+err.Error())
-			return nil
+	if !parseJSON(raw, &m) {
+		m = contextMessage{}
+		if err := json.Unmarshal(raw, &m); err != nil {
+			var te *json.UnmarshalTypeError
+			if !errors.As(err, &te) {
+				ev.Warning = d.warn(ev.Line, "unreadable message: "+err.Error())
+				return nil
+			}
 		}
 	}
 	return d.message(&m, ev, contextUserKind)

@@ -1,0 +1,147 @@
+package kimi
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
+)
+
+// parseJSON must read what encoding/json reads, or give up.
+
+// nativeLines returns the lines of the testdata's native files.
+func nativeLines(tb testing.TB) [][]byte {
+	tb.Helper()
+	cases, _ := filepath.Glob("testdata/*.txtar")
+	var lines [][]byte
+	for _, c := range cases {
+		ar, err := txtar.ParseFile(c)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for _, f := range ar.Files {
+			if strings.HasPrefix(f.Name, "native/") {
+				lines = append(lines, bytes.Split(f.Data, []byte("\n"))...)
+			}
+		}
+	}
+	return lines
+}
+
+// sameAsEncodingJSON fails t when parseJSON reads line and encoding/json
+// reads it otherwise, and reports whether parseJSON read it.
+func sameAsEncodingJSON[T any, P interface {
+	*T
+	jsonObject
+}](t *testing.T, line []byte) bool {
+	var fast, slow T
+	if !parseJSON(bytes.Clone(line), P(&fast)) {
+		return false
+	}
+	if err := json.Unmarshal(line, &slow); err != nil {
+		t.Fatalf("parseJSON read %q, encoding/json did not: %v", line, err)
+	}
+	if !reflect.DeepEqual(fast, slow) {
+		t.Fatalf("%q:\nparseJSON     %+v\nencoding/json %+v", line, fast, slow)
+	}
+	return true
+}
+
+// sameAll checks every type a line or a message is read into.
+func sameAll(t *testing.T, b []byte) bool {
+	read := sameAsEncodingJSON[record](t, b)
+	sameAsEncodingJSON[contextMessage](t, b)
+	sameAsEncodingJSON[wireMessage](t, b)
+	sameAsEncodingJSON[loopEvent](t, b)
+	return read
+}
+
+func TestParseJSONTestdata(t *testing.T) {
+	read := 0
+	for _, l := range nativeLines(t) {
+		if len(l) > 0 && l[0] == '{' && sameAll(t, l) {
+			read++
+		}
+		var rec record
+		if json.Unmarshal(l, &rec) == nil && len(rec.Message) > 0 {
+			sameAll(t, rec.Message)
+		}
+	}
+	if read == 0 {
+		t.Fatal("parseJSON read no line of the testdata")
+	}
+}
+
+var parseJSONSeeds = []string{
+	`{"type":"context.append_message","message":{"role":"user","content":[{"type":"text","text":"hi"}]},"time":1761234567890.5}`,
+	`{"Type":"a"}`, `{"TYPE":"a","type":"b"}`, `{"type":"a","type":"b"}`, `{"ſtep":1}`, `{"kind":"\u212a"}`,
+	`{"type":"\u0061\ud800\udc00\ud800x\\\"\/\b\f\n\r\t"}`, `{"t\u0079pe":"a"}`,
+	`{"step":1.0}`, `{"step":-12,"count":99999999999999999999}`, `{"time":1e400}`, `{"time":-0.5e+3}`,
+	`{"role":null,"event":null,"usage":{"output":null}}`, `{"tool_calls":[null,{"id":"x"}],"toolCalls":[]}`,
+	`{"type":"a" }  `, `{"type":"a"} x`, `{"step":01}`, `{"turns":[1,]}`, `{"a":tru}`,
+	`{"message":{"type":"StatusUpdate","payload":{"token_usage":{"input_other":5},"status_code":null}}}`,
+	`{"type":"ToolCall","payload":{"id":"c","function":{"name":"f","arguments":"{}"},"status_code":404}}`,
+	"{\"type\":\"a\x01\"}", "{\"type\":\"\xff\"}", `{"isError":"true"}`, `{"payload":null}`, `{"payload":[]}`,
+}
+
+func FuzzParseJSON(f *testing.F) {
+	for _, s := range parseJSONSeeds {
+		f.Add([]byte(s))
+	}
+	for _, l := range nativeLines(f) {
+		f.Add(l)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > 0 && b[0] == '{' {
+			sameAll(t, b)
+		}
+		sameHelpers(t, b)
+	})
+}
+
+// sameHelpers fails t when a helper's fast way reads b otherwise than its
+// encoding/json way.
+func sameHelpers(t *testing.T, b []byte) {
+	if s, ok := quickString(b); ok {
+		var want string
+		if err := json.Unmarshal(b, &want); err != nil || s != want {
+			t.Fatalf("quickString(%q) = %q, encoding/json %q, %v", b, s, want, err)
+		}
+	}
+	var want bytes.Buffer
+	got, ok := appendCompact(nil, b)
+	if err := json.Compact(&want, b); (err == nil) != ok || ok && !bytes.Equal(got, want.Bytes()) {
+		t.Fatalf("appendCompact(%q) = %q, %v; json.Compact %q, %v", b, got, ok, want.Bytes(), err)
+	}
+	fast, ok := quickParts(bytes.Clone(b))
+	if !ok {
+		return
+	}
+	// content's way with encoding/json; parts of no type add nothing.
+	var elems []json.RawMessage
+	if err := json.Unmarshal(b, &elems); err != nil {
+		t.Fatalf("quickParts read %q, encoding/json did not: %v", b, err)
+	}
+	var slow []part
+	for _, e := range elems {
+		var p part
+		if json.Unmarshal(e, &p) == nil || p.Type != "" {
+			slow = append(slow, p)
+		}
+	}
+	typed := func(ps []part) (out []part) {
+		for _, p := range ps {
+			if p.Type != "" {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	if !reflect.DeepEqual(typed(fast), typed(slow)) {
+		t.Fatalf("quickParts(%q) = %+v, encoding/json %+v", b, fast, slow)
+	}
+}
