@@ -6,6 +6,7 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Parser walks one JSON value held whole in memory. A caller moves
@@ -24,8 +25,8 @@ type Parser struct {
 	declined bool
 	nest     []byte // '{' or '[' for each container being walked
 	first    []bool // whether the container on nest has yielded nothing yet
-	scratch  []byte
 	skipNest []byte
+	nonASCII bool // a string may hold bytes beyond ASCII
 }
 
 // maxDepth bounds the nesting a Parser follows; deeper input is declined
@@ -34,7 +35,7 @@ const maxDepth = 5000
 
 // Reset makes the parser read b from its start.
 func (p *Parser) Reset(b []byte) {
-	p.b, p.pos, p.invalid, p.declined = b, 0, false, false
+	p.b, p.pos, p.invalid, p.declined, p.nonASCII = b, 0, false, false, false
 	p.nest, p.first = p.nest[:0], p.first[:0]
 }
 
@@ -51,19 +52,22 @@ func (p *Parser) Decline() { p.declined = true }
 func (p *Parser) bad() { p.invalid = true }
 
 // Mark is a place in the input to come back to with Rewind.
-type Mark struct{ pos, depth int }
+type Mark struct {
+	pos, depth int
+	failed     bool
+}
 
 // Mark returns the current place, before the next value.
 func (p *Parser) Mark() Mark {
 	p.ws()
-	return Mark{p.pos, len(p.nest)}
+	return Mark{p.pos, len(p.nest), p.Failed()}
 }
 
 // Rewind goes back to m, forgetting a Decline since (not an invalid
 // input): a caller that declined a value's contents comes back to read
 // the value another way, say with Raw.
 func (p *Parser) Rewind(m Mark) {
-	if p.invalid {
+	if p.invalid || m.failed {
 		return
 	}
 	p.pos, p.declined = m.pos, false
@@ -80,6 +84,14 @@ func (p *Parser) ws() {
 		}
 	}
 }
+
+// NonASCII reports whether the input walked so far may hold bytes beyond
+// ASCII; when it does not, the input is valid UTF-8.
+func (p *Parser) NonASCII() bool { return p.nonASCII }
+
+// Since returns the input from m to the current place (a value read
+// since m), as Raw would have returned it.
+func (p *Parser) Since(m Mark) []byte { return p.b[m.pos:p.pos:p.pos] }
 
 // Kind returns the first byte of the next value ('{', '[', '"', 't',
 // 'f', 'n', '-' or a digit, or anything else for invalid input), or 0 at
@@ -544,7 +556,9 @@ func (p *Parser) scanString(i int) (end int, esc, hi bool) {
 	found:
 		switch c := b[i]; {
 		case c == '"':
-			return i, esc, acc&highs != 0
+			hi = acc&highs != 0
+			p.nonASCII = p.nonASCII || hi
+			return i, esc, hi
 		case c < 0x20:
 			p.bad()
 			return 0, false, false
@@ -583,8 +597,10 @@ func (p *Parser) str() string {
 	if !esc && (!hi || utf8.Valid(raw)) {
 		return string(raw)
 	}
-	p.scratch = unquote(p.scratch[:0], raw)
-	return string(p.scratch)
+	// Decode into a buffer of its own that becomes the string: one
+	// allocation, no second copy.
+	b := unquote(make([]byte, 0, len(raw)), raw)
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // unquote appends the decoded content of a checked JSON string to dst,
@@ -592,44 +608,53 @@ func (p *Parser) str() string {
 // surrogates become U+FFFD.
 func unquote(dst, s []byte) []byte {
 	for r := 0; r < len(s); {
-		switch c := s[r]; {
-		case c == '\\':
-			switch e := s[r+1]; e {
-			case '"', '\\', '/':
-				dst = append(dst, e)
-			case 'b':
-				dst = append(dst, '\b')
-			case 'f':
-				dst = append(dst, '\f')
-			case 'n':
-				dst = append(dst, '\n')
-			case 'r':
-				dst = append(dst, '\r')
-			case 't':
-				dst = append(dst, '\t')
-			case 'u':
-				rr := getu4(s[r:])
-				r += 6
-				if utf16.IsSurrogate(rr) {
-					if dec := utf16.DecodeRune(rr, getu4(s[r:])); dec != unicode.ReplacementChar {
-						r += 6
-						dst = utf8.AppendRune(dst, dec)
-						continue
-					}
-					rr = unicode.ReplacementChar
-				}
-				dst = utf8.AppendRune(dst, rr)
-				continue
-			}
-			r += 2
-		case c < utf8.RuneSelf:
-			dst = append(dst, c)
-			r++
-		default:
-			rr, size := utf8.DecodeRune(s[r:])
-			r += size
-			dst = utf8.AppendRune(dst, rr)
+		// Copy the run up to the next escape or byte beyond ASCII.
+		i := r
+		for i < len(s) && s[i] != '\\' && s[i] < utf8.RuneSelf {
+			i++
 		}
+		dst = append(dst, s[r:i]...)
+		if r = i; r >= len(s) {
+			break
+		}
+		if c := s[r]; c != '\\' {
+			rr, size := utf8.DecodeRune(s[r:])
+			if rr == utf8.RuneError && size == 1 {
+				dst = append(dst, "\uFFFD"...)
+			} else {
+				dst = append(dst, s[r:r+size]...)
+			}
+			r += size
+			continue
+		}
+		switch e := s[r+1]; e {
+		case '"', '\\', '/':
+			dst = append(dst, e)
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			rr := getu4(s[r:])
+			r += 6
+			if utf16.IsSurrogate(rr) {
+				if dec := utf16.DecodeRune(rr, getu4(s[r:])); dec != unicode.ReplacementChar {
+					r += 6
+					dst = utf8.AppendRune(dst, dec)
+					continue
+				}
+				rr = unicode.ReplacementChar
+			}
+			dst = utf8.AppendRune(dst, rr)
+			continue
+		}
+		r += 2
 	}
 	return dst
 }
