@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stead-dev/stead/adapters/internal/fastjson"
 	"github.com/stead-dev/stead/adapters/internal/jsonl"
 	"github.com/stead-dev/stead/adapters/internal/storefile"
 	"github.com/stead-dev/stead/session"
@@ -155,6 +156,7 @@ type Decoder struct {
 	sc        *jsonl.Scanner // set for a stream decoder (NewStreamDecoder)
 	titled    bool           // a title or the first prompt was seen
 	results   recentSet      // uuids of the tool result records read
+	fp        fastjson.Parser
 }
 
 // NewDecoder returns a decoder reading from r.
@@ -167,6 +169,9 @@ func NewDecoder(r io.Reader) *Decoder {
 func (d *Decoder) Decode() (session.Event, error) {
 	if d.sc != nil {
 		return d.decodeStream()
+	}
+	if fastDecode {
+		return d.decodeFast()
 	}
 	var r record
 	line, err := d.r.Decode(&r)
@@ -218,7 +223,14 @@ func (d *Decoder) convert(rec *record, raw []byte, ev *session.Event) {
 	case "assistant":
 		entries = d.assistant(rec, ts, ev)
 	case "attachment":
-		entries = []session.Entry{attachmentEntry(rec)}
+		e, ok := session.Entry{}, false
+		if fastDecode {
+			e, ok = d.fastAttachmentEntry(rec)
+		}
+		if !ok {
+			e = attachmentEntry(rec)
+		}
+		entries = []session.Entry{e}
 	case "system":
 		entries = []session.Entry{d.system(rec)}
 	case "summary":
