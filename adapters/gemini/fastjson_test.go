@@ -3,6 +3,8 @@ package gemini
 import (
 	"bytes"
 	"encoding/json"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -156,4 +158,54 @@ func FuzzQuickHelpers(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(sameHelpers)
+}
+
+// TestReadSameWithoutParser reads every native file of the testdata, and
+// all of them one after another, with parseJSON and with encoding/json
+// alone: the sessions must be the same.
+func TestReadSameWithoutParser(t *testing.T) {
+	inputs := map[string][]byte{}
+	var all []byte
+	filepath.WalkDir("testdata", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.Contains(path, "fuzz") {
+			return err
+		}
+		if !strings.HasSuffix(path, ".txtar") {
+			b, err := os.ReadFile(path)
+			inputs[path] = b
+			return err
+		}
+		ar, err := txtar.ParseFile(path)
+		if err != nil {
+			return err
+		}
+		for _, f := range ar.Files {
+			if strings.HasPrefix(f.Name, "native/") {
+				inputs[path+":"+f.Name] = f.Data
+				if filepath.Dir(path) == "testdata" {
+					all = append(all, f.Data...)
+				}
+			}
+		}
+		return nil
+	})
+	inputs["all"] = all
+	for name, b := range inputs {
+		fast, ferr := Read(bytes.NewReader(b))
+		useParser = false
+		slow, serr := Read(bytes.NewReader(b))
+		useParser = true
+		if (ferr == nil) != (serr == nil) || !reflect.DeepEqual(fast, slow) {
+			fj, _ := json.Marshal(fast)
+			sj, _ := json.Marshal(slow)
+			i := 0
+			for i < len(fj) && i < len(sj) && fj[i] == sj[i] {
+				i++
+			}
+			t.Errorf("%s: read otherwise without parseJSON (%v, %v), JSON from byte %d:\n%.300s\n%.300s", name, ferr, serr, i, fj[max(i-100, 0):], sj[max(i-100, 0):])
+		}
+	}
+	if len(inputs) < 10 {
+		t.Fatalf("only %d inputs", len(inputs))
+	}
 }

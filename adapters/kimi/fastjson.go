@@ -14,6 +14,7 @@ package kimi
 // adapters/gemini has a copy of this file (but for the package clause).
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"math/bits"
@@ -44,6 +45,9 @@ type jsonParser struct {
 	buf   []byte // scratch for unescaping strings
 }
 
+// useParser is false in tests that compare Read with and without it.
+var useParser = true
+
 type slowPath struct{}
 
 var errSlowPath = slowPath{}
@@ -62,7 +66,7 @@ func parseJSON(b []byte, v jsonObject) (ok bool) {
 
 // parse is parseJSON with p, keeping its scratch space.
 func (p *jsonParser) parse(b []byte, v jsonObject) (ok bool) {
-	if !utf8.Valid(b) {
+	if !useParser || !utf8.Valid(b) {
 		return false
 	}
 	*p = jsonParser{b: b, buf: p.buf}
@@ -689,7 +693,7 @@ func jsonNames(t reflect.Type) map[string]bool {
 // parseValue reads b, one JSON value, with read, and reports whether it
 // could (see parseJSON).
 func parseValue(b []byte, read func(p *jsonParser)) bool {
-	if !utf8.Valid(b) {
+	if !useParser || !utf8.Valid(b) {
 		return false
 	}
 	p := jsonParser{b: b}
@@ -705,7 +709,7 @@ func parseValue(b []byte, read func(p *jsonParser)) bool {
 // quickString returns raw, a JSON string, as encoding/json reads it, or
 // false when it leaves that to encoding/json.
 func quickString(raw []byte) (s string, ok bool) {
-	if len(raw) < 2 || raw[0] != '"' {
+	if !useParser || len(raw) < 2 || raw[0] != '"' {
 		return "", false
 	}
 	if raw[len(raw)-1] == '"' && plainEnd(raw, 1) == len(raw)-1 && utf8.Valid(raw) {
@@ -724,6 +728,11 @@ func quickString(raw []byte) (s string, ok bool) {
 // strings and reports true, as json.Compact does, or reports false when
 // raw is not one valid JSON value.
 func appendCompact(dst, raw []byte) ([]byte, bool) {
+	if !useParser {
+		b := bytes.NewBuffer(dst)
+		err := json.Compact(b, raw)
+		return b.Bytes(), err == nil
+	}
 	p := jsonParser{b: raw}
 	if !p.run(func() {
 		p.skip()
