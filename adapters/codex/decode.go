@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stead-dev/stead/adapters/internal/fastjson"
 	"github.com/stead-dev/stead/adapters/internal/jsonl"
 	"github.com/stead-dev/stead/session"
 )
@@ -235,6 +236,7 @@ type Decoder struct {
 	calls    calls     // tool calls by id, from items and events
 	binds    []binding // call states to learn the final ids of this record's entries
 	cwdKnown bool      // the project directory is known
+	fp       fastjson.Parser
 }
 
 // binding ties a call state to the entry of the current record that is
@@ -257,6 +259,9 @@ func NewDecoder(r io.Reader) *Decoder {
 // Decode returns the event for the next record, or io.EOF at the end. A
 // record that cannot be parsed yields an event holding only a warning.
 func (d *Decoder) Decode() (session.Event, error) {
+	if fastDecode {
+		return d.decodeFast()
+	}
 	var env envelope
 	rec, err := d.r.Decode(&env)
 	if err == io.EOF {
@@ -328,7 +333,12 @@ func (d *Decoder) convert(env *envelope, raw []byte, ev *session.Event) {
 			Model string `json:"model"`
 			Cwd   string `json:"cwd"`
 		}
-		if json.Unmarshal(payload, &tc) == nil {
+		ok := fastDecode && d.fastStrings(payload, modelCwdKeys, []string{"model", "cwd"}, []*string{&tc.Model, &tc.Cwd})
+		if !ok {
+			tc.Model, tc.Cwd = "", ""
+			ok = json.Unmarshal(payload, &tc) == nil
+		}
+		if ok {
 			if tc.Model != "" {
 				d.model = tc.Model
 				addInfo(ev).Model = tc.Model
@@ -339,14 +349,22 @@ func (d *Decoder) convert(env *envelope, raw []byte, ev *session.Event) {
 		var r struct {
 			ThreadID string `json:"thread_id"`
 		}
-		if json.Unmarshal(payload, &r) == nil && r.ThreadID == d.id {
+		ok := fastDecode && d.fastStrings(payload, threadKeys, []string{"thread_id"}, []*string{&r.ThreadID})
+		if !ok {
+			r.ThreadID = ""
+			ok = json.Unmarshal(payload, &r) == nil
+		}
+		if ok && r.ThreadID == d.id {
 			d.origin = ""
 		}
 	case "compacted":
 		var c struct {
 			Message string `json:"message"`
 		}
-		_ = json.Unmarshal(payload, &c)
+		if !fastDecode || !d.fastStrings(payload, messageKeys, []string{"message"}, []*string{&c.Message}) {
+			c.Message = ""
+			_ = json.Unmarshal(payload, &c)
+		}
 		entries = []session.Entry{{Type: session.System, Kind: session.KindCompaction, Content: c.Message}}
 	case "world_state", "inter_agent_communication", "inter_agent_communication_metadata":
 		// State, and the messages between agents as delivered (each
@@ -416,9 +434,12 @@ func addInfo(ev *session.Event) *session.Info {
 
 func (d *Decoder) sessionMeta(payload json.RawMessage, ts time.Time, ev *session.Event) []session.Entry {
 	var m meta
-	if err := json.Unmarshal(payload, &m); err != nil {
-		ev.Warning = d.warn(ev.Line, "unreadable session_meta: "+err.Error())
-		return nil
+	if !fastDecode || !d.fastMeta(payload, &m) {
+		m = meta{}
+		if err := json.Unmarshal(payload, &m); err != nil {
+			ev.Warning = d.warn(ev.Line, "unreadable session_meta: "+err.Error())
+			return nil
+		}
 	}
 	if d.started {
 		// A legacy fork copies its parent's lines, starting with the
@@ -497,7 +518,9 @@ func IsContext(text []byte) bool {
 
 func (d *Decoder) responseItem(payload json.RawMessage, ev *session.Event) []session.Entry {
 	var it item
-	if err := json.Unmarshal(payload, &it); err != nil {
+	if fastDecode && d.fastItem(payload, &it) {
+		// read
+	} else if err := json.Unmarshal(payload, resetItem(&it)); err != nil {
 		var te *json.UnmarshalTypeError
 		if !errors.As(err, &te) {
 			ev.Warning = d.warn(ev.Line, "unreadable response_item: "+err.Error())
@@ -793,7 +816,9 @@ func (d *Decoder) resolve(callID string) {
 
 func (d *Decoder) eventMsg(payload json.RawMessage, ev *session.Event) []session.Entry {
 	var e event
-	if err := json.Unmarshal(payload, &e); err != nil {
+	if fastDecode && d.fastEvent(payload, &e) {
+		// read
+	} else if err := json.Unmarshal(payload, resetEvent(&e)); err != nil {
 		var te *json.UnmarshalTypeError
 		if !errors.As(err, &te) {
 			ev.Warning = d.warn(ev.Line, "unreadable event_msg: "+err.Error())
@@ -895,6 +920,11 @@ func toolCall(callID, itemID, name string, input json.RawMessage) session.Entry 
 // verbatim otherwise.
 func jsonString(raw json.RawMessage) string {
 	raw = bytes.TrimSpace(raw)
+	if len(raw) > 0 && raw[0] == '"' && fastDecode {
+		if s, ok := fastString(raw); ok {
+			return s
+		}
+	}
 	if len(raw) > 0 && raw[0] == '"' {
 		var s string
 		if json.Unmarshal(raw, &s) == nil {
@@ -933,6 +963,11 @@ func contentText(raw json.RawMessage) (string, []session.Attachment) {
 	}
 	if raw[0] == '"' {
 		return jsonString(raw), nil
+	}
+	if fastDecode && raw[0] == '[' {
+		if text, atts, ok := fastContentText(raw); ok {
+			return text, atts
+		}
 	}
 	var parts []part
 	if json.Unmarshal(raw, &parts) != nil {
