@@ -610,9 +610,19 @@ func unquote(dst, s []byte) []byte {
 	for r := 0; r < len(s); {
 		// Copy the run up to the next escape or byte beyond ASCII.
 		i := r
+		for i+8 <= len(s) {
+			x := binary.LittleEndian.Uint64(s[i:])
+			b := x ^ (ones * '\\')
+			if m := ((b - ones) &^ b & highs) | (x & highs); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				goto run
+			}
+			i += 8
+		}
 		for i < len(s) && s[i] != '\\' && s[i] < utf8.RuneSelf {
 			i++
 		}
+	run:
 		dst = append(dst, s[r:i]...)
 		if r = i; r >= len(s) {
 			break
