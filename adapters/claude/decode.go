@@ -68,6 +68,10 @@ type record struct {
 	// toolUseResult.
 	interrupted, fastMeta bool
 	agentID               string
+	// att and rend are what the fast decoder read of attachment and
+	// rendered.
+	att  *attachmentFields
+	rend *renderedFields
 }
 
 type message struct {

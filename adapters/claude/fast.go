@@ -146,9 +146,21 @@ func (d *Decoder) fastRecord(line []byte, rec *record) bool {
 		case "compactMetadata":
 			rec.CompactMetadata = p.Raw()
 		case "attachment":
-			rec.Attachment = p.Raw()
+			m := p.Mark()
+			if a, ok := fastAttachment(p); ok {
+				rec.att, rec.Attachment = a, p.Since(m)
+			} else {
+				p.Rewind(m)
+				rec.att, rec.Attachment = nil, p.Raw()
+			}
 		case "rendered":
-			rec.Rendered = p.Raw()
+			m := p.Mark()
+			if r, ok := fastRendered(p); ok {
+				rec.rend, rec.Rendered = r, p.Since(m)
+			} else {
+				p.Rewind(m)
+				rec.rend, rec.Rendered = nil, p.Raw()
+			}
 		case "summary":
 			p.Str(&rec.Summary)
 		case "leafUuid":
@@ -442,115 +454,143 @@ var attachmentKeys = fastjson.NewKeys("type", "systemPrompt", "text", "content")
 
 var renderedKeys = fastjson.NewKeys("content")
 
-// fastAttachmentEntry is attachmentEntry reading with fastjson; it reports
-// false when attachmentEntry must read the record.
-func (d *Decoder) fastAttachmentEntry(rec *record) (session.Entry, bool) {
-	// What attachmentEntry and renderedText read of the attachment.
-	var typ, text string
-	var content []byte
-	var prompt []string
-	if len(rec.Attachment) == 0 || rec.Attachment[0] != '{' {
-		return session.Entry{}, false
+// attachmentFields is what attachmentEntry and renderedText read of an
+// attachment.
+type attachmentFields struct {
+	typ, text string
+	content   []byte
+	prompt    []string
+}
+
+// renderedFields is what renderedText reads of a rendered list.
+type renderedFields struct {
+	n     int      // elements
+	parts []string // of those with content
+}
+
+// fastAttachment reads an attachment object as attachmentEntry and
+// renderedText read it, or fails.
+func fastAttachment(p *fastjson.Parser) (*attachmentFields, bool) {
+	if p.Kind() != '{' {
+		return nil, false
 	}
-	p := &d.fp
-	p.Reset(rec.Attachment)
+	a := &attachmentFields{}
 	p.Object()
 	seenPrompt := false
 	for k, ok := p.Key(); ok; k, ok = p.Key() {
 		switch string(k) {
 		case "type":
-			p.Str(&typ)
+			p.Str(&a.typ)
 		case "text":
-			p.Str(&text)
+			p.Str(&a.text)
 		case "content":
-			content = p.Raw()
+			a.content = p.Raw()
 		case "systemPrompt":
 			if seenPrompt {
 				p.Decline() // encoding/json reads the second into the first
 				continue
 			}
 			seenPrompt = true
-			if p.Null() {
+			if p.Null() || !p.Array() {
 				continue
 			}
-			if !p.Array() {
-				continue
-			}
-			prompt = []string{}
+			a.prompt = []string{}
 			for p.Elem() {
-				prompt = append(prompt, p.String())
+				a.prompt = append(a.prompt, p.String())
 			}
 		default:
 			attachmentKeys.Skip(p, k)
 		}
 	}
-	if !p.End() {
-		return session.Entry{}, false
+	return a, !p.Failed()
+}
+
+// fastRendered reads a rendered list as renderedText reads it, or fails.
+func fastRendered(p *fastjson.Parser) (*renderedFields, bool) {
+	r := &renderedFields{}
+	if p.Null() {
+		return r, true
 	}
-	if typ == "prompt_snapshot" && len(prompt) > 0 {
-		return session.Entry{Type: session.System, Kind: session.KindInstructions, Content: strings.Join(prompt, "\n")}, true
+	if !p.Array() {
+		return nil, false
+	}
+	for p.Elem() {
+		r.n++
+		if p.Null() {
+			continue
+		}
+		if !p.Object() {
+			return nil, false
+		}
+		// As renderedText reads an element: a string content is a
+		// part, any other content its compact JSON (a null, "null"), no
+		// content nothing.
+		var part string
+		var raw []byte
+		has := false
+		for k, ok := p.Key(); ok; k, ok = p.Key() {
+			if string(k) != "content" {
+				renderedKeys.Skip(p, k)
+				continue
+			}
+			has = true
+			if p.Kind() == '"' {
+				part, raw = p.String(), nil
+			} else {
+				raw = p.Raw()
+			}
+		}
+		switch {
+		case !has:
+		case raw == nil:
+			r.parts = append(r.parts, part)
+		default:
+			r.parts = append(r.parts, compactJSON(raw))
+		}
+	}
+	return r, !p.Failed()
+}
+
+// fastAttachmentEntry is attachmentEntry reading with fastjson (or taking
+// what fastRecord read); it reports false when attachmentEntry must read
+// the record.
+func (d *Decoder) fastAttachmentEntry(rec *record) (session.Entry, bool) {
+	p := &d.fp
+	a := rec.att
+	if a == nil {
+		p.Reset(rec.Attachment)
+		var ok bool
+		if a, ok = fastAttachment(p); !ok || !p.End() {
+			return session.Entry{}, false
+		}
+	}
+	if a.typ == "prompt_snapshot" && len(a.prompt) > 0 {
+		return session.Entry{Type: session.System, Kind: session.KindInstructions, Content: strings.Join(a.prompt, "\n")}, true
 	}
 	e := session.Entry{Type: session.System, Kind: session.KindContext}
 	// renderedText: the rendered parts, else the attachment's text.
 	if len(rec.Rendered) > 0 {
-		p.Reset(rec.Rendered)
-		var parts []string
-		n := 0 // elements, of which parts are those with content
-		if !p.Null() {
-			if !p.Array() {
+		r := rec.rend
+		if r == nil {
+			p.Reset(rec.Rendered)
+			var ok bool
+			if r, ok = fastRendered(p); !ok || !p.End() {
 				return session.Entry{}, false
 			}
-			for p.Elem() {
-				n++
-				if p.Null() {
-					continue
-				}
-				if !p.Object() {
-					return session.Entry{}, false
-				}
-				// As renderedText reads an element: a string content is a
-				// part, any other content its compact JSON (a null,
-				// "null"), no content nothing.
-				var part string
-				var raw []byte
-				has := false
-				for k, ok := p.Key(); ok; k, ok = p.Key() {
-					if string(k) != "content" {
-						renderedKeys.Skip(p, k)
-						continue
-					}
-					has = true
-					if p.Kind() == '"' {
-						part, raw = p.String(), nil
-					} else {
-						raw = p.Raw()
-					}
-				}
-				switch {
-				case !has:
-				case raw == nil:
-					parts = append(parts, part)
-				default:
-					parts = append(parts, compactJSON(raw))
-				}
-			}
 		}
-		if !p.End() {
-			return session.Entry{}, false
-		}
-		if n > 0 {
-			e.Content = strings.Join(parts, "\n")
+		if r.n > 0 {
+			e.Content = strings.Join(r.parts, "\n")
 			return e, true
 		}
 	}
 	switch {
-	case text != "":
-		e.Content = text
+	case a.text != "":
+		e.Content = a.text
 	default:
-		if s, ok := stringContent(content); ok {
+		if s, ok := stringContent(a.content); ok {
 			e.Content = s
 		} else {
-			e.Content = typ
+			e.Content = a.typ
 		}
 	}
 	return e, true

@@ -237,6 +237,7 @@ type Decoder struct {
 	binds    []binding // call states to learn the final ids of this record's entries
 	cwdKnown bool      // the project directory is known
 	fp       fastjson.Parser
+	pre      predecoded
 }
 
 // binding ties a call state to the entry of the current record that is
@@ -333,7 +334,12 @@ func (d *Decoder) convert(env *envelope, raw []byte, ev *session.Event) {
 			Model string `json:"model"`
 			Cwd   string `json:"cwd"`
 		}
-		ok := fastDecode && d.fastStrings(payload, modelCwdKeys, []string{"model", "cwd"}, []*string{&tc.Model, &tc.Cwd})
+		ok := false
+		if pre := d.predecoded(typ, payload); pre != nil {
+			tc.Model, tc.Cwd, ok = pre.strs[0], pre.strs[1], true
+		} else {
+			ok = fastDecode && d.fastStrings(payload, modelCwdKeys, []string{"model", "cwd"}, []*string{&tc.Model, &tc.Cwd})
+		}
 		if !ok {
 			tc.Model, tc.Cwd = "", ""
 			ok = json.Unmarshal(payload, &tc) == nil
@@ -349,7 +355,12 @@ func (d *Decoder) convert(env *envelope, raw []byte, ev *session.Event) {
 		var r struct {
 			ThreadID string `json:"thread_id"`
 		}
-		ok := fastDecode && d.fastStrings(payload, threadKeys, []string{"thread_id"}, []*string{&r.ThreadID})
+		ok := false
+		if pre := d.predecoded(typ, payload); pre != nil {
+			r.ThreadID, ok = pre.strs[0], true
+		} else {
+			ok = fastDecode && d.fastStrings(payload, threadKeys, []string{"thread_id"}, []*string{&r.ThreadID})
+		}
 		if !ok {
 			r.ThreadID = ""
 			ok = json.Unmarshal(payload, &r) == nil
@@ -361,7 +372,9 @@ func (d *Decoder) convert(env *envelope, raw []byte, ev *session.Event) {
 		var c struct {
 			Message string `json:"message"`
 		}
-		if !fastDecode || !d.fastStrings(payload, messageKeys, []string{"message"}, []*string{&c.Message}) {
+		if pre := d.predecoded(typ, payload); pre != nil {
+			c.Message = pre.strs[0]
+		} else if !fastDecode || !d.fastStrings(payload, messageKeys, []string{"message"}, []*string{&c.Message}) {
 			c.Message = ""
 			_ = json.Unmarshal(payload, &c)
 		}
@@ -434,7 +447,9 @@ func addInfo(ev *session.Event) *session.Info {
 
 func (d *Decoder) sessionMeta(payload json.RawMessage, ts time.Time, ev *session.Event) []session.Entry {
 	var m meta
-	if !fastDecode || !d.fastMeta(payload, &m) {
+	if pre := d.predecoded("session_meta", payload); pre != nil {
+		m = pre.meta
+	} else if !fastDecode || !d.fastMeta(payload, &m) {
 		m = meta{}
 		if err := json.Unmarshal(payload, &m); err != nil {
 			ev.Warning = d.warn(ev.Line, "unreadable session_meta: "+err.Error())
@@ -518,7 +533,9 @@ func IsContext(text []byte) bool {
 
 func (d *Decoder) responseItem(payload json.RawMessage, ev *session.Event) []session.Entry {
 	var it item
-	if fastDecode && d.fastItem(payload, &it) {
+	if pre := d.predecoded("response_item", payload); pre != nil {
+		it = pre.item
+	} else if fastDecode && d.fastItem(payload, &it) {
 		// read
 	} else if err := json.Unmarshal(payload, resetItem(&it)); err != nil {
 		var te *json.UnmarshalTypeError
@@ -816,7 +833,9 @@ func (d *Decoder) resolve(callID string) {
 
 func (d *Decoder) eventMsg(payload json.RawMessage, ev *session.Event) []session.Entry {
 	var e event
-	if fastDecode && d.fastEvent(payload, &e) {
+	if pre := d.predecoded("event_msg", payload); pre != nil {
+		e = pre.event
+	} else if fastDecode && d.fastEvent(payload, &e) {
 		// read
 	} else if err := json.Unmarshal(payload, resetEvent(&e)); err != nil {
 		var te *json.UnmarshalTypeError
@@ -875,7 +894,39 @@ func (d *Decoder) eventMsg(payload json.RawMessage, ev *session.Event) []session
 			Cwd              string          `json:"cwd"`
 			AggregatedOutput string          `json:"aggregated_output"`
 		}
-		if json.Unmarshal(e.Item, &it) == nil && it.Type == "CommandExecution" && it.ID != "" {
+		ok := fastDecode && d.fastObjectInto(e.Item, completedKeys, func(p *fastjson.Parser, k []byte) bool {
+			switch string(k) {
+			case "type":
+				p.Str(&it.Type)
+			case "id":
+				p.Str(&it.ID)
+			case "status":
+				it.Status = p.Raw()
+			case "exit_code":
+				if p.Null() {
+					it.ExitCode = nil
+				} else {
+					if it.ExitCode == nil {
+						it.ExitCode = new(int)
+					}
+					fastjson.Int(p, it.ExitCode)
+				}
+			case "command":
+				it.Command = p.Raw()
+			case "cwd":
+				p.Str(&it.Cwd)
+			case "aggregated_output":
+				p.Str(&it.AggregatedOutput)
+			default:
+				return false
+			}
+			return true
+		})
+		if !ok {
+			it.Type, it.ID, it.Status, it.ExitCode, it.Command, it.Cwd, it.AggregatedOutput = "", "", nil, nil, nil, "", ""
+			ok = json.Unmarshal(e.Item, &it) == nil
+		}
+		if ok && it.Type == "CommandExecution" && it.ID != "" {
 			x := event{Type: "exec_command_end", CallID: it.ID, ExitCode: it.ExitCode, Status: it.Status,
 				Command: it.Command, Cwd: strings.TrimPrefix(it.Cwd, "file://"), AggregatedOutput: it.AggregatedOutput}
 			return d.toolEvent(&x, ev)

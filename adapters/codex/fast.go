@@ -52,11 +52,77 @@ func (d *Decoder) decodeFast() (session.Event, error) {
 	return ev, nil
 }
 
+// predecoded is a payload read with its envelope, in the same pass: when
+// the type precedes the payload (as Codex writes them), the payload is
+// read as it is checked, not checked and then read again.
+type predecoded struct {
+	typ   string // the envelope type it was read as; "" for none
+	src   []byte // the payload it was read from
+	meta  meta
+	item  item
+	event event
+	strs  [2]string // a turn context's model and cwd, a usage record's thread, a compaction's message
+}
+
+// predecoded returns what was read of payload as the type typ, if so.
+func (d *Decoder) predecoded(typ string, payload []byte) *predecoded {
+	if d.pre.typ != typ || len(payload) == 0 || len(d.pre.src) != len(payload) || &d.pre.src[0] != &payload[0] {
+		return nil
+	}
+	return &d.pre
+}
+
+// predecode reads the payload ahead as the type typ, when it is one whose
+// payload is read; it reports false, consuming nothing, when it is not, or
+// when the payload is not read as encoding/json reads it.
+func (d *Decoder) predecode(typ string) bool {
+	p := &d.fp
+	d.pre.typ = ""
+	var member func(k []byte)
+	switch typ {
+	case "session_meta":
+		d.pre.meta = meta{}
+		member = d.metaMember(&d.pre.meta)
+	case "response_item":
+		d.pre.item = item{}
+		member = d.itemMember(&d.pre.item)
+	case "event_msg":
+		d.pre.event = event{}
+		member = d.eventMember(&d.pre.event)
+	case "turn_context":
+		d.pre.strs = [2]string{}
+		member = d.stringsMember(modelCwdKeys, []string{"model", "cwd"}, []*string{&d.pre.strs[0], &d.pre.strs[1]})
+	case "token_usage_record":
+		d.pre.strs = [2]string{}
+		member = d.stringsMember(threadKeys, []string{"thread_id"}, []*string{&d.pre.strs[0]})
+	case "compacted":
+		d.pre.strs = [2]string{}
+		member = d.stringsMember(messageKeys, []string{"message"}, []*string{&d.pre.strs[0]})
+	default:
+		return false
+	}
+	m := p.Mark()
+	if p.Kind() != '{' {
+		return false
+	}
+	p.Object()
+	for k, ok := p.Key(); ok; k, ok = p.Key() {
+		member(k)
+	}
+	if p.Failed() {
+		p.Rewind(m)
+		return false
+	}
+	d.pre.typ = typ
+	return true
+}
+
 var envelopeKeys = fastjson.NewKeys("timestamp", "type", "payload", "id", "record_type")
 
 func (d *Decoder) fastEnvelope(line []byte, env *envelope) bool {
 	p := &d.fp
 	p.Reset(line)
+	d.pre.typ = ""
 	if !p.Object() {
 		return false
 	}
@@ -67,7 +133,13 @@ func (d *Decoder) fastEnvelope(line []byte, env *envelope) bool {
 		case "type":
 			p.Str(&env.Type)
 		case "payload":
-			env.Payload = p.Raw()
+			m := p.Mark()
+			if d.predecode(env.Type) {
+				env.Payload = p.Since(m)
+				d.pre.src = env.Payload
+			} else {
+				env.Payload = p.Raw()
+			}
 		case "id":
 			p.Str(&env.ID)
 		case "record_type":
@@ -105,8 +177,13 @@ var (
 
 // fastMeta reads a session_meta payload as encoding/json reads it into m.
 func (d *Decoder) fastMeta(b []byte, m *meta) bool {
+	return fastObject(&d.fp, b, d.metaMember(m))
+}
+
+// metaMember reads a member of the object fastMeta reads.
+func (d *Decoder) metaMember(m *meta) func(k []byte) {
 	p := &d.fp
-	return fastObject(p, b, func(k []byte) {
+	return func(k []byte) {
 		switch string(k) {
 		case "id":
 			p.Str(&m.ID)
@@ -206,7 +283,7 @@ func (d *Decoder) fastMeta(b []byte, m *meta) bool {
 		default:
 			metaKeys.Skip(p, k)
 		}
-	})
+	}
 }
 
 var itemKeys = fastjson.NewKeys("type", "id", "role", "content", "name", "arguments", "input", "call_id",
@@ -215,8 +292,13 @@ var itemKeys = fastjson.NewKeys("type", "id", "role", "content", "name", "argume
 
 // fastItem reads a response_item payload as encoding/json reads it into it.
 func (d *Decoder) fastItem(b []byte, it *item) bool {
+	return fastObject(&d.fp, b, d.itemMember(it))
+}
+
+// itemMember reads a member of the object fastItem reads.
+func (d *Decoder) itemMember(it *item) func(k []byte) {
 	p := &d.fp
-	return fastObject(p, b, func(k []byte) {
+	return func(k []byte) {
 		switch string(k) {
 		case "type":
 			p.Str(&it.Type)
@@ -257,7 +339,7 @@ func (d *Decoder) fastItem(b []byte, it *item) bool {
 		default:
 			itemKeys.Skip(p, k)
 		}
-	})
+	}
 }
 
 var eventKeys = fastjson.NewKeys("type", "thread_id", "turn_id", "info", "message", "thread_name", "call_id",
@@ -274,8 +356,13 @@ var (
 
 // fastEvent reads an event_msg payload as encoding/json reads it into e.
 func (d *Decoder) fastEvent(b []byte, e *event) bool {
+	return fastObject(&d.fp, b, d.eventMember(e))
+}
+
+// eventMember reads a member of the object fastEvent reads.
+func (d *Decoder) eventMember(e *event) func(k []byte) {
 	p := &d.fp
-	return fastObject(p, b, func(k []byte) {
+	return func(k []byte) {
 		switch string(k) {
 		case "type":
 			p.Str(&e.Type)
@@ -407,7 +494,7 @@ func (d *Decoder) fastEvent(b []byte, e *event) bool {
 		default:
 			eventKeys.Skip(p, k)
 		}
-	})
+	}
 }
 
 func fastTokens(p *fastjson.Parser, dst **tokenUsage) {
@@ -451,8 +538,13 @@ var (
 // fastStrings reads the string members named of the object b, as
 // encoding/json reads them into a struct of those fields.
 func (d *Decoder) fastStrings(b []byte, keys *fastjson.Keys, names []string, dst []*string) bool {
+	return fastObject(&d.fp, b, d.stringsMember(keys, names, dst))
+}
+
+// stringsMember reads a member of the object fastStrings reads.
+func (d *Decoder) stringsMember(keys *fastjson.Keys, names []string, dst []*string) func(k []byte) {
 	p := &d.fp
-	return fastObject(p, b, func(k []byte) {
+	return func(k []byte) {
 		for i, n := range names {
 			if string(k) == n {
 				p.Str(dst[i])
@@ -460,6 +552,20 @@ func (d *Decoder) fastStrings(b []byte, keys *fastjson.Keys, names []string, dst
 			}
 		}
 		keys.Skip(p, k)
+	}
+}
+
+var completedKeys = fastjson.NewKeys("type", "id", "status", "exit_code", "command", "cwd", "aggregated_output")
+
+// fastObjectInto walks the object b, handing each key to member, which
+// reads the value and reports true, or reports false for a key it does
+// not read (skipped here, as keys says).
+func (d *Decoder) fastObjectInto(b []byte, keys *fastjson.Keys, member func(p *fastjson.Parser, k []byte) bool) bool {
+	p := &d.fp
+	return fastObject(p, b, func(k []byte) {
+		if !member(p, k) {
+			keys.Skip(p, k)
+		}
 	})
 }
 

@@ -94,6 +94,11 @@ func variations(t *testing.T) [][]byte {
 		func(s string) string { return strings.Replace(s, `"cwd":"`, `"c\u0077d":"`, 1) },
 		func(s string) string { return strings.Replace(s, `"model":"`, `"model":5,"m":"`, 1) },
 		func(s string) string { return strings.Replace(s, `"message":"`, `"message":[],"m":"`, 1) },
+		func(s string) string {
+			return strings.Replace(s, `"aggregated_output":`, `"aggregated_output":1,"x":`, 1)
+		},
+		func(s string) string { return strings.Replace(s, `"item":{`, `"item":{"ID":"x",`, 1) },
+		func(s string) string { return strings.Replace(s, `"item":{`, `"item":{"exit_code":null,`, 1) },
 		func(s string) string { return strings.Replace(s, `}`, `} `, 1) },
 		func(s string) string { return strings.Replace(s, `,`, `,,`, 1) },
 		func(s string) string { return s[:len(s)/2] },
