@@ -27,6 +27,7 @@ type Parser struct {
 	first    []bool // whether the container on nest has yielded nothing yet
 	skipNest []byte
 	nonASCII bool // a string may hold bytes beyond ASCII
+	interned map[string]string
 }
 
 // maxDepth bounds the nesting a Parser follows; deeper input is declined
@@ -246,6 +247,43 @@ func (p *Parser) Str(dst *string) {
 		p.Decline()
 	}
 }
+
+// Intern is Str for a value that recurs from record to record (a type, a
+// session id, a model): a short value is kept once and shared.
+func (p *Parser) Intern(dst *string) {
+	if p.Kind() != '"' {
+		p.Str(dst)
+		return
+	}
+	start := p.pos + 1
+	end, esc, hi := p.scanString(start)
+	if p.invalid {
+		return
+	}
+	raw := p.b[start:end]
+	if esc || hi || len(raw) > maxInterned {
+		*dst = p.str()
+		return
+	}
+	p.pos = end + 1
+	if s, ok := p.interned[string(raw)]; ok {
+		*dst = s
+		return
+	}
+	if p.interned == nil || len(p.interned) >= maxInterns {
+		p.interned = make(map[string]string)
+	}
+	s := string(raw)
+	p.interned[s] = s
+	*dst = s
+}
+
+// Interned values are at most maxInterned bytes, and a parser keeps at
+// most maxInterns of them (it starts afresh when full).
+const (
+	maxInterned = 64
+	maxInterns  = 512
+)
 
 // String reads a string, or a null as "", declining any other value.
 func (p *Parser) String() string {

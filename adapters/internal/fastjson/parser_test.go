@@ -46,6 +46,18 @@ func FuzzString(f *testing.F) {
 		got := "unset"
 		p.Str(&got)
 		ok := p.End()
+		// Intern reads the same, twice over (the second from its map).
+		for range 2 {
+			var q Parser
+			q.interned = p.interned
+			q.Reset(b)
+			got2 := "unset"
+			q.Intern(&got2)
+			if ok2 := q.End(); ok2 != ok || (ok && got2 != got) {
+				t.Fatalf("%q: Intern read %q (ok %v), Str %q (ok %v)", b, got2, ok2, got, ok)
+			}
+			p.interned = q.interned
+		}
 		if werr != nil {
 			if ok && !(got == "unset" && string(b) != "" && p.pos > 0) {
 				t.Fatalf("%q: parser read %q, encoding/json failed: %v", b, got, werr)
