@@ -161,6 +161,7 @@ type Decoder struct {
 	titled    bool           // a title or the first prompt was seen
 	results   recentSet      // uuids of the tool result records read
 	fp        fastjson.Parser
+	rec       record // the record decodeFast reads
 }
 
 // NewDecoder returns a decoder reading from r.

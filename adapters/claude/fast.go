@@ -31,13 +31,14 @@ func (d *Decoder) decodeFast() (session.Event, error) {
 	if err != nil {
 		return session.Event{}, fmt.Errorf("claude: read %s: %w", d.name(), err)
 	}
-	var r record
+	r := &d.rec // reused: a record a line is read into escapes, and is big
+	*r = record{}
 	if !line.Skipped {
-		if d.fastRecord(line.Raw, &r) {
+		if d.fastRecord(line.Raw, r) {
 			fastjson.Checked(&d.fp, &line)
 		} else {
-			r = record{}
-			fastjson.Unmarshal(d.r, &line, &r)
+			*r = record{}
+			fastjson.Unmarshal(d.r, &line, r)
 		}
 	}
 	ev := session.Event{Line: line.Line}
@@ -45,7 +46,7 @@ func (d *Decoder) decodeFast() (session.Event, error) {
 		ev.Warning = d.warn(line.Line, p)
 	}
 	if !line.Skipped {
-		d.convert(&r, line.Raw, &ev)
+		d.convert(r, line.Raw, &ev)
 	}
 	return ev, nil
 }
@@ -69,9 +70,9 @@ func (d *Decoder) fastRecord(line []byte, rec *record) bool {
 	for k, ok := p.Key(); ok; k, ok = p.Key() {
 		switch string(k) {
 		case "type":
-			p.Str(&rec.Type)
+			p.Intern(&rec.Type)
 		case "subtype":
-			p.Str(&rec.Subtype)
+			p.Intern(&rec.Subtype)
 		case "uuid":
 			p.Str(&rec.UUID)
 		case "parentUuid":
@@ -79,17 +80,17 @@ func (d *Decoder) fastRecord(line []byte, rec *record) bool {
 		case "logicalParentUuid":
 			p.Str(&rec.LogicalParentUUID)
 		case "sessionId":
-			p.Str(&rec.SessionID)
+			p.Intern(&rec.SessionID)
 		case "agentId":
-			p.Str(&rec.AgentID)
+			p.Intern(&rec.AgentID)
 		case "timestamp":
 			p.Str(&rec.Timestamp)
 		case "cwd":
-			p.Str(&rec.Cwd)
+			p.Intern(&rec.Cwd)
 		case "gitBranch":
-			p.Str(&rec.GitBranch)
+			p.Intern(&rec.GitBranch)
 		case "version":
-			p.Str(&rec.Version)
+			p.Intern(&rec.Version)
 		case "isSidechain":
 			p.Bool(&rec.IsSidechain)
 		case "isMeta":
@@ -132,7 +133,7 @@ func (d *Decoder) fastRecord(line []byte, rec *record) bool {
 		case "content":
 			rec.Content = p.Raw()
 		case "level":
-			p.Str(&rec.Level)
+			p.Intern(&rec.Level)
 		case "error":
 			rec.Error = p.Raw()
 		case "retryAttempt":
@@ -241,11 +242,11 @@ func fastMessage(p *fastjson.Parser) *parsedMessage {
 		case "id":
 			p.Str(&pm.ID)
 		case "role":
-			p.Str(&pm.Role)
+			p.Intern(&pm.Role)
 		case "model":
-			p.Str(&pm.Model)
+			p.Intern(&pm.Model)
 		case "stop_reason":
-			p.Str(&pm.StopReason)
+			p.Intern(&pm.StopReason)
 		case "usage":
 			if p.Null() {
 				pm.Usage = nil
@@ -339,7 +340,7 @@ func fastBlocks(p *fastjson.Parser, top bool) []block {
 		for k, ok := p.Key(); ok; k, ok = p.Key() {
 			switch string(k) {
 			case "type":
-				p.Str(&b.Type)
+				p.Intern(&b.Type)
 			case "text":
 				p.Str(&b.Text)
 			case "thinking":
@@ -404,9 +405,9 @@ func fastSource(p *fastjson.Parser, s *source) {
 	for k, ok := p.Key(); ok; k, ok = p.Key() {
 		switch string(k) {
 		case "type":
-			p.Str(&s.Type)
+			p.Intern(&s.Type)
 		case "media_type":
-			p.Str(&s.MediaType)
+			p.Intern(&s.MediaType)
 		case "data":
 			p.Str(&s.Data)
 		case "url":
@@ -480,7 +481,7 @@ func fastAttachment(p *fastjson.Parser) (*attachmentFields, bool) {
 	for k, ok := p.Key(); ok; k, ok = p.Key() {
 		switch string(k) {
 		case "type":
-			p.Str(&a.typ)
+			p.Intern(&a.typ)
 		case "text":
 			p.Str(&a.text)
 		case "content":

@@ -238,6 +238,7 @@ type Decoder struct {
 	cwdKnown bool      // the project directory is known
 	fp       fastjson.Parser
 	pre      predecoded
+	env      envelope // the envelope decodeFast reads
 }
 
 // binding ties a call state to the entry of the current record that is
@@ -897,7 +898,7 @@ func (d *Decoder) eventMsg(payload json.RawMessage, ev *session.Event) []session
 		ok := fastDecode && d.fastObjectInto(e.Item, completedKeys, func(p *fastjson.Parser, k []byte) bool {
 			switch string(k) {
 			case "type":
-				p.Str(&it.Type)
+				p.Intern(&it.Type)
 			case "id":
 				p.Str(&it.ID)
 			case "status":

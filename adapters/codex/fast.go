@@ -33,13 +33,14 @@ func (d *Decoder) decodeFast() (session.Event, error) {
 	if err != nil {
 		return session.Event{}, fmt.Errorf("codex: read %s: %w", d.name(), err)
 	}
-	var env envelope
+	env := &d.env // reused: the envelope a line is read into escapes
+	*env = envelope{}
 	if !rec.Skipped {
-		if d.fastEnvelope(rec.Raw, &env) {
+		if d.fastEnvelope(rec.Raw, env) {
 			fastjson.Checked(&d.fp, &rec)
 		} else {
-			env = envelope{}
-			fastjson.Unmarshal(d.r, &rec, &env)
+			*env = envelope{}
+			fastjson.Unmarshal(d.r, &rec, env)
 		}
 	}
 	ev := session.Event{Line: rec.Line}
@@ -47,7 +48,7 @@ func (d *Decoder) decodeFast() (session.Event, error) {
 		ev.Warning = d.warn(rec.Line, p)
 	}
 	if !rec.Skipped {
-		d.convert(&env, rec.Raw, &ev)
+		d.convert(env, rec.Raw, &ev)
 	}
 	return ev, nil
 }
@@ -131,7 +132,7 @@ func (d *Decoder) fastEnvelope(line []byte, env *envelope) bool {
 		case "timestamp":
 			p.Str(&env.Timestamp)
 		case "type":
-			p.Str(&env.Type)
+			p.Intern(&env.Type)
 		case "payload":
 			m := p.Mark()
 			if d.predecode(env.Type) {
@@ -301,15 +302,15 @@ func (d *Decoder) itemMember(it *item) func(k []byte) {
 	return func(k []byte) {
 		switch string(k) {
 		case "type":
-			p.Str(&it.Type)
+			p.Intern(&it.Type)
 		case "id":
 			p.Str(&it.ID)
 		case "role":
-			p.Str(&it.Role)
+			p.Intern(&it.Role)
 		case "content":
 			it.Content = p.Raw()
 		case "name":
-			p.Str(&it.Name)
+			p.Intern(&it.Name)
 		case "arguments":
 			it.Arguments = p.Raw()
 		case "input":
@@ -319,7 +320,7 @@ func (d *Decoder) itemMember(it *item) func(k []byte) {
 		case "output":
 			it.Output = p.Raw()
 		case "status":
-			p.Str(&it.Status)
+			p.Intern(&it.Status)
 		case "summary":
 			it.Summary = p.Raw()
 		case "encrypted_content":
@@ -329,7 +330,7 @@ func (d *Decoder) itemMember(it *item) func(k []byte) {
 		case "message":
 			p.Str(&it.Message)
 		case "namespace":
-			p.Str(&it.Namespace)
+			p.Intern(&it.Namespace)
 		case "tools":
 			it.Tools = p.Raw()
 		case "revised_prompt":
@@ -365,11 +366,11 @@ func (d *Decoder) eventMember(e *event) func(k []byte) {
 	return func(k []byte) {
 		switch string(k) {
 		case "type":
-			p.Str(&e.Type)
+			p.Intern(&e.Type)
 		case "thread_id":
-			p.Str(&e.ThreadID)
+			p.Intern(&e.ThreadID)
 		case "turn_id":
-			p.Str(&e.TurnID)
+			p.Intern(&e.TurnID)
 		case "info":
 			if p.Null() {
 				e.Info = nil
@@ -547,7 +548,7 @@ func (d *Decoder) stringsMember(keys *fastjson.Keys, names []string, dst []*stri
 	return func(k []byte) {
 		for i, n := range names {
 			if string(k) == n {
-				p.Str(dst[i])
+				p.Intern(dst[i])
 				return
 			}
 		}
@@ -624,7 +625,7 @@ func fastContentText(raw []byte) (string, []session.Attachment, bool) {
 		for k, ok := p.Key(); ok; k, ok = p.Key() {
 			switch string(k) {
 			case "type":
-				p.Str(&pt.Type)
+				p.Intern(&pt.Type)
 			case "text":
 				p.Str(&pt.Text)
 			case "image_url":
