@@ -84,7 +84,7 @@ func (d *Decoder) fastRecord(line []byte, rec *record) bool {
 		case "agentId":
 			p.Intern(&rec.AgentID)
 		case "timestamp":
-			p.Str(&rec.Timestamp)
+			p.View(&rec.Timestamp) // only parsed
 		case "cwd":
 			p.Intern(&rec.Cwd)
 		case "gitBranch":

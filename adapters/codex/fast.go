@@ -130,7 +130,7 @@ func (d *Decoder) fastEnvelope(line []byte, env *envelope) bool {
 	for k, ok := p.Key(); ok; k, ok = p.Key() {
 		switch string(k) {
 		case "timestamp":
-			p.Str(&env.Timestamp)
+			p.View(&env.Timestamp) // only parsed
 		case "type":
 			p.Intern(&env.Type)
 		case "payload":

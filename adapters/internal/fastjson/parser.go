@@ -278,6 +278,28 @@ func (p *Parser) Intern(dst *string) {
 	*dst = s
 }
 
+// View is Str for a value used only while the input is (a timestamp to
+// parse): a value without escapes comes as a view of the input, not a
+// copy.
+func (p *Parser) View(dst *string) {
+	if p.Kind() != '"' {
+		p.Str(dst)
+		return
+	}
+	start := p.pos + 1
+	end, esc, hi := p.scanString(start)
+	if p.invalid {
+		return
+	}
+	raw := p.b[start:end]
+	if esc || (hi && !utf8.Valid(raw)) {
+		*dst = p.str()
+		return
+	}
+	p.pos = end + 1
+	*dst = unsafe.String(unsafe.SliceData(raw), len(raw))
+}
+
 // Interned values are at most maxInterned bytes, and a parser keeps at
 // most maxInterns of them (it starts afresh when full).
 const (

@@ -46,6 +46,13 @@ func FuzzString(f *testing.F) {
 		got := "unset"
 		p.Str(&got)
 		ok := p.End()
+		var q Parser
+		q.Reset(b)
+		view := "unset"
+		q.View(&view)
+		if ok2 := q.End(); ok2 != ok || (ok && view != got) {
+			t.Fatalf("%q: View read %q (ok %v), Str %q (ok %v)", b, view, ok2, got, ok)
+		}
 		// Intern reads the same, twice over (the second from its map).
 		for range 2 {
 			var q Parser
