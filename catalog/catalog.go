@@ -37,6 +37,16 @@ type Options struct {
 	Progress func(done, total int, doneBytes, totalBytes int64)
 	// Logger receives debug logs; nil discards them.
 	Logger *slog.Logger
+	// Cache, when set, gives the summaries of sessions that did not
+	// change since it was made (the search index's), so that only the
+	// others are read.
+	Cache Cache
+}
+
+// A Cache gives the summary of ref's session at detail, when it holds one
+// made from the session as it still is. It is called concurrently.
+type Cache interface {
+	Summary(ref session.Ref, detail session.Detail) (session.Summary, bool)
 }
 
 // Result is what a scan found.
@@ -59,19 +69,31 @@ func Discover(opts Options) ([]session.Ref, []session.Warning, error) {
 			return nil, nil, fmt.Errorf("%w %q (known: %s)", ErrUnknownCLI, name, strings.Join(adapters.Names(), ", "))
 		}
 	}
-	for _, a := range adapters.All {
+	// The stores are listed side by side (listing is mostly waiting on
+	// the file system), and their sessions put in the order of
+	// adapters.All.
+	type found struct {
+		refs  []session.Ref
+		warns []session.Warning
+	}
+	all := make([]found, len(adapters.All))
+	var wg sync.WaitGroup
+	for i, a := range adapters.All {
 		if !selected(opts.CLIs, a.Name) {
 			continue
 		}
 		if !a.Reads() {
 			if len(opts.CLIs) > 0 {
-				warns = append(warns, session.Warning{Message: a.Name + ": stead does not read its sessions yet"})
+				all[i].warns = []session.Warning{{Message: a.Name + ": stead does not read its sessions yet"}}
 			}
 			continue
 		}
-		r, w := a.Discover(opts.Env)
-		refs = append(refs, r...)
-		warns = append(warns, w...)
+		wg.Go(func() { all[i].refs, all[i].warns = a.Discover(opts.Env) })
+	}
+	wg.Wait()
+	for _, f := range all {
+		refs = append(refs, f.refs...)
+		warns = append(warns, f.warns...)
 	}
 	return refs, warns, nil
 }
@@ -140,7 +162,7 @@ func Summarize(ctx context.Context, opts Options, refs []session.Ref) (*Result, 
 					return
 				}
 				i := order[n]
-				sums[i], ok[i], fileWarns[i] = summarizeOne(refs[i], opts.Detail)
+				sums[i], ok[i], fileWarns[i] = summarizeOne(refs[i], opts.Detail, opts.Cache)
 				d := done.Add(1)
 				b := doneBytes.Add(refs[i].Size)
 				if opts.Progress != nil {
@@ -153,34 +175,55 @@ func Summarize(ctx context.Context, opts Options, refs []session.Ref) (*Result, 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	res := &Result{Files: len(refs), Bytes: totalBytes}
+	res := &Result{Files: len(refs), Bytes: totalBytes, Summaries: make([]session.Summary, 0, len(refs))}
 	for i := range refs {
 		res.Warnings = append(res.Warnings, fileWarns[i]...)
 		if ok[i] {
 			res.Summaries = append(res.Summaries, sums[i])
 		}
 	}
+	sums = nil
 	settleBorrowed(res.Summaries)
 	countResponsesOnce(res.Summaries)
-	sort.SliceStable(res.Summaries, func(a, b int) bool {
-		x, y := res.Summaries[a], res.Summaries[b]
+	// Newest first. (Summaries are large: their order is found first,
+	// then each moved once.)
+	byStart := make([]int, len(res.Summaries))
+	for i := range byStart {
+		byStart[i] = i
+	}
+	sort.SliceStable(byStart, func(a, b int) bool {
+		x, y := &res.Summaries[byStart[a]], &res.Summaries[byStart[b]]
 		if !x.Start.Equal(y.Start) {
 			return x.Start.After(y.Start)
 		}
 		return x.Path < y.Path
 	})
+	sorted := make([]session.Summary, len(byStart))
+	for i, j := range byStart {
+		sorted[i] = res.Summaries[j]
+	}
+	res.Summaries = sorted
+	if len(res.Summaries) == 0 {
+		res.Summaries = nil
+	}
 	log.Debug("scan done", "files", len(refs), "bytes", totalBytes, "took", time.Since(start))
 	return res, nil
 }
 
-func summarizeOne(ref session.Ref, detail session.Detail) (session.Summary, bool, []session.Warning) {
-	a, found := adapters.Lookup(ref.CLI)
-	if !found || !a.Reads() {
-		return session.Summary{}, false, []session.Warning{{Path: ref.Path, Message: "no adapter for " + ref.CLI}}
+func summarizeOne(ref session.Ref, detail session.Detail, cache Cache) (session.Summary, bool, []session.Warning) {
+	sum, ok := session.Summary{}, false
+	if cache != nil {
+		sum, ok = cache.Summary(ref, detail)
 	}
-	sum, err := a.SummarizeFile(ref, detail)
-	if err != nil {
-		return session.Summary{}, false, []session.Warning{{Path: ref.Path, Message: "cannot read: " + unwrap(err)}}
+	if !ok {
+		a, found := adapters.Lookup(ref.CLI)
+		if !found || !a.Reads() {
+			return session.Summary{}, false, []session.Warning{{Path: ref.Path, Message: "no adapter for " + ref.CLI}}
+		}
+		var err error
+		if sum, err = a.SummarizeFile(ref, detail); err != nil {
+			return session.Summary{}, false, []session.Warning{{Path: ref.Path, Message: "cannot read: " + unwrap(err)}}
+		}
 	}
 	if sum.Start.IsZero() && !ref.ModTime.IsZero() {
 		// A file with no timestamps at all: its modification time is

@@ -57,7 +57,16 @@ CREATE TABLE sessions (
 	start   INTEGER NOT NULL,
 	end     INTEGER NOT NULL,
 	entries INTEGER NOT NULL,
-	summary TEXT NOT NULL,
+	-- What list shows, and stats counts (summary: session.Summary as
+	-- JSON, with its usage buckets and responses).
+	reftitle TEXT NOT NULL,
+	messages INTEGER NOT NULL,
+	turns    INTEGER NOT NULL,
+	parent   TEXT NOT NULL,
+	warnings TEXT NOT NULL,
+	skipped  INTEGER NOT NULL,
+	sumsize  INTEGER NOT NULL,
+	summary  TEXT NOT NULL,
 	UNIQUE (cli, sid, path)
 );
 CREATE TABLE entries (

@@ -22,7 +22,7 @@ import (
 // manifest, when there is one, says what the table holds.
 
 // manifestMagic starts a manifest; another start is no manifest.
-const manifestMagic = "stead-manifest-1\n"
+const manifestMagic = "stead-manifest-3\n"
 
 // listing is a folder as Discover last listed it.
 type listing struct {
@@ -82,6 +82,15 @@ func encodeManifest(m manifest) []byte {
 		b = binary.AppendVarint(b, h.fp.size)
 		b = binary.AppendVarint(b, h.fp.mtime)
 		b = binary.AppendVarint(b, h.fp.inode)
+		str(h.title)
+		l := &h.list
+		str(l.project)
+		str(l.title)
+		for _, n := range []int64{l.start, l.end, l.messages, l.turns, l.skipped, l.size} {
+			b = binary.AppendVarint(b, n)
+		}
+		str(l.parent)
+		str(l.warnings)
 	}
 	b = binary.AppendUvarint(b, uint64(len(m.dirs)))
 	for dir, l := range m.dirs {
@@ -118,6 +127,11 @@ func decodeManifest(data []byte) (manifest, error) {
 		k := key{cli: d.str(), sid: d.str(), path: d.str()}
 		h := held{id: d.varint()}
 		h.fp.size, h.fp.mtime, h.fp.inode = d.varint(), d.varint(), d.varint()
+		h.title = d.str()
+		l := &h.list
+		l.project, l.title = d.str(), d.str()
+		l.start, l.end, l.messages, l.turns, l.skipped, l.size = d.varint(), d.varint(), d.varint(), d.varint(), d.varint(), d.varint()
+		l.parent, l.warnings = d.str(), d.str()
 		m.held[k] = h
 	}
 	n = d.uvarint()

@@ -9,7 +9,7 @@ import (
 func TestManifestRoundTrip(t *testing.T) {
 	m := manifest{
 		held: map[key]held{
-			{"claude", "a", "/s/a.jsonl"}:         {id: 1, fp: fingerprint{size: 10, mtime: -5, inode: 7}},
+			{"claude", "a", "/s/a.jsonl"}:         {id: 1, fp: fingerprint{size: 10, mtime: -5, inode: 7}, title: "a title"},
 			{"opencode", "b", "/d/opencode.db"}:   {id: 2, fp: fingerprint{size: 0, mtime: 1 << 62, inode: 0}},
 			{"gemini", "c\n\x00", "/g/with\todd"}: {id: 3},
 		},

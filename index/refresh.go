@@ -97,7 +97,7 @@ func (ix *Index) Refresh(ctx context.Context, env session.Env, progress Progress
 			fp := stats.fingerprint(ref)
 			h, ok := held[k]
 			switch {
-			case ok && h.fp == fp:
+			case ok && h.fp == fp && h.title == ref.Title:
 				res.Unchanged++
 				continue
 			case ok:
@@ -339,14 +339,28 @@ func (ix *Index) refreshed(ctx context.Context, m *manifest) error {
 	return nil
 }
 
+// held is what the index holds of a session: its row, its file's
+// fingerprint, and the title Discover gave it (from outside its file).
 type held struct {
-	id int64
-	fp fingerprint
+	id    int64
+	fp    fingerprint
+	title string
+	list  listed
+}
+
+// listed is what a listing shows of a session, as the index holds it.
+type listed struct {
+	project, title   string
+	start, end       int64 // Unix nanoseconds; 0 for none
+	messages, turns  int64
+	skipped, size    int64
+	parent, warnings string // JSON; "" for none
 }
 
 // fingerprints is what the index holds of each session.
 func (ix *Index) fingerprints(ctx context.Context) (map[key]held, error) {
-	rows, err := ix.db.QueryContext(ctx, `SELECT id, cli, sid, path, size, mtime, inode FROM sessions`)
+	rows, err := ix.db.QueryContext(ctx, `SELECT id, cli, sid, path, size, mtime, inode, reftitle,
+		project, title, start, end, messages, turns, skipped, sumsize, parent, warnings FROM sessions`)
 	if err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
@@ -355,7 +369,9 @@ func (ix *Index) fingerprints(ctx context.Context) (map[key]held, error) {
 	for rows.Next() {
 		var k key
 		var h held
-		if err := rows.Scan(&h.id, &k.cli, &k.sid, &k.path, &h.fp.size, &h.fp.mtime, &h.fp.inode); err != nil {
+		l := &h.list
+		if err := rows.Scan(&h.id, &k.cli, &k.sid, &k.path, &h.fp.size, &h.fp.mtime, &h.fp.inode, &h.title,
+			&l.project, &l.title, &l.start, &l.end, &l.messages, &l.turns, &l.skipped, &l.size, &l.parent, &l.warnings); err != nil {
 			return nil, fmt.Errorf("index: %w", err)
 		}
 		out[k] = h
@@ -648,11 +664,25 @@ func (b *batch) write(ctx context.Context, old int64, ref session.Ref, fp finger
 	if err := dropSession(ctx, tx, old); err != nil {
 		return err
 	}
-	sum, _ := json.Marshal(doc.sum)
-	res, err := tx.ExecContext(ctx, `INSERT INTO sessions (cli, sid, path, size, mtime, inode, host, project, title, start, end, entries, summary)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	sum, err := encodeSummary(doc.sum)
+	if err != nil {
+		return fmt.Errorf("index: %s: %w", ref.Path, err)
+	}
+	parent, warns := "", ""
+	if doc.sum.Parent != nil {
+		p, _ := json.Marshal(doc.sum.Parent)
+		parent = string(p)
+	}
+	if len(doc.sum.Warnings) > 0 {
+		w, _ := json.Marshal(doc.sum.Warnings)
+		warns = string(w)
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO sessions (cli, sid, path, size, mtime, inode, host, project, title, start, end, entries,
+		reftitle, messages, turns, parent, warnings, skipped, sumsize, summary)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		ref.CLI, ref.ID, ref.Path, fp.size, fp.mtime, fp.inode, host, doc.sum.Project, doc.sum.Title,
-		unixNano(doc.sum.Start), unixNano(doc.sum.End), len(doc.rows), string(sum))
+		unixNano(doc.sum.Start), unixNano(doc.sum.End), len(doc.rows),
+		ref.Title, doc.sum.Messages, doc.sum.Turns, parent, warns, doc.sum.Skipped, doc.sum.Size, string(sum))
 	if err != nil {
 		return fmt.Errorf("index: %w", err)
 	}

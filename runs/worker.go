@@ -31,7 +31,10 @@ func (sv *Supervisor) Detach(ctx context.Context, s *session.Session, spec Spec)
 		return live.Run{}, err
 	}
 	env := sv.Env
-	req, _ := json.Marshal(WorkRequest{V: WorkVersion, Spec: spec, Env: &env})
+	req, err := json.Marshal(WorkRequest{V: WorkVersion, Spec: spec, Env: &env})
+	if err != nil {
+		return live.Run{}, fmt.Errorf("the work request for run %s: %w", spec.ID, err)
+	}
 	rctx, cancel := context.WithTimeout(ctx, detachWait)
 	defer cancel()
 	out, err := sv.Bus.Request(rctx, bus.WorkSubject, req)

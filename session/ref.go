@@ -35,11 +35,11 @@ type Env struct {
 	// same size, modification time and inode). An adapter that must open
 	// a file to tell which session it holds asks Known first: the search
 	// index sets it, so that a freshness pass opens no unchanged file.
-	Known func(path string, fi fs.FileInfo) (id string, ok bool)
+	Known func(path string, fi fs.FileInfo) (id string, ok bool) `json:"-"`
 	// Dirs, when set, lists a folder for an adapter's Discover in place of
 	// os.ReadDir (same entries, same order, same errors): the search index
 	// answers from what it listed before while the folder is unchanged.
-	Dirs func(dir string) ([]fs.DirEntry, error)
+	Dirs func(dir string) ([]fs.DirEntry, error) `json:"-"`
 }
 
 // Get returns the environment variable k, or "".

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,6 +15,7 @@ import (
 
 	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/catalog"
+	"github.com/stead-dev/stead/index"
 	"github.com/stead-dev/stead/internal/safetext"
 	"github.com/stead-dev/stead/session"
 )
@@ -74,6 +78,17 @@ func parseWhen(s string, now time.Time, end bool) (time.Time, error) {
 // scan runs a catalog scan with progress on a terminal.
 func scan(cmd *cobra.Command, f *Factory, flags *scanFlags, detail session.Detail) (*catalog.Result, error) {
 	opts := catalog.Options{Env: f.Env, CLIs: flags.CLIs, Detail: detail, Logger: f.Logger}
+	if ix := existingIndex(cmd.Context(), f); ix != nil {
+		// Sessions unchanged since the index read them are answered from
+		// it; the others are read.
+		defer ix.Close()
+		env, cache, err := ix.Cache(cmd.Context(), f.Env, detail)
+		if err == nil {
+			opts.Env, opts.Cache = env, cache
+		} else {
+			logOf(f).Debug("the search index cannot answer; scanning", "err", err)
+		}
+	}
 	if f.IO.ErrTTY {
 		p := newProgress(f.IO)
 		opts.Progress = p.update
@@ -183,4 +198,26 @@ func jsonTime(t time.Time) *string {
 	}
 	s := session.FormatTime(t)
 	return &s
+}
+
+// existingIndex opens the search index when there is one (list and stats
+// never make one); nil otherwise.
+func existingIndex(ctx context.Context, f *Factory) *index.Index {
+	path := index.DefaultPath(f.Env)
+	if _, err := os.Stat(path); err != nil {
+		return nil
+	}
+	ix, err := index.Open(ctx, path, f.Logger)
+	if err != nil {
+		logOf(f).Debug("the search index cannot be opened; scanning", "err", err)
+		return nil
+	}
+	return ix
+}
+
+func logOf(f *Factory) *slog.Logger {
+	if f.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return f.Logger
 }

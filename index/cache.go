@@ -1,0 +1,169 @@
+package index
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/stead-dev/stead/session"
+)
+
+// storedSummary is a session's summary as the index keeps it: with what
+// its JSON leaves out (usage buckets and responses, its own and those of
+// the history it copied or borrowed), which stats counts.
+type storedSummary struct {
+	session.Summary
+	Buckets         []session.UsageBucket            `json:"buckets,omitempty"`
+	Responses       []session.ResponseUsage          `json:"responses,omitempty"`
+	AdoptedBuckets  []session.UsageBucket            `json:"adoptedBuckets,omitempty"`
+	BorrowedBuckets map[string][]session.UsageBucket `json:"borrowedBuckets,omitempty"`
+}
+
+// encodeSummary is sum as the index keeps it.
+func encodeSummary(sum session.Summary) ([]byte, error) {
+	st := storedSummary{Summary: sum, Buckets: sum.Buckets, Responses: sum.Responses}
+	if sum.History != nil {
+		st.AdoptedBuckets = sum.History.AdoptedBuckets
+	}
+	for origin, b := range sum.Borrowed {
+		if len(b.Buckets) > 0 {
+			if st.BorrowedBuckets == nil {
+				st.BorrowedBuckets = make(map[string][]session.UsageBucket)
+			}
+			st.BorrowedBuckets[origin] = b.Buckets
+		}
+	}
+	return json.Marshal(st)
+}
+
+// decodeSummary reads what encodeSummary wrote.
+func decodeSummary(data []byte) (session.Summary, error) {
+	var st storedSummary
+	if err := json.Unmarshal(data, &st); err != nil {
+		return session.Summary{}, err
+	}
+	sum := st.Summary
+	sum.Buckets, sum.Responses = st.Buckets, st.Responses
+	if sum.History != nil {
+		sum.History.AdoptedBuckets = st.AdoptedBuckets
+	}
+	for origin, b := range st.BorrowedBuckets {
+		bu := sum.Borrowed[origin]
+		bu.Buckets = b
+		sum.Borrowed[origin] = bu
+	}
+	return sum, nil
+}
+
+// Cache answers the summaries the index holds, for a listing or for
+// statistics (a catalog.Cache): a session's, while its file is as it was
+// when the index read it. It is safe for concurrent use.
+type Cache struct {
+	ix     *Index
+	detail session.Detail
+	byKey  map[key]cached
+
+	mu    sync.Mutex
+	stats statCache
+}
+
+// cached is one session's row.
+type cached struct {
+	id      int64
+	fp      fingerprint
+	title   string // Discover's
+	list    listed
+	summary string // the stored JSON (DetailFull), decoded when asked for
+}
+
+// Cache loads what the index holds at detail (session.DetailList: what a
+// listing shows, from the manifest; session.DetailFull: every summary),
+// and returns env made to list the stores from the index's manifest: a
+// folder unchanged since the last refresh is not listed again, and no
+// unchanged file is opened to tell its session.
+func (ix *Index) Cache(ctx context.Context, env session.Env, detail session.Detail) (session.Env, *Cache, error) {
+	c := &Cache{ix: ix, detail: detail, stats: statCache{}}
+	man, ok := ix.loadManifest(ctx)
+	held := man.held
+	if !ok {
+		var err error
+		if held, err = ix.fingerprints(ctx); err != nil {
+			return env, nil, err
+		}
+	}
+	env = withKnown(env, held)
+	env.Dirs = newDirCache(man.dirs).ReadDir
+	c.byKey = make(map[key]cached, len(held))
+	if detail != session.DetailFull {
+		for k, h := range held {
+			c.byKey[k] = cached{id: h.id, fp: h.fp, title: h.title, list: h.list}
+		}
+		return env, c, nil
+	}
+	rows, err := ix.db.QueryContext(ctx, `SELECT id, cli, sid, path, size, mtime, inode, reftitle, summary FROM sessions`)
+	if err != nil {
+		return env, nil, fmt.Errorf("index: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k key
+		var r cached
+		if err := rows.Scan(&r.id, &k.cli, &k.sid, &k.path, &r.fp.size, &r.fp.mtime, &r.fp.inode, &r.title, &r.summary); err != nil {
+			return env, nil, fmt.Errorf("index: %w", err)
+		}
+		c.byKey[k] = r
+	}
+	if err := rows.Err(); err != nil {
+		return env, nil, fmt.Errorf("index: %w", err)
+	}
+	return env, c, nil
+}
+
+// Summary is the summary of ref's session as the index holds it, when
+// the session has not changed since and the index holds it at detail.
+func (c *Cache) Summary(ref session.Ref, detail session.Detail) (session.Summary, bool) {
+	r, ok := c.byKey[key{ref.CLI, ref.ID, ref.Path}]
+	if !ok || r.title != ref.Title || (detail == session.DetailFull && c.detail != session.DetailFull) {
+		return session.Summary{}, false
+	}
+	c.mu.Lock()
+	fp := c.stats.fingerprint(ref)
+	c.mu.Unlock()
+	if fp != r.fp {
+		return session.Summary{}, false
+	}
+	var sum session.Summary
+	if c.detail == session.DetailFull {
+		var err error
+		if sum, err = decodeSummary([]byte(r.summary)); err != nil {
+			c.ix.log.Warn("index: a stored summary cannot be read; reading the session", "path", ref.Path, "err", err)
+			return session.Summary{}, false
+		}
+	} else {
+		l := &r.list
+		sum = session.Summary{Project: l.project, Title: l.title, Start: fromUnixNano(l.start), End: fromUnixNano(l.end),
+			Messages: int(l.messages), Turns: int(l.turns), Skipped: int(l.skipped), Size: l.size}
+		if l.parent != "" {
+			sum.Parent = new(session.Link)
+			if err := json.Unmarshal([]byte(l.parent), sum.Parent); err != nil {
+				return session.Summary{}, false
+			}
+		}
+		if l.warnings != "" {
+			if err := json.Unmarshal([]byte(l.warnings), &sum.Warnings); err != nil {
+				return session.Summary{}, false
+			}
+		}
+	}
+	sum.CLI, sum.ID, sum.Path = ref.CLI, ref.ID, ref.Path
+	return sum, true
+}
+
+func fromUnixNano(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}
