@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -125,6 +126,33 @@ func TestHitMadeSafe(t *testing.T) {
 		}
 		if !strings.Contains(b.String(), "rm") {
 			t.Errorf("colour %v: the match is lost: %q", colour, b.String())
+		}
+	}
+}
+
+// TestListAndStatsFromTheIndex: session list and stats print the same
+// with an index (made by stead index) as without one, in every form.
+func TestListAndStatsFromTheIndex(t *testing.T) {
+	env := allHomes(t)
+	env.Vars["XDG_CACHE_HOME"] = t.TempDir()
+	commands := [][]string{
+		{"session", "list", "--json", "--subagents"},
+		{"session", "list"},
+		{"session", "stats", "--json"},
+		{"session", "stats", "--by", "day,model", "--json"},
+		{"session", "stats"},
+	}
+	var before []string
+	for _, c := range commands {
+		before = append(before, mustRun(t, env, c...))
+	}
+	mustRun(t, env, "index")
+	if _, err := os.Stat(index.DefaultPath(env)); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range commands {
+		if got := mustRun(t, env, c...); got != before[i] {
+			t.Errorf("stead %s: with the index:\n%s\nwithout:\n%s", strings.Join(c, " "), got, before[i])
 		}
 	}
 }
