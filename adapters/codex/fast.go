@@ -79,26 +79,15 @@ func (d *Decoder) predecoded(typ string, payload []byte) *predecoded {
 func (d *Decoder) predecode(typ string) bool {
 	p := &d.fp
 	d.pre.typ = ""
-	var member func(k []byte)
 	switch typ {
 	case "session_meta":
 		d.pre.meta = meta{}
-		member = d.metaMember(&d.pre.meta)
 	case "response_item":
 		d.pre.item = item{}
-		member = d.itemMember(&d.pre.item)
 	case "event_msg":
 		d.pre.event = event{}
-		member = d.eventMember(&d.pre.event)
-	case "turn_context":
+	case "turn_context", "token_usage_record", "compacted":
 		d.pre.strs = [2]string{}
-		member = d.stringsMember(modelCwdKeys, []string{"model", "cwd"}, []*string{&d.pre.strs[0], &d.pre.strs[1]})
-	case "token_usage_record":
-		d.pre.strs = [2]string{}
-		member = d.stringsMember(threadKeys, []string{"thread_id"}, []*string{&d.pre.strs[0]})
-	case "compacted":
-		d.pre.strs = [2]string{}
-		member = d.stringsMember(messageKeys, []string{"message"}, []*string{&d.pre.strs[0]})
 	default:
 		return false
 	}
@@ -108,7 +97,35 @@ func (d *Decoder) predecode(typ string) bool {
 	}
 	p.Object()
 	for k, ok := p.Key(); ok; k, ok = p.Key() {
-		member(k)
+		switch typ {
+		case "session_meta":
+			d.metaField(&d.pre.meta, k)
+		case "response_item":
+			d.itemField(&d.pre.item, k)
+		case "event_msg":
+			d.eventField(&d.pre.event, k)
+		case "turn_context":
+			switch string(k) {
+			case "model":
+				p.Intern(&d.pre.strs[0])
+			case "cwd":
+				p.Intern(&d.pre.strs[1])
+			default:
+				modelCwdKeys.Skip(p, k)
+			}
+		case "token_usage_record":
+			if string(k) == "thread_id" {
+				p.Intern(&d.pre.strs[0])
+			} else {
+				threadKeys.Skip(p, k)
+			}
+		case "compacted":
+			if string(k) == "message" {
+				p.Str(&d.pre.strs[0])
+			} else {
+				messageKeys.Skip(p, k)
+			}
+		}
 	}
 	if p.Failed() {
 		p.Rewind(m)
@@ -178,112 +195,110 @@ var (
 
 // fastMeta reads a session_meta payload as encoding/json reads it into m.
 func (d *Decoder) fastMeta(b []byte, m *meta) bool {
-	return fastObject(&d.fp, b, d.metaMember(m))
+	return fastObject(&d.fp, b, func(k []byte) { d.metaField(m, k) })
 }
 
-// metaMember reads a member of the object fastMeta reads.
-func (d *Decoder) metaMember(m *meta) func(k []byte) {
+// metaField reads a member of the object fastMeta reads.
+func (d *Decoder) metaField(m *meta, k []byte) {
 	p := &d.fp
-	return func(k []byte) {
-		switch string(k) {
-		case "id":
-			p.Str(&m.ID)
-		case "timestamp":
-			p.Str(&m.Timestamp)
-		case "cwd":
-			p.Str(&m.Cwd)
-		case "originator":
-			p.Str(&m.Originator)
-		case "cli_version":
-			p.Str(&m.CLIVersion)
-		case "source":
-			m.Source = p.Raw()
-		case "model_provider":
-			p.Str(&m.ModelProvider)
-		case "model":
-			p.Str(&m.Model)
-		case "history_mode":
-			p.Str(&m.HistoryMode)
-		case "forked_from_id":
-			p.Str(&m.ForkedFromID)
-		case "instructions":
-			p.Str(&m.Instructions)
-		case "history_base":
-			if p.Null() {
-				m.HistoryBase = nil
-				return
-			}
-			if m.HistoryBase == nil {
-				m.HistoryBase = &historyBase{}
-			}
-			h := m.HistoryBase
-			if !p.Object() {
-				return
-			}
-			for k, ok := p.Key(); ok; k, ok = p.Key() {
-				switch string(k) {
-				case "thread_id":
-					p.Str(&h.ThreadID)
-				case "end_ordinal_exclusive":
-					fastjson.Int(p, &h.EndOrdinalExclusive)
-				case "end_byte_offset":
-					fastjson.Int(p, &h.EndByteOffset)
-				default:
-					historyBaseKeys.Skip(p, k)
-				}
-			}
-		case "base_instructions":
-			if p.Null() {
-				m.BaseInstructions = nil
-				return
-			}
-			if m.BaseInstructions == nil {
-				m.BaseInstructions = &struct {
-					Text string `json:"text"`
-				}{}
-			}
-			bi := m.BaseInstructions
-			if !p.Object() {
-				return
-			}
-			for k, ok := p.Key(); ok; k, ok = p.Key() {
-				if string(k) == "text" {
-					p.Str(&bi.Text)
-				} else {
-					textKeys.Skip(p, k)
-				}
-			}
-		case "git":
-			if p.Null() {
-				m.Git = nil
-				return
-			}
-			if m.Git == nil {
-				m.Git = &struct {
-					CommitHash    string `json:"commit_hash"`
-					Branch        string `json:"branch"`
-					RepositoryURL string `json:"repository_url"`
-				}{}
-			}
-			g := m.Git
-			if !p.Object() {
-				return
-			}
-			for k, ok := p.Key(); ok; k, ok = p.Key() {
-				switch string(k) {
-				case "commit_hash":
-					p.Str(&g.CommitHash)
-				case "branch":
-					p.Str(&g.Branch)
-				case "repository_url":
-					p.Str(&g.RepositoryURL)
-				default:
-					gitKeys.Skip(p, k)
-				}
-			}
-		default:
-			metaKeys.Skip(p, k)
+	switch string(k) {
+	case "id":
+		p.Str(&m.ID)
+	case "timestamp":
+		p.Str(&m.Timestamp)
+	case "cwd":
+		p.Str(&m.Cwd)
+	case "originator":
+		p.Str(&m.Originator)
+	case "cli_version":
+		p.Str(&m.CLIVersion)
+	case "source":
+		m.Source = p.Raw()
+	case "model_provider":
+		p.Str(&m.ModelProvider)
+	case "model":
+		p.Str(&m.Model)
+	case "history_mode":
+		p.Str(&m.HistoryMode)
+	case "forked_from_id":
+		p.Str(&m.ForkedFromID)
+	case "instructions":
+		p.Str(&m.Instructions)
+	case "history_base":
+		if p.Null() {
+			m.HistoryBase = nil
+			return
 		}
+		if m.HistoryBase == nil {
+			m.HistoryBase = &historyBase{}
+		}
+		h := m.HistoryBase
+		if !p.Object() {
+			return
+		}
+		for k, ok := p.Key(); ok; k, ok = p.Key() {
+			switch string(k) {
+			case "thread_id":
+				p.Str(&h.ThreadID)
+			case "end_ordinal_exclusive":
+				fastjson.Int(p, &h.EndOrdinalExclusive)
+			case "end_byte_offset":
+				fastjson.Int(p, &h.EndByteOffset)
+			default:
+				historyBaseKeys.Skip(p, k)
+			}
+		}
+	case "base_instructions":
+		if p.Null() {
+			m.BaseInstructions = nil
+			return
+		}
+		if m.BaseInstructions == nil {
+			m.BaseInstructions = &struct {
+				Text string `json:"text"`
+			}{}
+		}
+		bi := m.BaseInstructions
+		if !p.Object() {
+			return
+		}
+		for k, ok := p.Key(); ok; k, ok = p.Key() {
+			if string(k) == "text" {
+				p.Str(&bi.Text)
+			} else {
+				textKeys.Skip(p, k)
+			}
+		}
+	case "git":
+		if p.Null() {
+			m.Git = nil
+			return
+		}
+		if m.Git == nil {
+			m.Git = &struct {
+				CommitHash    string `json:"commit_hash"`
+				Branch        string `json:"branch"`
+				RepositoryURL string `json:"repository_url"`
+			}{}
+		}
+		g := m.Git
+		if !p.Object() {
+			return
+		}
+		for k, ok := p.Key(); ok; k, ok = p.Key() {
+			switch string(k) {
+			case "commit_hash":
+				p.Str(&g.CommitHash)
+			case "branch":
+				p.Str(&g.Branch)
+			case "repository_url":
+				p.Str(&g.RepositoryURL)
+			default:
+				gitKeys.Skip(p, k)
+			}
+		}
+	default:
+		metaKeys.Skip(p, k)
 	}
 }
 
@@ -293,53 +308,51 @@ var itemKeys = fastjson.NewKeys("type", "id", "role", "content", "name", "argume
 
 // fastItem reads a response_item payload as encoding/json reads it into it.
 func (d *Decoder) fastItem(b []byte, it *item) bool {
-	return fastObject(&d.fp, b, d.itemMember(it))
+	return fastObject(&d.fp, b, func(k []byte) { d.itemField(it, k) })
 }
 
-// itemMember reads a member of the object fastItem reads.
-func (d *Decoder) itemMember(it *item) func(k []byte) {
+// itemField reads a member of the object fastItem reads.
+func (d *Decoder) itemField(it *item, k []byte) {
 	p := &d.fp
-	return func(k []byte) {
-		switch string(k) {
-		case "type":
-			p.Intern(&it.Type)
-		case "id":
-			p.Str(&it.ID)
-		case "role":
-			p.Intern(&it.Role)
-		case "content":
-			it.Content = p.Raw()
-		case "name":
-			p.Intern(&it.Name)
-		case "arguments":
-			it.Arguments = p.Raw()
-		case "input":
-			it.Input = p.Raw()
-		case "call_id":
-			p.Str(&it.CallID)
-		case "output":
-			it.Output = p.Raw()
-		case "status":
-			p.Intern(&it.Status)
-		case "summary":
-			it.Summary = p.Raw()
-		case "encrypted_content":
-			p.Str(&it.EncryptedContent)
-		case "action":
-			it.Action = p.Raw()
-		case "message":
-			p.Str(&it.Message)
-		case "namespace":
-			p.Intern(&it.Namespace)
-		case "tools":
-			it.Tools = p.Raw()
-		case "revised_prompt":
-			p.Str(&it.RevisedPrompt)
-		case "result":
-			p.Str(&it.Result)
-		default:
-			itemKeys.Skip(p, k)
-		}
+	switch string(k) {
+	case "type":
+		p.Intern(&it.Type)
+	case "id":
+		p.Str(&it.ID)
+	case "role":
+		p.Intern(&it.Role)
+	case "content":
+		it.Content = p.Raw()
+	case "name":
+		p.Intern(&it.Name)
+	case "arguments":
+		it.Arguments = p.Raw()
+	case "input":
+		it.Input = p.Raw()
+	case "call_id":
+		p.Str(&it.CallID)
+	case "output":
+		it.Output = p.Raw()
+	case "status":
+		p.Intern(&it.Status)
+	case "summary":
+		it.Summary = p.Raw()
+	case "encrypted_content":
+		p.Str(&it.EncryptedContent)
+	case "action":
+		it.Action = p.Raw()
+	case "message":
+		p.Str(&it.Message)
+	case "namespace":
+		p.Intern(&it.Namespace)
+	case "tools":
+		it.Tools = p.Raw()
+	case "revised_prompt":
+		p.Str(&it.RevisedPrompt)
+	case "result":
+		p.Str(&it.Result)
+	default:
+		itemKeys.Skip(p, k)
 	}
 }
 
@@ -357,144 +370,142 @@ var (
 
 // fastEvent reads an event_msg payload as encoding/json reads it into e.
 func (d *Decoder) fastEvent(b []byte, e *event) bool {
-	return fastObject(&d.fp, b, d.eventMember(e))
+	return fastObject(&d.fp, b, func(k []byte) { d.eventField(e, k) })
 }
 
-// eventMember reads a member of the object fastEvent reads.
-func (d *Decoder) eventMember(e *event) func(k []byte) {
+// eventField reads a member of the object fastEvent reads.
+func (d *Decoder) eventField(e *event, k []byte) {
 	p := &d.fp
-	return func(k []byte) {
-		switch string(k) {
-		case "type":
-			p.Intern(&e.Type)
-		case "thread_id":
-			p.Intern(&e.ThreadID)
-		case "turn_id":
-			p.Intern(&e.TurnID)
-		case "info":
-			if p.Null() {
-				e.Info = nil
-				return
-			}
-			if e.Info == nil {
-				e.Info = &tokenInfo{}
-			}
-			if !p.Object() {
-				return
-			}
-			for k, ok := p.Key(); ok; k, ok = p.Key() {
-				switch string(k) {
-				case "total_token_usage":
-					fastTokens(p, &e.Info.Total)
-				case "last_token_usage":
-					fastTokens(p, &e.Info.Last)
-				default:
-					infoKeys.Skip(p, k)
-				}
-			}
-		case "message":
-			p.Str(&e.Message)
-		case "thread_name":
-			p.Str(&e.ThreadName)
-		case "call_id":
-			p.Str(&e.CallID)
-		case "exit_code":
-			if p.Null() {
-				e.ExitCode = nil
-				return
-			}
-			if e.ExitCode == nil {
-				e.ExitCode = new(int)
-			}
-			fastjson.Int(p, e.ExitCode)
-		case "duration_ms":
-			fastjson.Int(p, &e.DurationMs)
-		case "reason":
-			p.Str(&e.Reason)
-		case "item":
-			e.Item = p.Raw()
-		case "invocation":
-			if p.Null() {
-				e.Invocation = nil
-				return
-			}
-			if e.Invocation == nil {
-				e.Invocation = &struct {
-					Server    string          `json:"server"`
-					Tool      string          `json:"tool"`
-					Arguments json.RawMessage `json:"arguments"`
-				}{}
-			}
-			inv := e.Invocation
-			if !p.Object() {
-				return
-			}
-			for k, ok := p.Key(); ok; k, ok = p.Key() {
-				switch string(k) {
-				case "server":
-					p.Str(&inv.Server)
-				case "tool":
-					p.Str(&inv.Tool)
-				case "arguments":
-					inv.Arguments = p.Raw()
-				default:
-					invocationKeys.Skip(p, k)
-				}
-			}
-		case "result":
-			e.Result = p.Raw()
-		case "query":
-			p.Str(&e.Query)
-		case "action":
-			e.Action = p.Raw()
-		case "command":
-			e.Command = p.Raw()
-		case "cwd":
-			p.Str(&e.Cwd)
-		case "stdout":
-			p.Str(&e.Stdout)
-		case "stderr":
-			p.Str(&e.Stderr)
-		case "aggregated_output":
-			p.Str(&e.AggregatedOutput)
-		case "formatted_output":
-			p.Str(&e.FormattedOutput)
-		case "success":
-			if p.Null() {
-				e.Success = nil
-				return
-			}
-			if e.Success == nil {
-				e.Success = new(bool)
-			}
-			p.Bool(e.Success)
-		case "status":
-			e.Status = p.Raw()
-		case "changes":
-			e.Changes = p.Raw()
-		case "revised_prompt":
-			p.Str(&e.RevisedPrompt)
-		case "saved_path":
-			p.Str(&e.SavedPath)
-		case "path":
-			p.Str(&e.Path)
-		case "prompt":
-			p.Str(&e.Prompt)
-		case "receiver_thread_id":
-			p.Str(&e.ReceiverThreadID)
-		case "new_thread_id":
-			p.Str(&e.NewThreadID)
-		case "tool":
-			p.Str(&e.Tool)
-		case "arguments":
-			e.Arguments = p.Raw()
-		case "content_items":
-			e.ContentItems = p.Raw()
-		case "error":
-			p.Str(&e.Error)
-		default:
-			eventKeys.Skip(p, k)
+	switch string(k) {
+	case "type":
+		p.Intern(&e.Type)
+	case "thread_id":
+		p.Intern(&e.ThreadID)
+	case "turn_id":
+		p.Intern(&e.TurnID)
+	case "info":
+		if p.Null() {
+			e.Info = nil
+			return
 		}
+		if e.Info == nil {
+			e.Info = &tokenInfo{}
+		}
+		if !p.Object() {
+			return
+		}
+		for k, ok := p.Key(); ok; k, ok = p.Key() {
+			switch string(k) {
+			case "total_token_usage":
+				fastTokens(p, &e.Info.Total)
+			case "last_token_usage":
+				fastTokens(p, &e.Info.Last)
+			default:
+				infoKeys.Skip(p, k)
+			}
+		}
+	case "message":
+		p.Str(&e.Message)
+	case "thread_name":
+		p.Str(&e.ThreadName)
+	case "call_id":
+		p.Str(&e.CallID)
+	case "exit_code":
+		if p.Null() {
+			e.ExitCode = nil
+			return
+		}
+		if e.ExitCode == nil {
+			e.ExitCode = new(int)
+		}
+		fastjson.Int(p, e.ExitCode)
+	case "duration_ms":
+		fastjson.Int(p, &e.DurationMs)
+	case "reason":
+		p.Str(&e.Reason)
+	case "item":
+		e.Item = p.Raw()
+	case "invocation":
+		if p.Null() {
+			e.Invocation = nil
+			return
+		}
+		if e.Invocation == nil {
+			e.Invocation = &struct {
+				Server    string          `json:"server"`
+				Tool      string          `json:"tool"`
+				Arguments json.RawMessage `json:"arguments"`
+			}{}
+		}
+		inv := e.Invocation
+		if !p.Object() {
+			return
+		}
+		for k, ok := p.Key(); ok; k, ok = p.Key() {
+			switch string(k) {
+			case "server":
+				p.Str(&inv.Server)
+			case "tool":
+				p.Str(&inv.Tool)
+			case "arguments":
+				inv.Arguments = p.Raw()
+			default:
+				invocationKeys.Skip(p, k)
+			}
+		}
+	case "result":
+		e.Result = p.Raw()
+	case "query":
+		p.Str(&e.Query)
+	case "action":
+		e.Action = p.Raw()
+	case "command":
+		e.Command = p.Raw()
+	case "cwd":
+		p.Str(&e.Cwd)
+	case "stdout":
+		p.Str(&e.Stdout)
+	case "stderr":
+		p.Str(&e.Stderr)
+	case "aggregated_output":
+		p.Str(&e.AggregatedOutput)
+	case "formatted_output":
+		p.Str(&e.FormattedOutput)
+	case "success":
+		if p.Null() {
+			e.Success = nil
+			return
+		}
+		if e.Success == nil {
+			e.Success = new(bool)
+		}
+		p.Bool(e.Success)
+	case "status":
+		e.Status = p.Raw()
+	case "changes":
+		e.Changes = p.Raw()
+	case "revised_prompt":
+		p.Str(&e.RevisedPrompt)
+	case "saved_path":
+		p.Str(&e.SavedPath)
+	case "path":
+		p.Str(&e.Path)
+	case "prompt":
+		p.Str(&e.Prompt)
+	case "receiver_thread_id":
+		p.Str(&e.ReceiverThreadID)
+	case "new_thread_id":
+		p.Str(&e.NewThreadID)
+	case "tool":
+		p.Str(&e.Tool)
+	case "arguments":
+		e.Arguments = p.Raw()
+	case "content_items":
+		e.ContentItems = p.Raw()
+	case "error":
+		p.Str(&e.Error)
+	default:
+		eventKeys.Skip(p, k)
 	}
 }
 

@@ -76,6 +76,9 @@ func (p *Parser) Rewind(m Mark) {
 }
 
 func (p *Parser) ws() {
+	if p.pos < len(p.b) && p.b[p.pos] > ' ' {
+		return // the usual case: records are written without whitespace
+	}
 	for p.pos < len(p.b) {
 		switch p.b[p.pos] {
 		case ' ', '\t', '\r', '\n':
