@@ -216,7 +216,8 @@ type Status struct {
 // Status says what the index holds.
 func (ix *Index) Status(ctx context.Context) (Status, error) {
 	st := Status{Path: ix.path, Schema: SchemaVersion}
-	if err := ix.db.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(size), 0) FROM sessions`).Scan(&st.Sessions, &st.Indexed); err != nil {
+	// A file of many sessions (a database) counts once.
+	if err := ix.db.QueryRowContext(ctx, `SELECT coalesce(sum(n), 0), coalesce(sum(size), 0) FROM (SELECT count(*) AS n, max(size) AS size FROM sessions GROUP BY path)`).Scan(&st.Sessions, &st.Indexed); err != nil {
 		return st, fmt.Errorf("index: %w", err)
 	}
 	if err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM entries`).Scan(&st.Entries); err != nil {

@@ -1,13 +1,17 @@
 package index_test
 
 import (
+	"context"
 	"os"
+	"strings"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stead-dev/stead/index"
+	"github.com/stead-dev/stead/internal/corpusgen"
 	"github.com/stead-dev/stead/internal/samples"
+	"github.com/stead-dev/stead/session"
 )
 
 // age sets the modification time of every file and folder below each
@@ -85,5 +89,37 @@ func TestFreshnessListsOnlyChangedFolders(t *testing.T) {
 	os.Chtimes(p, fi.ModTime(), fi.ModTime())
 	if res := refresh(t, ix, env); res.Added != 1 {
 		t.Fatalf("a session written in the tick its folder was listed in: %+v; want it added", res)
+	}
+}
+
+// TestBytesCountEachFileOnce: what a refresh read and what the index
+// holds count each file once, however many sessions it holds (OpenCode's
+// database holds them all).
+func TestBytesCountEachFileOnce(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := corpusgen.Generate(dir, corpusgen.Options{Seed: 5, Files: 25, TotalBytes: 2 << 20, Mix: corpusgen.EqualMix()}); err != nil {
+		t.Fatal(err)
+	}
+	env := session.Env{Home: t.TempDir(), Vars: map[string]string{}}
+	for _, kv := range corpusgen.Env(dir) {
+		k, v, _ := strings.Cut(kv, "=")
+		env.Vars[k] = v
+	}
+	var onDisk int64
+	filepath.Walk(dir, func(_ string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() {
+			onDisk += fi.Size()
+		}
+		return nil
+	})
+	ix := openIndex(t, filepath.Join(t.TempDir(), "index.db"))
+	res := refresh(t, ix, env)
+	st, err := ix.Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Bytes == 0 || res.Bytes > onDisk || st.Indexed > onDisk || st.Sessions != res.Sessions-countWarned(res) {
+		t.Errorf("read %d bytes, the index holds %d bytes of %d sessions; the store holds %d bytes of %d sessions",
+			res.Bytes, st.Indexed, st.Sessions, onDisk, res.Sessions)
 	}
 }

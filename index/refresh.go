@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -126,8 +127,10 @@ func (ix *Index) Refresh(ctx context.Context, env session.Env, progress Progress
 	}
 	res.Removed = len(gone)
 
-	// Sessions are read by a worker per core and written, each in its
-	// transaction, by this goroutine.
+	// Sessions are read by a worker per core and written by this
+	// goroutine, oldest first: a search ranks a common word's most
+	// recently indexed matches.
+	sort.SliceStable(jobs, func(a, b int) bool { return jobs[a].ref.ModTime.Before(jobs[b].ref.ModTime) })
 	host, _ := os.Hostname()
 	type done struct {
 		j    job
@@ -170,6 +173,7 @@ func (ix *Index) Refresh(ctx context.Context, env session.Env, progress Progress
 	go func() { wg.Wait(); close(out) }()
 	var werr error
 	n := 0
+	read := make(map[string]bool)
 	b := &batch{ix: ix}
 	for d := range out {
 		n++
@@ -185,7 +189,11 @@ func (ix *Index) Refresh(ctx context.Context, env session.Env, progress Progress
 			werr = b.write(ctx, d.j.id, d.j.ref, d.j.fp, host, d.doc)
 			res.Warnings = append(res.Warnings, d.doc.warns...)
 			res.Entries += len(d.doc.rows)
-			res.Bytes += d.j.size
+			if !read[d.j.ref.Path] {
+				// A file of many sessions (a database) counts once.
+				read[d.j.ref.Path] = true
+				res.Bytes += d.j.size
+			}
 		}
 		if werr != nil {
 			cancel()

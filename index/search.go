@@ -58,6 +58,10 @@ type Hit struct {
 // Ref is the hit's session as stead's commands take it: <cli>:<id>.
 func (h Hit) Ref() string { return h.CLI + ":" + h.SessionID }
 
+// Candidates is how many of a query's most recently indexed matches are
+// ranked (see Search).
+const Candidates = 2000
+
 // recencyDays is the age at which an entry's relevance counts half: a
 // match from last week outranks an equal one from last year.
 const recencyDays = 60
@@ -108,13 +112,20 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	// The hits are ranked first, without their snippets (SQLite would
 	// make one for every match before sorting); then the best are read
 	// with theirs.
-	now := time.Now().UnixNano()
-	stmt := `SELECT e.id, bm25(entry_fts) / (1.0 + max(0, ? - e.time) / 86400e9 / ` + fmt.Sprint(recencyDays) + `.0) AS score
-	FROM entry_fts JOIN entries e ON e.id = entry_fts.rowid JOIN sessions s ON s.id = e.session
-	WHERE ` + strings.Join(where, " AND ") + `
+	//
+	// A word found in more entries than Candidates is ranked among its
+	// Candidates most recent matches (entries are numbered in the order
+	// they were indexed, and a refresh indexes sessions oldest first), so
+	// that a common word costs no more than a rare one: FTS5's BM25 of
+	// every match of a word found in a million entries takes seconds.
+	stmt := `SELECT id, b / (1.0 + max(0, ? - t) / 86400e9 / ` + fmt.Sprint(recencyDays) + `.0) AS score FROM (
+		SELECT e.id AS id, bm25(entry_fts) AS b, e.time AS t
+		FROM entry_fts JOIN entries e ON e.id = entry_fts.rowid JOIN sessions s ON s.id = e.session
+		WHERE ` + strings.Join(where, " AND ") + `
+		ORDER BY entry_fts.rowid DESC LIMIT ?)
 	ORDER BY score LIMIT ?`
-	args = append([]any{now}, args...)
-	args = append(args, limit)
+	args = append([]any{time.Now().UnixNano()}, args...)
+	args = append(args, Candidates, limit)
 	rows, err := ix.db.QueryContext(ctx, stmt, args...)
 	if err != nil {
 		return nil, fmt.Errorf("index: search: %w", err)
