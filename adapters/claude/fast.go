@@ -24,7 +24,7 @@ var fastDecode = true
 
 // decodeFast is Decode reading with fastjson first.
 func (d *Decoder) decodeFast() (session.Event, error) {
-	line, err := fastjson.NextLine(d.r)
+	line, err := nextLine(d.r)
 	if err == io.EOF {
 		return session.Event{}, io.EOF
 	}
@@ -35,10 +35,10 @@ func (d *Decoder) decodeFast() (session.Event, error) {
 	*r = record{}
 	if !line.Skipped {
 		if d.fastRecord(line.Raw, r) {
-			fastjson.Checked(&d.fp, &line)
+			checked(&d.fp, &line)
 		} else {
 			*r = record{}
-			fastjson.Unmarshal(d.r, &line, r)
+			unmarshalLine(d.r, &line, r)
 		}
 	}
 	ev := session.Event{Line: line.Line}

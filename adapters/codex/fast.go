@@ -26,7 +26,7 @@ var fastDecode = true
 
 // decodeFast is Decode reading with fastjson first.
 func (d *Decoder) decodeFast() (session.Event, error) {
-	rec, err := fastjson.NextLine(d.r)
+	rec, err := nextLine(d.r)
 	if err == io.EOF {
 		return session.Event{}, io.EOF
 	}
@@ -37,10 +37,10 @@ func (d *Decoder) decodeFast() (session.Event, error) {
 	*env = envelope{}
 	if !rec.Skipped {
 		if d.fastEnvelope(rec.Raw, env) {
-			fastjson.Checked(&d.fp, &rec)
+			checked(&d.fp, &rec)
 		} else {
 			*env = envelope{}
-			fastjson.Unmarshal(d.r, &rec, env)
+			unmarshalLine(d.r, &rec, env)
 		}
 	}
 	ev := session.Event{Line: rec.Line}

@@ -1,4 +1,4 @@
-package fastjson
+package codex
 
 import (
 	"bytes"
@@ -8,24 +8,21 @@ import (
 	"io"
 	"unicode/utf8"
 
+	"github.com/stead-dev/stead/adapters/internal/fastjson"
 	"github.com/stead-dev/stead/adapters/internal/jsonl"
 )
 
 // The functions here read lines the way jsonl.Reader.Decode does (the same
-// records, problems and warnings), with a Parser first and encoding/json
-// only for what the Parser fails on:
-//
-//	rec, err := fastjson.NextLine(r)
-//	if !rec.Skipped {
-//		p.Reset(rec.Raw)
-//		if walk(p) { fastjson.Checked(p, &rec) } else { v = T{}; fastjson.Unmarshal(r, &rec, &v) }
-//	}
+// records, problems and warnings), with a fastjson.Parser first and
+// encoding/json only for what the parser fails on. They are the same in
+// the claude and codex adapters: adapters/internal packages may not import
+// jsonl, and jsonl is not this change's to extend.
 
-// NextLine reads the next non-blank line of r. It returns io.EOF at the
+// nextLine reads the next non-blank line of r. It returns io.EOF at the
 // end and read errors as they are. A line that is not a JSON object comes
 // back Skipped with a Problem; any other has Raw, a copy of the line, for
 // the caller to walk.
-func NextLine(r *jsonl.Reader) (jsonl.Record, error) {
+func nextLine(r *jsonl.Reader) (jsonl.Record, error) {
 	if !r.Next() {
 		if err := r.Err(); err != nil {
 			return jsonl.Record{}, err
@@ -42,17 +39,17 @@ func NextLine(r *jsonl.Reader) (jsonl.Record, error) {
 	return rec, nil
 }
 
-// Checked completes a record p walked in full: invalid UTF-8 is a problem.
-func Checked(p *Parser, rec *jsonl.Record) {
+// checked completes a record p walked in full: invalid UTF-8 is a problem.
+func checked(p *fastjson.Parser, rec *jsonl.Record) {
 	if p.NonASCII() && !utf8.Valid(rec.Raw) {
 		rec.Problem = jsonl.AddProblem(rec.Problem, jsonl.InvalidUTF8)
 	}
 }
 
-// Unmarshal decodes the record NextLine read into v with encoding/json,
+// unmarshalLine decodes the record nextLine read into v with encoding/json,
 // as jsonl.Reader.Decode does; r must not have moved on. A line that is
 // not JSON comes back Skipped, without Raw.
-func Unmarshal(r *jsonl.Reader, rec *jsonl.Record, v any) {
+func unmarshalLine(r *jsonl.Reader, rec *jsonl.Record, v any) {
 	if err := json.Unmarshal(rec.Raw, v); err != nil {
 		var te *json.UnmarshalTypeError
 		if !errors.As(err, &te) {
