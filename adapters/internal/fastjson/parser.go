@@ -27,7 +27,7 @@ type Parser struct {
 	first    []bool // whether the container on nest has yielded nothing yet
 	skipNest []byte
 	nonASCII bool // a string may hold bytes beyond ASCII
-	interned map[string]string
+	interned [interns]string
 }
 
 // maxDepth bounds the nesting a Parser follows; deeper input is declined
@@ -269,17 +269,28 @@ func (p *Parser) Intern(dst *string) {
 		return
 	}
 	p.pos = end + 1
-	if s, ok := p.interned[string(raw)]; ok {
+	if len(raw) == 0 {
+		*dst = ""
+		return
+	}
+	// A direct-mapped cache: cheaper than a map, and a miss only costs
+	// the copy Str would have made.
+	h := (uint(len(raw))*31 + uint(raw[0])*7 + uint(raw[len(raw)/2])*13 + uint(raw[len(raw)-1])) % interns
+	if s := p.interned[h]; s == string(raw) {
 		*dst = s
 		return
 	}
-	if p.interned == nil || len(p.interned) >= maxInterns {
-		p.interned = make(map[string]string)
-	}
 	s := string(raw)
-	p.interned[s] = s
+	p.interned[h] = s
 	*dst = s
 }
+
+// Interned values are at most maxInterned bytes; a parser keeps the last
+// value of each of interns slots.
+const (
+	maxInterned = 64
+	interns     = 256
+)
 
 // View is Str for a value used only while the input is (a timestamp to
 // parse): a value without escapes comes as a view of the input, not a
@@ -302,13 +313,6 @@ func (p *Parser) View(dst *string) {
 	p.pos = end + 1
 	*dst = unsafe.String(unsafe.SliceData(raw), len(raw))
 }
-
-// Interned values are at most maxInterned bytes, and a parser keeps at
-// most maxInterns of them (it starts afresh when full).
-const (
-	maxInterned = 64
-	maxInterns  = 512
-)
 
 // String reads a string, or a null as "", declining any other value.
 func (p *Parser) String() string {
