@@ -80,7 +80,6 @@ CREATE TABLE entries (
 	text    TEXT NOT NULL
 );
 CREATE INDEX entries_session ON entries (session);
-CREATE TABLE manifest (id INTEGER PRIMARY KEY CHECK (id = 1), data BLOB NOT NULL);
 CREATE VIRTUAL TABLE entry_fts USING fts5 (text, content = 'entries', content_rowid = 'id',
 	tokenize = 'unicode61 remove_diacritics 2');
 CREATE TRIGGER entries_ad AFTER DELETE ON entries BEGIN
@@ -110,6 +109,7 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*Index, error) {
 	}
 	os.Remove(path + "-wal")
 	os.Remove(path + "-shm")
+	os.Remove(manifestFile(path))
 	return open(ctx, path, log)
 }
 
@@ -220,8 +220,11 @@ func (ix *Index) Status(ctx context.Context) (Status, error) {
 	if err := ix.db.QueryRowContext(ctx, `SELECT coalesce(sum(n), 0), coalesce(sum(size), 0) FROM (SELECT count(*) AS n, max(size) AS size FROM sessions GROUP BY path)`).Scan(&st.Sessions, &st.Indexed); err != nil {
 		return st, fmt.Errorf("index: %w", err)
 	}
-	if err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM entries`).Scan(&st.Entries); err != nil {
-		return st, fmt.Errorf("index: %w", err)
+	// The count a refresh recorded; counted (a scan) when there is none.
+	if err := ix.db.QueryRowContext(ctx, `SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'entries'`).Scan(&st.Entries); err != nil {
+		if err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM entries`).Scan(&st.Entries); err != nil {
+			return st, fmt.Errorf("index: %w", err)
+		}
 	}
 	var refreshed string
 	if ix.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'refreshed'`).Scan(&refreshed) == nil {

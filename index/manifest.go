@@ -1,25 +1,31 @@
 package index
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
 	"database/sql"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 )
 
-// The manifest is what a freshness pass needs, kept as one value so that
-// it is read in a millisecond rather than row by row: each session's
-// fingerprint, and each folder the stores' Discover listed, with its
-// modification time and entries. A refresh that changes the sessions
-// table deletes the manifest first and writes it again last, so that a
-// manifest, when there is one, says what the table holds.
+// The manifest is what a freshness pass needs, kept in a file of its own
+// beside the database (index.db.manifest) so that it is read in a
+// millisecond rather than row by row: each session's fingerprint and
+// what a listing shows of it, and each folder the stores' Discover
+// listed, with its modification time and entries. It is written whole
+// (to a temporary file renamed over it) with a random token, and the
+// token then recorded in the database in the transaction that ends the
+// refresh; a refresh that changes the sessions table first takes the
+// token out. A manifest whose token is not the database's is stale and
+// not used: the sessions table is read instead.
 
 // manifestMagic starts a manifest; another start is no manifest.
 const manifestMagic = "stead-manifest-3\n"
@@ -38,37 +44,75 @@ type manifest struct {
 	dirs map[string]listing
 }
 
-// loadManifest reads the manifest; ok is false when there is none (or it
-// cannot be read: the caller then reads the sessions table).
+// manifestFile is where the manifest of the index at path is kept.
+func manifestFile(path string) string { return path + ".manifest" }
+
+// loadManifest reads the manifest; ok is false when there is none, it is
+// stale or it cannot be read (the caller then reads the sessions table).
 func (ix *Index) loadManifest(ctx context.Context) (m manifest, ok bool) {
-	var data []byte
-	err := ix.db.QueryRowContext(ctx, `SELECT data FROM manifest WHERE id = 1`).Scan(&data)
-	if err != nil {
+	var token string
+	if err := ix.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'manifest'`).Scan(&token); err != nil {
 		if !errors.Is(err, sql.ErrNoRows) {
 			ix.log.Debug("index: no manifest", "err", err)
 		}
 		return m, false
 	}
-	m, err = decodeManifest(data)
+	data, err := os.ReadFile(manifestFile(ix.path))
 	if err != nil {
-		ix.log.Warn("index: the manifest cannot be read; reading the sessions table", "err", err)
+		ix.log.Debug("index: no manifest", "err", err)
+		return m, false
+	}
+	rest, ok := bytes.CutPrefix(data, []byte(manifestMagic+token+"\n"))
+	if !ok {
+		ix.log.Debug("index: the manifest is stale", "path", manifestFile(ix.path))
+		return m, false
+	}
+	m, err = decodeManifest(rest)
+	if err != nil {
+		ix.log.Warn("index: the manifest cannot be read; reading the sessions table", "path", manifestFile(ix.path), "err", err)
 		return m, false
 	}
 	return m, true
 }
 
-// dropManifest deletes the manifest, before a refresh changes the
-// sessions table.
+// dropManifest takes the manifest's token out of the database, before a
+// refresh changes the sessions table.
 func (ix *Index) dropManifest(ctx context.Context) error {
-	if _, err := ix.db.ExecContext(ctx, `DELETE FROM manifest`); err != nil {
+	if _, err := ix.db.ExecContext(ctx, `DELETE FROM meta WHERE key = 'manifest'`); err != nil {
 		return fmt.Errorf("index: %w", err)
 	}
 	return nil
 }
 
+// writeManifest writes m to the manifest file with a new token, which it
+// returns for the caller to record in the database.
+func (ix *Index) writeManifest(m manifest) (string, error) {
+	var r [16]byte
+	rand.Read(r[:])
+	token := hex.EncodeToString(r[:])
+	data := append([]byte(manifestMagic+token+"\n"), encodeManifest(m)...)
+	path := manifestFile(ix.path)
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return "", fmt.Errorf("index: manifest: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return "", fmt.Errorf("index: manifest: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return "", fmt.Errorf("index: manifest: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return "", fmt.Errorf("index: manifest: %w", err)
+	}
+	return token, nil
+}
+
 // encodeManifest writes m as length-prefixed fields.
 func encodeManifest(m manifest) []byte {
-	b := []byte(manifestMagic)
+	var b []byte
 	str := func(s string) {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)
@@ -112,12 +156,7 @@ var errBadManifest = errors.New("a malformed manifest")
 // copy of data.
 func decodeManifest(data []byte) (manifest, error) {
 	var m manifest
-	s := string(data)
-	rest, ok := strings.CutPrefix(s, manifestMagic)
-	if !ok {
-		return m, errBadManifest
-	}
-	d := decoder{s: rest}
+	d := decoder{s: string(data)}
 	n := d.uvarint()
 	if n > uint64(len(d.s)) {
 		return m, errBadManifest

@@ -39,7 +39,7 @@ func TestManifestRoundTrip(t *testing.T) {
 
 func FuzzManifest(f *testing.F) {
 	f.Add(encodeManifest(manifest{held: map[key]held{{"c", "s", "p"}: {id: 1}}}))
-	f.Add([]byte(manifestMagic + "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01"))
+	f.Add([]byte("\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := decodeManifest(data)
 		if err != nil {

@@ -90,6 +90,29 @@ func TestFreshnessListsOnlyChangedFolders(t *testing.T) {
 	if res := refresh(t, ix, env); res.Added != 1 {
 		t.Fatalf("a session written in the tick its folder was listed in: %+v; want it added", res)
 	}
+
+	// A manifest that is damaged, or not the one the database names, is
+	// not used: the refresh reads the sessions table, lists every folder,
+	// and writes a good manifest again.
+	age(t, stores...)
+	refresh(t, ix, env)
+	file := ix.Path() + ".manifest"
+	good, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("no manifest beside the index: %v", err)
+	}
+	for _, bad := range [][]byte{good[:len(good)/2], []byte("garbage"), append([]byte("stead-manifest-3\nffff\n"), good[40:]...)} {
+		if err := os.WriteFile(file, bad, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		res := refresh(t, ix, env)
+		if res.Added+res.Updated+res.Removed != 0 || res.Listed != res.Folders {
+			t.Errorf("with a bad manifest: %+v; want nothing changed and every folder listed", res)
+		}
+		if res := refresh(t, ix, env); res.Listed != 0 {
+			t.Errorf("after a bad manifest was written again: %d folders listed", res.Listed)
+		}
+	}
 }
 
 // TestBytesCountEachFileOnce: what a refresh read and what the index
@@ -117,6 +140,9 @@ func TestBytesCountEachFileOnce(t *testing.T) {
 	st, err := ix.Status(context.Background())
 	if err != nil {
 		t.Fatal(err)
+	}
+	if st.Entries == 0 || st.Entries != res.Entries {
+		t.Errorf("the index says it holds %d entries; the refresh indexed %d", st.Entries, res.Entries)
 	}
 	if res.Bytes == 0 || res.Bytes > onDisk || st.Indexed > onDisk || st.Sessions != res.Sessions-countWarned(res) {
 		t.Errorf("read %d bytes, the index holds %d bytes of %d sessions; the store holds %d bytes of %d sessions",

@@ -222,7 +222,7 @@ func (ix *Index) Refresh(ctx context.Context, env session.Env, progress Progress
 	if changed || !fromManifest || dirs.listed > 0 {
 		save = &manifest{held: held, dirs: dirs.new}
 	}
-	if err := ix.refreshed(ctx, save); err != nil {
+	if err := ix.refreshed(ctx, save, changed); err != nil {
 		return res, err
 	}
 	if changed {
@@ -325,19 +325,30 @@ func inodeOf(fi fs.FileInfo) int64 {
 	return 0
 }
 
-// refreshed records the end of a refresh, and the manifest when m is set.
-func (ix *Index) refreshed(ctx context.Context, m *manifest) error {
+// refreshed records the end of a refresh, the manifest when m is set,
+// and, when the refresh changed the sessions, how many entries the index
+// holds (for Status: counting them is a scan of the entries).
+func (ix *Index) refreshed(ctx context.Context, m *manifest, changed bool) error {
 	tx, err := ix.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("index: %w", err)
 	}
 	defer tx.Rollback()
+	if changed {
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta (key, value) SELECT 'entries', coalesce(sum(entries), 0) FROM sessions`); err != nil {
+			return fmt.Errorf("index: %w", err)
+		}
+	}
 	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta (key, value) VALUES ('refreshed', ?)`,
 		time.Now().UTC().Format(time.RFC3339Nano)); err != nil {
 		return fmt.Errorf("index: %w", err)
 	}
 	if m != nil {
-		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO manifest (id, data) VALUES (1, ?)`, encodeManifest(*m)); err != nil {
+		token, err := ix.writeManifest(*m)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta (key, value) VALUES ('manifest', ?)`, token); err != nil {
 			return fmt.Errorf("index: %w", err)
 		}
 	}

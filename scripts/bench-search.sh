@@ -54,7 +54,7 @@ search() { # name, then stead's arguments
 	local name=$1
 	shift
 	: >"$work/t"
-	for _ in $(seq "$runs"); do
+	for _ in $(seq "${N:-$runs}"); do
 		start=$(date +%s%N)
 		"$work/stead" "$@" >/dev/null 2>&1
 		ms "$start" >>"$work/t"
@@ -66,3 +66,5 @@ search "search, rare word" search zanzibar
 search "search, phrase" search '"the tests"'
 search "search, filtered" search error --cli codex --role tool_result --since 30d
 search "session list" session list --json
+search "session stats" session stats --json
+XDG_CACHE_HOME="$work/no-index" N=3 search "session list, no index" session list --json
