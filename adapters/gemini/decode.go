@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/stead-dev/stead/adapters/internal/jsonl"
+	"github.com/stead-dev/stead/adapters/internal/jsonread"
 	"github.com/stead-dev/stead/adapters/internal/storefile"
 	"github.com/stead-dev/stead/session"
 )
@@ -44,8 +45,8 @@ type Decoder struct {
 	started bool
 	unknown map[string]bool
 
-	rec record     // the record being read, reused
-	jp  jsonParser // reads records, reused
+	rec record          // the record being read, reused
+	jp  jsonread.Parser // reads records, reused
 }
 
 const (
@@ -102,8 +103,8 @@ func (d *Decoder) Decode() (session.Event, error) {
 }
 
 // line reads the next record as jsonl.Reader.Decode does, but through
-// parseJSON when it can (several times faster); encoding/json reads what
-// parseJSON leaves to it, and decides what is wrong with a line.
+// jsonread.Parse when it can (several times faster); encoding/json reads what
+// jsonread.Parse leaves to it, and decides what is wrong with a line.
 func (d *Decoder) line(rec *record) (jsonl.Record, error) {
 	r := d.r
 	if !r.Next() {
@@ -119,7 +120,7 @@ func (d *Decoder) line(rec *record) (jsonl.Record, error) {
 		return ln, nil
 	}
 	ln.Raw = bytes.Clone(line)
-	if d.jp.parse(ln.Raw, rec) {
+	if d.jp.Parse(ln.Raw, rec) {
 		return ln, nil
 	}
 	*rec = record{}

@@ -1,315 +1,318 @@
 package gemini
 
-import "reflect"
+import (
+	"reflect"
 
-// How each record type reads its members with jsonParser (fastjson.go):
+	"github.com/stead-dev/stead/adapters/internal/jsonread"
+)
+
+// How each record type reads its members with a jsonread.Parser:
 // the same names and types as their json tags.
 
 var (
-	recordNames    = jsonNames(reflect.TypeFor[record]())
-	setNames       = jsonNames(reflect.TypeFor[setRecord]())
-	msgRecordNames = jsonNames(reflect.TypeFor[msgRecord]())
-	thoughtNames   = jsonNames(reflect.TypeFor[thought]())
-	tokensNames    = jsonNames(reflect.TypeFor[tokens]())
-	toolCallNames  = jsonNames(reflect.TypeFor[toolCall]())
-	partNames      = jsonNames(reflect.TypeFor[part]())
-	inlineNames    = jsonNames(reflect.TypeFor[inlineData]())
-	fileNames      = jsonNames(reflect.TypeFor[fileData]())
-	callNames      = jsonNames(reflect.TypeFor[functionCall]())
-	responseNames  = jsonNames(reflect.TypeFor[functionResponse]())
-	respNames      = jsonNames(reflect.TypeFor[response]())
+	recordNames    = jsonread.Names(reflect.TypeFor[record]())
+	setNames       = jsonread.Names(reflect.TypeFor[setRecord]())
+	msgRecordNames = jsonread.Names(reflect.TypeFor[msgRecord]())
+	thoughtNames   = jsonread.Names(reflect.TypeFor[thought]())
+	tokensNames    = jsonread.Names(reflect.TypeFor[tokens]())
+	toolCallNames  = jsonread.Names(reflect.TypeFor[toolCall]())
+	partNames      = jsonread.Names(reflect.TypeFor[part]())
+	inlineNames    = jsonread.Names(reflect.TypeFor[inlineData]())
+	fileNames      = jsonread.Names(reflect.TypeFor[fileData]())
+	callNames      = jsonread.Names(reflect.TypeFor[functionCall]())
+	responseNames  = jsonread.Names(reflect.TypeFor[functionResponse]())
+	respNames      = jsonread.Names(reflect.TypeFor[response]())
 )
 
-func (r *record) names() map[string]bool { return recordNames }
+func (r *record) Names() map[string]bool { return recordNames }
 
-func (r *record) member(p *jsonParser, key []byte) int {
+func (r *record) Member(p *jsonread.Parser, key []byte) int {
 	switch string(key) {
 	case "$set":
-		objectPtr(p, &r.Set)
+		jsonread.ObjectPtr(p, &r.Set)
 		return 9
 	case "$rewindTo":
-		p.raw(&r.RewindTo)
+		p.Raw(&r.RewindTo)
 		return 10
 	case "sessionId":
-		p.raw(&r.SessionID)
+		p.Raw(&r.SessionID)
 		return 11
 	case "projectHash":
-		p.raw(&r.ProjectHash)
+		p.Raw(&r.ProjectHash)
 		return 12
 	case "startTime":
-		p.str(&r.StartTime)
+		p.Str(&r.StartTime)
 		return 13
 	case "lastUpdated":
-		p.str(&r.LastUpdated)
+		p.Str(&r.LastUpdated)
 		return 14
 	case "directories":
-		p.raw(&r.Directories)
+		p.Raw(&r.Directories)
 		return 15
 	case "summary":
-		p.raw(&r.Summary)
+		p.Raw(&r.Summary)
 		return 16
 	case "messages":
-		objects(p, &r.Messages)
+		jsonread.Objects(p, &r.Messages)
 		return 17
 	default:
-		return r.msgRecord.member(p, key) // 1 to 8
+		return r.msgRecord.Member(p, key) // 1 to 8
 	}
 }
 
-func (s *setRecord) names() map[string]bool { return setNames }
+func (s *setRecord) Names() map[string]bool { return setNames }
 
-func (s *setRecord) member(p *jsonParser, key []byte) int {
+func (s *setRecord) Member(p *jsonread.Parser, key []byte) int {
 	switch string(key) {
 	case "sessionId":
-		p.raw(&s.SessionID)
+		p.Raw(&s.SessionID)
 		return 1
 	case "summary":
-		p.raw(&s.Summary)
+		p.Raw(&s.Summary)
 		return 2
 	case "directories":
-		p.raw(&s.Directories)
+		p.Raw(&s.Directories)
 		return 3
 	case "messages":
-		objects(p, &s.Messages)
+		jsonread.Objects(p, &s.Messages)
 		return 4
 	default:
 		return 0
 	}
 }
 
-func (m *msgRecord) names() map[string]bool { return msgRecordNames }
+func (m *msgRecord) Names() map[string]bool { return msgRecordNames }
 
-func (m *msgRecord) member(p *jsonParser, key []byte) int {
+func (m *msgRecord) Member(p *jsonread.Parser, key []byte) int {
 	switch string(key) {
 	case "id":
-		p.raw(&m.RawID)
+		p.Raw(&m.RawID)
 		return 1
 	case "timestamp":
-		p.str(&m.Timestamp)
+		p.Str(&m.Timestamp)
 		return 2
 	case "type":
-		p.str(&m.Type)
+		p.Str(&m.Type)
 		return 3
 	case "content":
-		p.ws()
-		start := p.i
-		m.parts, m.parsed = p.content(), true
-		m.Content = p.b[start:p.i:p.i]
+		start := p.Begin()
+		m.parts, m.parsed = content(p), true
+		m.Content = p.Since(start)
 		return 4
 	case "thoughts":
-		objects(p, &m.Thoughts)
+		jsonread.Objects(p, &m.Thoughts)
 		return 5
 	case "tokens":
-		objectPtr(p, &m.Tokens)
+		jsonread.ObjectPtr(p, &m.Tokens)
 		return 6
 	case "model":
-		p.str(&m.Model)
+		p.Str(&m.Model)
 		return 7
 	case "toolCalls":
-		objects(p, &m.ToolCalls)
+		jsonread.Objects(p, &m.ToolCalls)
 		return 8
 	default:
 		return 0
 	}
 }
 
-func (t *thought) names() map[string]bool { return thoughtNames }
+func (t *thought) Names() map[string]bool { return thoughtNames }
 
-func (t *thought) member(p *jsonParser, key []byte) int {
+func (t *thought) Member(p *jsonread.Parser, key []byte) int {
 	switch string(key) {
 	case "subject":
-		p.str(&t.Subject)
+		p.Str(&t.Subject)
 		return 1
 	case "description":
-		p.str(&t.Description)
+		p.Str(&t.Description)
 		return 2
 	default:
 		return 0
 	}
 }
 
-func (t *tokens) names() map[string]bool { return tokensNames }
+func (t *tokens) Names() map[string]bool { return tokensNames }
 
-func (t *tokens) member(p *jsonParser, key []byte) int {
+func (t *tokens) Member(p *jsonread.Parser, key []byte) int {
 	switch string(key) {
 	case "input":
-		p.integer(&t.Input)
+		p.Int64(&t.Input)
 		return 1
 	case "output":
-		p.integer(&t.Output)
+		p.Int64(&t.Output)
 		return 2
 	case "cached":
-		p.integer(&t.Cached)
+		p.Int64(&t.Cached)
 		return 3
 	case "thoughts":
-		p.integer(&t.Thoughts)
+		p.Int64(&t.Thoughts)
 		return 4
 	case "tool":
-		p.integer(&t.Tool)
+		p.Int64(&t.Tool)
 		return 5
 	case "total":
-		p.integer(&t.Total)
+		p.Int64(&t.Total)
 		return 6
 	default:
 		return 0
 	}
 }
 
-func (c *toolCall) names() map[string]bool { return toolCallNames }
+func (c *toolCall) Names() map[string]bool { return toolCallNames }
 
-func (c *toolCall) member(p *jsonParser, key []byte) int {
+func (c *toolCall) Member(p *jsonread.Parser, key []byte) int {
 	switch string(key) {
 	case "id":
-		p.str(&c.ID)
+		p.Str(&c.ID)
 		return 1
 	case "name":
-		p.str(&c.Name)
+		p.Str(&c.Name)
 		return 2
 	case "args":
-		p.raw(&c.Args)
+		p.Raw(&c.Args)
 		return 3
 	case "result":
-		p.raw(&c.Result)
+		p.Raw(&c.Result)
 		return 4
 	case "status":
-		p.str(&c.Status)
+		p.Str(&c.Status)
 		return 5
 	case "timestamp":
-		p.str(&c.Timestamp)
+		p.Str(&c.Timestamp)
 		return 6
 	case "agentId":
-		p.str(&c.AgentID)
+		p.Str(&c.AgentID)
 		return 7
 	default:
 		return 0
 	}
 }
 
-func (pt *part) names() map[string]bool { return partNames }
+func (pt *part) Names() map[string]bool { return partNames }
 
-func (pt *part) member(p *jsonParser, key []byte) int {
+func (pt *part) Member(p *jsonread.Parser, key []byte) int {
 	switch string(key) {
 	case "text":
-		p.str(&pt.Text)
+		p.Str(&pt.Text)
 		return 1
 	case "thought":
-		p.boolean(&pt.Thought)
+		p.Bool(&pt.Thought)
 		return 2
 	case "functionCall":
-		objectPtr(p, &pt.FunctionCall)
+		jsonread.ObjectPtr(p, &pt.FunctionCall)
 		return 3
 	case "functionResponse":
-		objectPtr(p, &pt.FunctionResponse)
+		jsonread.ObjectPtr(p, &pt.FunctionResponse)
 		return 4
 	case "inlineData":
-		objectPtr(p, &pt.InlineData)
+		jsonread.ObjectPtr(p, &pt.InlineData)
 		return 5
 	case "fileData":
-		objectPtr(p, &pt.FileData)
+		jsonread.ObjectPtr(p, &pt.FileData)
 		return 6
 	case "executableCode":
-		p.raw(&pt.ExecutableCode)
+		p.Raw(&pt.ExecutableCode)
 		return 7
 	case "codeExecutionResult":
-		p.raw(&pt.CodeExecutionResult)
+		p.Raw(&pt.CodeExecutionResult)
 		return 8
 	default:
 		return 0
 	}
 }
 
-func (d *inlineData) names() map[string]bool { return inlineNames }
+func (d *inlineData) Names() map[string]bool { return inlineNames }
 
-func (d *inlineData) member(p *jsonParser, key []byte) int {
+func (d *inlineData) Member(p *jsonread.Parser, key []byte) int {
 	switch string(key) {
 	case "mimeType":
-		p.str(&d.MimeType)
+		p.Str(&d.MimeType)
 		return 1
 	case "data":
-		p.str(&d.Data)
+		p.Str(&d.Data)
 		return 2
 	default:
 		return 0
 	}
 }
 
-func (d *fileData) names() map[string]bool { return fileNames }
+func (d *fileData) Names() map[string]bool { return fileNames }
 
-func (d *fileData) member(p *jsonParser, key []byte) int {
+func (d *fileData) Member(p *jsonread.Parser, key []byte) int {
 	switch string(key) {
 	case "mimeType":
-		p.str(&d.MimeType)
+		p.Str(&d.MimeType)
 		return 1
 	case "fileUri":
-		p.str(&d.FileURI)
+		p.Str(&d.FileURI)
 		return 2
 	case "displayName":
-		p.str(&d.DisplayName)
+		p.Str(&d.DisplayName)
 		return 3
 	default:
 		return 0
 	}
 }
 
-func (c *functionCall) names() map[string]bool { return callNames }
+func (c *functionCall) Names() map[string]bool { return callNames }
 
-func (c *functionCall) member(p *jsonParser, key []byte) int {
+func (c *functionCall) Member(p *jsonread.Parser, key []byte) int {
 	switch string(key) {
 	case "id":
-		p.str(&c.ID)
+		p.Str(&c.ID)
 		return 1
 	case "name":
-		p.str(&c.Name)
+		p.Str(&c.Name)
 		return 2
 	case "args":
-		p.raw(&c.Args)
+		p.Raw(&c.Args)
 		return 3
 	default:
 		return 0
 	}
 }
 
-func (r *functionResponse) names() map[string]bool { return responseNames }
+func (r *functionResponse) Names() map[string]bool { return responseNames }
 
-func (r *functionResponse) member(p *jsonParser, key []byte) int {
+func (r *functionResponse) Member(p *jsonread.Parser, key []byte) int {
 	switch string(key) {
 	case "id":
-		p.str(&r.ID)
+		p.Str(&r.ID)
 		return 1
 	case "name":
-		p.str(&r.Name)
+		p.Str(&r.Name)
 		return 2
 	case "response":
-		p.raw(&r.Response)
+		p.Raw(&r.Response)
 		return 3
 	default:
 		return 0
 	}
 }
 
-func (r *response) names() map[string]bool { return respNames }
+func (r *response) Names() map[string]bool { return respNames }
 
-func (r *response) member(p *jsonParser, key []byte) int {
+func (r *response) Member(p *jsonread.Parser, key []byte) int {
 	switch string(key) {
 	case "output":
-		p.raw(&r.Output)
+		p.Raw(&r.Output)
 		return 1
 	case "error":
-		p.raw(&r.Error)
+		p.Raw(&r.Error)
 		return 2
 	default:
 		return 0
 	}
 }
 
-var fileArgsNames = jsonNames(reflect.TypeFor[fileArgs]())
+var fileArgsNames = jsonread.Names(reflect.TypeFor[fileArgs]())
 
-func (a *fileArgs) names() map[string]bool { return fileArgsNames }
+func (a *fileArgs) Names() map[string]bool { return fileArgsNames }
 
-func (a *fileArgs) member(p *jsonParser, key []byte) int {
+func (a *fileArgs) Member(p *jsonread.Parser, key []byte) int {
 	if string(key) != "file_path" {
 		return 0
 	}
-	p.raw(&a.FilePath)
+	p.Raw(&a.FilePath)
 	return 1
 }

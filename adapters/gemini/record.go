@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/stead-dev/stead/adapters/internal/jsonread"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -56,7 +57,7 @@ func str(raw json.RawMessage) string {
 	if !isString(raw) {
 		return ""
 	}
-	if s, ok := quickString(raw); ok {
+	if s, ok := jsonread.QuickString(raw); ok {
 		return s
 	}
 	var s string
@@ -102,7 +103,7 @@ type message struct {
 	ToolCalls []toolCall      `json:"toolCalls"`
 
 	// parts is Content read as parts reads it, when parsed is set:
-	// parseJSON reads it with the rest of the line.
+	// jsonread.Parse reads it with the rest of the line.
 	parts  []part
 	parsed bool
 }
@@ -175,7 +176,7 @@ func parts(raw json.RawMessage) ([]part, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) > 0 && raw[0] == '{' {
 		var p part
-		if parseJSON(raw, &p) {
+		if jsonread.Parse(raw, &p) {
 			return []part{p}, nil
 		}
 	}
@@ -187,7 +188,7 @@ func parts(raw json.RawMessage) ([]part, error) {
 	return slowParts(raw)
 }
 
-// slowParts is parts with encoding/json, for what parseJSON leaves to it.
+// slowParts is parts with encoding/json, for what jsonread.Parse leaves to it.
 func slowParts(raw json.RawMessage) ([]part, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
@@ -234,56 +235,40 @@ func slowParts(raw json.RawMessage) ([]part, error) {
 
 // quickParts reads a list of parts as parts does, or reports false.
 func quickParts(raw []byte) (ps []part, ok bool) {
-	ok = parseValue(raw, func(p *jsonParser) { ps = p.partList() })
+	ok = jsonread.ParseValue(raw, func(p *jsonread.Parser) { ps = partList(p) })
 	return ps, ok
 }
 
 // partList reads a list of parts as parts does.
-func (p *jsonParser) partList() []part {
-	p.expect('[')
-	p.depth++
+func partList(p *jsonread.Parser) []part {
 	ps := []part{}
-	if p.peek() == ']' {
-		p.i++
-		p.depth--
-		return ps
-	}
-	for {
-		switch p.peek() {
+	for more := p.OpenArray(); more; more = p.More() {
+		switch p.Peek() {
 		case '"':
-			ps = append(ps, part{Text: p.stringValue()})
+			ps = append(ps, part{Text: p.StringValue()})
 		case '{', 'n':
 			ps = append(ps, part{})
-			p.object(&ps[len(ps)-1])
+			p.Object(&ps[len(ps)-1])
 		default:
-			p.fail()
+			p.Fail()
 		}
-		switch p.peek() {
-		case ',':
-			p.i++
-			continue
-		case ']':
-			p.i++
-			p.depth--
-			return ps
-		}
-		p.fail()
 	}
+	return ps
 }
 
 // content reads a message's content as parts reads it.
-func (p *jsonParser) content() []part {
-	switch p.peek() {
+func content(p *jsonread.Parser) []part {
+	switch p.Peek() {
 	case '"':
-		return []part{{Text: p.stringValue()}}
+		return []part{{Text: p.StringValue()}}
 	case '{':
 		ps := []part{{}}
-		p.object(&ps[0])
+		p.Object(&ps[0])
 		return ps
 	case '[':
-		return p.partList()
+		return partList(p)
 	}
-	p.skip()
+	p.Skip()
 	return nil
 }
 
@@ -298,7 +283,7 @@ type response struct {
 // string; errKey reports a non-null error.
 func responseText(raw json.RawMessage) (text, out string, errKey bool) {
 	var r response
-	if len(raw) == 0 || raw[0] != '{' || !parseJSON(raw, &r) && json.Unmarshal(raw, resetResponse(&r)) != nil {
+	if len(raw) == 0 || raw[0] != '{' || !jsonread.Parse(raw, &r) && json.Unmarshal(raw, resetResponse(&r)) != nil {
 		return compactJSON(raw), "", false
 	}
 	errKey = len(r.Error) > 0 && string(r.Error) != "null"
@@ -404,7 +389,7 @@ func attachment(p part) (session.Attachment, bool) {
 // compactJSON renders raw JSON as text, with invalid UTF-8 replaced as
 // encoding/json replaces it (so the text survives a JSON round trip).
 func compactJSON(raw json.RawMessage) string {
-	b, ok := appendCompact(nil, raw)
+	b, ok := jsonread.AppendCompact(nil, raw)
 	if !ok {
 		return validUTF8(raw)
 	}
@@ -438,7 +423,7 @@ func objectArgs(raw json.RawMessage) json.RawMessage {
 	if len(raw) == 0 || raw[0] != '{' {
 		return json.RawMessage(`{}`)
 	}
-	b, ok := appendCompact(make([]byte, 0, len(raw)), raw)
+	b, ok := jsonread.AppendCompact(make([]byte, 0, len(raw)), raw)
 	if !ok {
 		return json.RawMessage(`{}`)
 	}
@@ -448,7 +433,7 @@ func objectArgs(raw json.RawMessage) json.RawMessage {
 // filePath returns the file_path argument of a call's arguments.
 func filePath(args json.RawMessage) string {
 	var a fileArgs
-	if len(args) == 0 || args[0] != '{' || !parseJSON(args, &a) && json.Unmarshal(args, resetFileArgs(&a)) != nil {
+	if len(args) == 0 || args[0] != '{' || !jsonread.Parse(args, &a) && json.Unmarshal(args, resetFileArgs(&a)) != nil {
 		return ""
 	}
 	return str(a.FilePath)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stead-dev/stead/adapters/internal/jsonread"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -182,7 +183,7 @@ func turnEnded(rec *record) session.Entry {
 // migrated, forked and subagent journals.
 func (d *Decoder) appendMessage(raw json.RawMessage, ev *session.Event) []session.Entry {
 	var m contextMessage
-	if parseJSON(raw, &m) {
+	if jsonread.Parse(raw, &m) {
 		return d.message(&m, ev, codeUserKind)
 	}
 	m = contextMessage{}

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/stead-dev/stead/adapters/internal/jsonl"
+	"github.com/stead-dev/stead/adapters/internal/jsonread"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -201,8 +202,8 @@ type Decoder struct {
 	Forks  int
 
 	r       *jsonl.Reader
-	rec     record     // the record being read, reused
-	jp      jsonParser // reads records, reused
+	rec     record          // the record being read, reused
+	jp      jsonread.Parser // reads records, reused
 	ids     session.IDs
 	last    string // id of the last entry, for linear parent links
 	format  string
@@ -258,8 +259,8 @@ func (d *Decoder) Decode() (session.Event, error) {
 }
 
 // line reads the next record as jsonl.Reader.Decode does, but through
-// parseJSON when it can (several times faster); encoding/json reads what
-// parseJSON leaves to it, and decides what is wrong with a line.
+// jsonread.Parse when it can (several times faster); encoding/json reads what
+// jsonread.Parse leaves to it, and decides what is wrong with a line.
 func (d *Decoder) line(rec *record) (jsonl.Record, error) {
 	r := d.r
 	if !r.Next() {
@@ -275,7 +276,7 @@ func (d *Decoder) line(rec *record) (jsonl.Record, error) {
 		return ln, nil
 	}
 	ln.Raw = bytes.Clone(line)
-	if d.jp.parse(ln.Raw, rec) {
+	if d.jp.Parse(ln.Raw, rec) {
 		return ln, nil
 	}
 	*rec = record{}
@@ -567,29 +568,14 @@ type content struct {
 // quickParts reads a list of parts as content does (an element that is
 // not an object is no part), or reports false.
 func quickParts(raw []byte) (ps []part, ok bool) {
-	ok = parseValue(raw, func(p *jsonParser) {
-		p.expect('[')
-		p.depth++
-		if p.peek() == ']' {
-			p.i++
-			return
-		}
-		for {
-			if p.peek() == '{' {
+	ok = jsonread.ParseValue(raw, func(p *jsonread.Parser) {
+		for more := p.OpenArray(); more; more = p.More() {
+			if p.Peek() == '{' {
 				ps = append(ps, part{})
-				p.object(&ps[len(ps)-1])
+				p.Object(&ps[len(ps)-1])
 			} else {
-				p.skip()
+				p.Skip()
 			}
-			switch p.peek() {
-			case ',':
-				p.i++
-				continue
-			case ']':
-				p.i++
-				return
-			}
-			p.fail()
 		}
 	})
 	return ps, ok
@@ -697,7 +683,7 @@ func (d *Decoder) attachment(kind, url string) session.Attachment {
 func argsInput(raw json.RawMessage) json.RawMessage {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) > 0 && raw[0] == '"' {
-		if s, ok := quickString(raw); ok {
+		if s, ok := jsonread.QuickString(raw); ok {
 			return objectInput(json.RawMessage(s), "arguments")
 		}
 		var s string
@@ -717,7 +703,7 @@ func objectInput(raw json.RawMessage, key string) json.RawMessage {
 		return json.RawMessage(`{}`)
 	}
 	if t[0] == '{' {
-		if b, ok := appendCompact(make([]byte, 0, len(t)), t); ok {
+		if b, ok := jsonread.AppendCompact(make([]byte, 0, len(t)), t); ok {
 			return b
 		}
 	}
@@ -744,7 +730,7 @@ func jsonText(raw json.RawMessage) string {
 	if len(raw) == 0 || raw[0] != '"' {
 		return ""
 	}
-	if s, ok := quickString(raw); ok {
+	if s, ok := jsonread.QuickString(raw); ok {
 		return s
 	}
 	var s string

@@ -11,9 +11,11 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/stead-dev/stead/adapters/internal/jsonread"
 )
 
-// parseJSON must read what encoding/json reads, or give up.
+// jsonread.Parse must read what encoding/json reads, or give up.
 
 // nativeLines returns the lines of the testdata's native files.
 func nativeLines(tb testing.TB) [][]byte {
@@ -34,18 +36,18 @@ func nativeLines(tb testing.TB) [][]byte {
 	return lines
 }
 
-// sameAsEncodingJSON fails t when parseJSON reads line and encoding/json
-// reads it otherwise, and reports whether parseJSON read it.
+// sameAsEncodingJSON fails t when jsonread.Parse reads line and encoding/json
+// reads it otherwise, and reports whether jsonread.Parse read it.
 func sameAsEncodingJSON[T any, P interface {
 	*T
-	jsonObject
+	jsonread.Object
 }](t *testing.T, line []byte) bool {
 	var fast, slow T
-	if !parseJSON(bytes.Clone(line), P(&fast)) {
+	if !jsonread.Parse(bytes.Clone(line), P(&fast)) {
 		return false
 	}
 	if err := json.Unmarshal(line, &slow); err != nil {
-		t.Fatalf("parseJSON read %q, encoding/json did not: %v", line, err)
+		t.Fatalf("jsonread.Parse read %q, encoding/json did not: %v", line, err)
 	}
 	if !reflect.DeepEqual(fast, slow) {
 		t.Fatalf("%q:\nparseJSON     %+v\nencoding/json %+v", line, fast, slow)
@@ -74,11 +76,11 @@ func TestParseJSONTestdata(t *testing.T) {
 		}
 	}
 	if read == 0 {
-		t.Fatal("parseJSON read no line of the testdata")
+		t.Fatal("jsonread.Parse read no line of the testdata")
 	}
 }
 
-var parseJSONSeeds = []string{
+var parseSeeds = []string{
 	`{"type":"context.append_message","message":{"role":"user","content":[{"type":"text","text":"hi"}]},"time":1761234567890.5}`,
 	`{"Type":"a"}`, `{"TYPE":"a","type":"b"}`, `{"type":"a","type":"b"}`, `{"ſtep":1}`, `{"kind":"\u212a"}`,
 	`{"type":"\u0061\ud800\udc00\ud800x\\\"\/\b\f\n\r\t"}`, `{"t\u0079pe":"a"}`,
@@ -91,7 +93,7 @@ var parseJSONSeeds = []string{
 }
 
 func FuzzParseJSON(f *testing.F) {
-	for _, s := range parseJSONSeeds {
+	for _, s := range parseSeeds {
 		f.Add([]byte(s))
 	}
 	for _, l := range nativeLines(f) {
@@ -105,20 +107,10 @@ func FuzzParseJSON(f *testing.F) {
 	})
 }
 
-// sameHelpers fails t when a helper's fast way reads b otherwise than its
-// encoding/json way.
+// sameHelpers fails t when quickParts reads b otherwise than the
+// encoding/json way (jsonread's own test checks QuickString and
+// AppendCompact).
 func sameHelpers(t *testing.T, b []byte) {
-	if s, ok := quickString(b); ok {
-		var want string
-		if err := json.Unmarshal(b, &want); err != nil || s != want {
-			t.Fatalf("quickString(%q) = %q, encoding/json %q, %v", b, s, want, err)
-		}
-	}
-	var want bytes.Buffer
-	got, ok := appendCompact(nil, b)
-	if err := json.Compact(&want, b); (err == nil) != ok || ok && !bytes.Equal(got, want.Bytes()) {
-		t.Fatalf("appendCompact(%q) = %q, %v; json.Compact %q, %v", b, got, ok, want.Bytes(), err)
-	}
 	fast, ok := quickParts(bytes.Clone(b))
 	if !ok {
 		return
@@ -149,7 +141,7 @@ func sameHelpers(t *testing.T, b []byte) {
 }
 
 // TestReadSameWithoutParser reads every native file of the testdata, and
-// all of them one after another, with parseJSON and with encoding/json
+// all of them one after another, with jsonread.Parse and with encoding/json
 // alone: the sessions must be the same.
 func TestReadSameWithoutParser(t *testing.T) {
 	inputs := map[string][]byte{}
@@ -180,9 +172,9 @@ func TestReadSameWithoutParser(t *testing.T) {
 	inputs["all"] = all
 	for name, b := range inputs {
 		fast, ferr := Read(bytes.NewReader(b))
-		useParser = false
+		jsonread.Disabled = true
 		slow, serr := Read(bytes.NewReader(b))
-		useParser = true
+		jsonread.Disabled = false
 		if (ferr == nil) != (serr == nil) || !reflect.DeepEqual(fast, slow) {
 			fj, _ := json.Marshal(fast)
 			sj, _ := json.Marshal(slow)
@@ -190,7 +182,7 @@ func TestReadSameWithoutParser(t *testing.T) {
 			for i < len(fj) && i < len(sj) && fj[i] == sj[i] {
 				i++
 			}
-			t.Errorf("%s: read otherwise without parseJSON (%v, %v), JSON from byte %d:\n%.300s\n%.300s", name, ferr, serr, i, fj[max(i-100, 0):], sj[max(i-100, 0):])
+			t.Errorf("%s: read otherwise without jsonread.Parse (%v, %v), JSON from byte %d:\n%.300s\n%.300s", name, ferr, serr, i, fj[max(i-100, 0):], sj[max(i-100, 0):])
 		}
 	}
 	if len(inputs) < 10 {

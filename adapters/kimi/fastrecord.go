@@ -1,425 +1,429 @@
 package kimi
 
-import "reflect"
+import (
+	"reflect"
 
-// How each record type reads its members with jsonParser (fastjson.go):
+	"github.com/stead-dev/stead/adapters/internal/jsonread"
+)
+
+// How each record type reads its members with a jsonread.Parser:
 // the same names and types as their json tags.
 
 var (
-	recordNames         = jsonNames(reflect.TypeFor[record]())
-	envDisclosureNames  = jsonNames(reflect.TypeFor[envDisclosure]())
-	tokenUsageNames     = jsonNames(reflect.TypeFor[tokenUsage]())
-	contextMessageNames = jsonNames(reflect.TypeFor[contextMessage]())
-	toolCallNames       = jsonNames(reflect.TypeFor[toolCall]())
-	toolFunctionNames   = jsonNames(reflect.TypeFor[toolFunction]())
-	loopEventNames      = jsonNames(reflect.TypeFor[loopEvent]())
-	toolOutcomeNames    = jsonNames(reflect.TypeFor[toolOutcome]())
-	partNames           = jsonNames(reflect.TypeFor[part]())
-	mediaNames          = jsonNames(reflect.TypeFor[media]())
-	wireMessageNames    = jsonNames(reflect.TypeFor[wireMessage]())
-	wirePayloadNames    = jsonNames(reflect.TypeFor[wirePayload]())
-	returnValueNames    = jsonNames(reflect.TypeFor[returnValue]())
+	recordNames         = jsonread.Names(reflect.TypeFor[record]())
+	envDisclosureNames  = jsonread.Names(reflect.TypeFor[envDisclosure]())
+	tokenUsageNames     = jsonread.Names(reflect.TypeFor[tokenUsage]())
+	contextMessageNames = jsonread.Names(reflect.TypeFor[contextMessage]())
+	toolCallNames       = jsonread.Names(reflect.TypeFor[toolCall]())
+	toolFunctionNames   = jsonread.Names(reflect.TypeFor[toolFunction]())
+	loopEventNames      = jsonread.Names(reflect.TypeFor[loopEvent]())
+	toolOutcomeNames    = jsonread.Names(reflect.TypeFor[toolOutcome]())
+	partNames           = jsonread.Names(reflect.TypeFor[part]())
+	mediaNames          = jsonread.Names(reflect.TypeFor[media]())
+	wireMessageNames    = jsonread.Names(reflect.TypeFor[wireMessage]())
+	wirePayloadNames    = jsonread.Names(reflect.TypeFor[wirePayload]())
+	returnValueNames    = jsonread.Names(reflect.TypeFor[returnValue]())
 )
 
-func (r *record) names() map[string]bool { return recordNames }
+func (r *record) Names() map[string]bool { return recordNames }
 
-func (r *record) member(p *jsonParser, key []byte) int {
+func (r *record) Member(p *jsonread.Parser, key []byte) int {
 	switch string(key) {
 	case "type":
-		p.str(&r.Type)
+		p.Str(&r.Type)
 		return 1
 	case "kind":
-		p.str(&r.Kind)
+		p.Str(&r.Kind)
 		return 2
 	case "time":
-		p.float(&r.Time)
+		p.Float(&r.Time)
 		return 3
 	case "created_at":
-		p.float(&r.CreatedAt)
+		p.Float(&r.CreatedAt)
 		return 4
 	case "protocol_version":
-		p.str(&r.ProtocolVersion)
+		p.Str(&r.ProtocolVersion)
 		return 5
 	case "timestamp":
-		p.float(&r.Timestamp)
+		p.Float(&r.Timestamp)
 		return 6
 	case "message":
-		p.raw(&r.Message)
+		p.Raw(&r.Message)
 		return 7
 	case "role":
-		p.strPtr(&r.Role)
+		p.StrPtr(&r.Role)
 		return 8
 	case "event":
-		objectPtr(p, &r.Event)
+		jsonread.ObjectPtr(p, &r.Event)
 		return 9
 	case "usage":
-		objectPtr(p, &r.Usage)
+		jsonread.ObjectPtr(p, &r.Usage)
 		return 10
 	case "model":
-		p.str(&r.Model)
+		p.Str(&r.Model)
 		return 11
 	case "modelAlias":
-		p.str(&r.ModelAlias)
+		p.Str(&r.ModelAlias)
 		return 12
 	case "systemPrompt":
-		p.str(&r.SystemPrompt)
+		p.Str(&r.SystemPrompt)
 		return 13
 	case "environmentDisclosure":
-		objectPtr(p, &r.EnvironmentDisclosure)
+		jsonread.ObjectPtr(p, &r.EnvironmentDisclosure)
 		return 14
 	case "summary":
-		p.raw(&r.Summary)
+		p.Raw(&r.Summary)
 		return 15
 	case "contextSummary":
-		p.str(&r.ContextSummary)
+		p.Str(&r.ContextSummary)
 		return 16
 	case "count":
-		p.int(&r.Count)
+		p.Int(&r.Count)
 		return 17
 	case "turns":
-		p.raw(&r.Turns)
+		p.Raw(&r.Turns)
 		return 18
 	case "fromTurnId":
-		p.raw(&r.FromTurnID)
+		p.Raw(&r.FromTurnID)
 		return 19
 	case "reason":
-		p.str(&r.Reason)
+		p.Str(&r.Reason)
 		return 20
 	case "error":
-		p.raw(&r.Error)
+		p.Raw(&r.Error)
 		return 21
 	case "durationMs":
-		p.float(&r.DurationMs)
+		p.Float(&r.DurationMs)
 		return 22
 	case "step":
-		p.int(&r.Step)
+		p.Int(&r.Step)
 		return 23
 	case "nextAttempt":
-		p.int(&r.NextAttempt)
+		p.Int(&r.NextAttempt)
 		return 24
 	case "maxAttempts":
-		p.int(&r.MaxAttempts)
+		p.Int(&r.MaxAttempts)
 		return 25
 	case "errorName":
-		p.str(&r.ErrorName)
+		p.Str(&r.ErrorName)
 		return 26
 	case "errorMessage":
-		p.str(&r.ErrorMessage)
+		p.Str(&r.ErrorMessage)
 		return 27
 	case "subagentId":
-		p.str(&r.SubagentID)
+		p.Str(&r.SubagentID)
 		return 28
 	case "parentToolCallId":
-		p.str(&r.ParentToolCallID)
+		p.Str(&r.ParentToolCallID)
 		return 29
 	case "info":
-		p.raw(&r.Info)
+		p.Raw(&r.Info)
 		return 30
 	case "toolCallId":
-		p.str(&r.ToolCallID)
+		p.Str(&r.ToolCallID)
 		return 31
 	case "result":
-		p.raw(&r.Result)
+		p.Raw(&r.Result)
 		return 32
 	}
 	return 0
 }
 
-func (e *envDisclosure) names() map[string]bool { return envDisclosureNames }
+func (e *envDisclosure) Names() map[string]bool { return envDisclosureNames }
 
-func (e *envDisclosure) member(p *jsonParser, key []byte) int {
+func (e *envDisclosure) Member(p *jsonread.Parser, key []byte) int {
 	switch string(key) {
 	case "cwd":
-		p.str(&e.Cwd)
+		p.Str(&e.Cwd)
 		return 1
 	}
 	return 0
 }
 
-func (t *tokenUsage) names() map[string]bool { return tokenUsageNames }
+func (t *tokenUsage) Names() map[string]bool { return tokenUsageNames }
 
-func (t *tokenUsage) member(p *jsonParser, key []byte) int {
+func (t *tokenUsage) Member(p *jsonread.Parser, key []byte) int {
 	switch string(key) {
 	case "inputOther":
-		p.integer(&t.InputOther)
+		p.Int64(&t.InputOther)
 		return 1
 	case "output":
-		p.integer(&t.Output)
+		p.Int64(&t.Output)
 		return 2
 	case "inputCacheRead":
-		p.integer(&t.InputCacheRead)
+		p.Int64(&t.InputCacheRead)
 		return 3
 	case "inputCacheCreation":
-		p.integer(&t.InputCacheCreation)
+		p.Int64(&t.InputCacheCreation)
 		return 4
 	case "input_other":
-		p.integer(&t.InputOtherL)
+		p.Int64(&t.InputOtherL)
 		return 5
 	case "input_cache_read":
-		p.integer(&t.InputCacheReadL)
+		p.Int64(&t.InputCacheReadL)
 		return 6
 	case "input_cache_creation":
-		p.integer(&t.InputCacheCreationL)
+		p.Int64(&t.InputCacheCreationL)
 		return 7
 	}
 	return 0
 }
 
-func (m *contextMessage) names() map[string]bool { return contextMessageNames }
+func (m *contextMessage) Names() map[string]bool { return contextMessageNames }
 
-func (m *contextMessage) member(p *jsonParser, key []byte) int {
+func (m *contextMessage) Member(p *jsonread.Parser, key []byte) int {
 	switch string(key) {
 	case "role":
-		p.str(&m.Role)
+		p.Str(&m.Role)
 		return 1
 	case "content":
-		p.raw(&m.Content)
+		p.Raw(&m.Content)
 		return 2
 	case "toolCalls":
-		objects(p, &m.ToolCalls)
+		jsonread.Objects(p, &m.ToolCalls)
 		return 3
 	case "tool_calls":
-		objects(p, &m.ToolCallsL)
+		jsonread.Objects(p, &m.ToolCallsL)
 		return 4
 	case "toolCallId":
-		p.str(&m.ToolCallID)
+		p.Str(&m.ToolCallID)
 		return 5
 	case "tool_call_id":
-		p.str(&m.ToolCallIDL)
+		p.Str(&m.ToolCallIDL)
 		return 6
 	case "id":
-		p.str(&m.ID)
+		p.Str(&m.ID)
 		return 7
 	case "origin":
-		p.raw(&m.Origin)
+		p.Raw(&m.Origin)
 		return 8
 	case "isError":
-		p.boolean(&m.IsError)
+		p.Bool(&m.IsError)
 		return 9
 	case "usage":
-		objectPtr(p, &m.Usage)
+		jsonread.ObjectPtr(p, &m.Usage)
 		return 10
 	}
 	return 0
 }
 
-func (c *toolCall) names() map[string]bool { return toolCallNames }
+func (c *toolCall) Names() map[string]bool { return toolCallNames }
 
-func (c *toolCall) member(p *jsonParser, key []byte) int {
+func (c *toolCall) Member(p *jsonread.Parser, key []byte) int {
 	switch string(key) {
 	case "id":
-		p.str(&c.ID)
+		p.Str(&c.ID)
 		return 1
 	case "name":
-		p.str(&c.Name)
+		p.Str(&c.Name)
 		return 2
 	case "arguments":
-		p.raw(&c.Arguments)
+		p.Raw(&c.Arguments)
 		return 3
 	case "function":
-		objectPtr(p, &c.Function)
+		jsonread.ObjectPtr(p, &c.Function)
 		return 4
 	}
 	return 0
 }
 
-func (f *toolFunction) names() map[string]bool { return toolFunctionNames }
+func (f *toolFunction) Names() map[string]bool { return toolFunctionNames }
 
-func (f *toolFunction) member(p *jsonParser, key []byte) int {
+func (f *toolFunction) Member(p *jsonread.Parser, key []byte) int {
 	switch string(key) {
 	case "name":
-		p.str(&f.Name)
+		p.Str(&f.Name)
 		return 1
 	case "arguments":
-		p.raw(&f.Arguments)
+		p.Raw(&f.Arguments)
 		return 2
 	}
 	return 0
 }
 
-func (e *loopEvent) names() map[string]bool { return loopEventNames }
+func (e *loopEvent) Names() map[string]bool { return loopEventNames }
 
-func (e *loopEvent) member(p *jsonParser, key []byte) int {
+func (e *loopEvent) Member(p *jsonread.Parser, key []byte) int {
 	switch string(key) {
 	case "type":
-		p.str(&e.Type)
+		p.Str(&e.Type)
 		return 1
 	case "uuid":
-		p.str(&e.UUID)
+		p.Str(&e.UUID)
 		return 2
 	case "part":
-		objectPtr(p, &e.Part)
+		jsonread.ObjectPtr(p, &e.Part)
 		return 3
 	case "toolCallId":
-		p.str(&e.ToolCallID)
+		p.Str(&e.ToolCallID)
 		return 4
 	case "name":
-		p.str(&e.Name)
+		p.Str(&e.Name)
 		return 5
 	case "args":
-		p.raw(&e.Args)
+		p.Raw(&e.Args)
 		return 6
 	case "result":
-		objectPtr(p, &e.Result)
+		jsonread.ObjectPtr(p, &e.Result)
 		return 7
 	case "finishReason":
-		p.str(&e.FinishReason)
+		p.Str(&e.FinishReason)
 		return 8
 	case "usage":
-		objectPtr(p, &e.Usage)
+		jsonread.ObjectPtr(p, &e.Usage)
 		return 9
 	}
 	return 0
 }
 
-func (o *toolOutcome) names() map[string]bool { return toolOutcomeNames }
+func (o *toolOutcome) Names() map[string]bool { return toolOutcomeNames }
 
-func (o *toolOutcome) member(p *jsonParser, key []byte) int {
+func (o *toolOutcome) Member(p *jsonread.Parser, key []byte) int {
 	switch string(key) {
 	case "output":
-		p.raw(&o.Output)
+		p.Raw(&o.Output)
 		return 1
 	case "isError":
-		p.boolean(&o.IsError)
+		p.Bool(&o.IsError)
 		return 2
 	case "note":
-		p.str(&o.Note)
+		p.Str(&o.Note)
 		return 3
 	}
 	return 0
 }
 
-func (pt *part) names() map[string]bool { return partNames }
+func (pt *part) Names() map[string]bool { return partNames }
 
-func (pt *part) member(p *jsonParser, key []byte) int {
+func (pt *part) Member(p *jsonread.Parser, key []byte) int {
 	switch string(key) {
 	case "type":
-		p.str(&pt.Type)
+		p.Str(&pt.Type)
 		return 1
 	case "text":
-		p.str(&pt.Text)
+		p.Str(&pt.Text)
 		return 2
 	case "think":
-		p.str(&pt.Think)
+		p.Str(&pt.Think)
 		return 3
 	case "encrypted":
-		p.strPtr(&pt.Encrypted)
+		p.StrPtr(&pt.Encrypted)
 		return 4
 	case "imageUrl":
-		objectPtr(p, &pt.ImageURL)
+		jsonread.ObjectPtr(p, &pt.ImageURL)
 		return 5
 	case "audioUrl":
-		objectPtr(p, &pt.AudioURL)
+		jsonread.ObjectPtr(p, &pt.AudioURL)
 		return 6
 	case "videoUrl":
-		objectPtr(p, &pt.VideoURL)
+		jsonread.ObjectPtr(p, &pt.VideoURL)
 		return 7
 	case "image_url":
-		objectPtr(p, &pt.ImageURLL)
+		jsonread.ObjectPtr(p, &pt.ImageURLL)
 		return 8
 	case "audio_url":
-		objectPtr(p, &pt.AudioURLL)
+		jsonread.ObjectPtr(p, &pt.AudioURLL)
 		return 9
 	case "video_url":
-		objectPtr(p, &pt.VideoURLL)
+		jsonread.ObjectPtr(p, &pt.VideoURLL)
 		return 10
 	}
 	return 0
 }
 
-func (m *media) names() map[string]bool { return mediaNames }
+func (m *media) Names() map[string]bool { return mediaNames }
 
-func (m *media) member(p *jsonParser, key []byte) int {
+func (m *media) Member(p *jsonread.Parser, key []byte) int {
 	switch string(key) {
 	case "url":
-		p.str(&m.URL)
+		p.Str(&m.URL)
 		return 1
 	}
 	return 0
 }
 
-func (m *wireMessage) names() map[string]bool { return wireMessageNames }
+func (m *wireMessage) Names() map[string]bool { return wireMessageNames }
 
-func (m *wireMessage) member(p *jsonParser, key []byte) int {
+func (m *wireMessage) Member(p *jsonread.Parser, key []byte) int {
 	switch string(key) {
 	case "type":
-		p.str(&m.Type)
+		p.Str(&m.Type)
 		return 1
 	case "payload":
-		p.object(&m.Payload)
+		p.Object(&m.Payload)
 		return 2
 	}
 	return 0
 }
 
-func (w *wirePayload) names() map[string]bool { return wirePayloadNames }
+func (w *wirePayload) Names() map[string]bool { return wirePayloadNames }
 
-func (w *wirePayload) member(p *jsonParser, key []byte) int {
+func (w *wirePayload) Member(p *jsonread.Parser, key []byte) int {
 	switch string(key) {
 	case "user_input":
-		p.raw(&w.UserInput)
+		p.Raw(&w.UserInput)
 		return 11
 	case "n":
-		p.int(&w.N)
+		p.Int(&w.N)
 		return 12
 	case "next_attempt":
-		p.int(&w.NextAttempt)
+		p.Int(&w.NextAttempt)
 		return 13
 	case "max_attempts":
-		p.int(&w.MaxAttempts)
+		p.Int(&w.MaxAttempts)
 		return 14
 	case "error_type":
-		p.str(&w.ErrorType)
+		p.Str(&w.ErrorType)
 		return 15
 	case "status_code":
-		p.intPtr(&w.StatusCode)
+		p.IntPtr(&w.StatusCode)
 		return 16
 	case "token_usage":
-		objectPtr(p, &w.TokenUsage)
+		jsonread.ObjectPtr(p, &w.TokenUsage)
 		return 17
 	case "id":
-		p.str(&w.ID)
+		p.Str(&w.ID)
 		return 18
 	case "function":
-		objectPtr(p, &w.Function)
+		jsonread.ObjectPtr(p, &w.Function)
 		return 19
 	case "tool_call_id":
-		p.str(&w.ToolCallID)
+		p.Str(&w.ToolCallID)
 		return 20
 	case "return_value":
-		objectPtr(p, &w.ReturnValue)
+		jsonread.ObjectPtr(p, &w.ReturnValue)
 		return 21
 	case "request_id":
-		p.str(&w.RequestID)
+		p.Str(&w.RequestID)
 		return 22
 	case "response":
-		p.str(&w.Response)
+		p.Str(&w.Response)
 		return 23
 	case "parent_tool_call_id":
-		p.str(&w.ParentToolCallID)
+		p.Str(&w.ParentToolCallID)
 		return 24
 	case "task_tool_call_id":
-		p.str(&w.TaskToolCallID)
+		p.Str(&w.TaskToolCallID)
 		return 25
 	case "agent_id":
-		p.str(&w.AgentID)
+		p.Str(&w.AgentID)
 		return 26
 	}
-	return w.part.member(p, key) // 1 to 10
+	return w.part.Member(p, key) // 1 to 10
 }
 
-func (r *returnValue) names() map[string]bool { return returnValueNames }
+func (r *returnValue) Names() map[string]bool { return returnValueNames }
 
-func (r *returnValue) member(p *jsonParser, key []byte) int {
+func (r *returnValue) Member(p *jsonread.Parser, key []byte) int {
 	switch string(key) {
 	case "is_error":
-		p.boolean(&r.IsError)
+		p.Bool(&r.IsError)
 		return 1
 	case "output":
-		p.raw(&r.Output)
+		p.Raw(&r.Output)
 		return 2
 	case "message":
-		p.str(&r.Message)
+		p.Str(&r.Message)
 		return 3
 	}
 	return 0

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/stead-dev/stead/adapters/internal/jsonread"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -56,7 +57,7 @@ var knownWire = wordSet(`CompactionEnd ToolCallPart ApprovalRequest ApprovalResp
 // wire converts a legacy wire record (kimi.md §2.9).
 func (d *Decoder) wire(raw json.RawMessage, ev *session.Event) []session.Entry {
 	var m wireMessage
-	if !parseJSON(raw, &m) {
+	if !jsonread.Parse(raw, &m) {
 		m = wireMessage{}
 		if err := json.Unmarshal(raw, &m); err != nil {
 			var te *json.UnmarshalTypeError
@@ -173,7 +174,7 @@ func (d *Decoder) contextRow(role string, raw []byte, ev *session.Event) []sessi
 		return nil
 	}
 	var m contextMessage
-	if !parseJSON(raw, &m) {
+	if !jsonread.Parse(raw, &m) {
 		m = contextMessage{}
 		if err := json.Unmarshal(raw, &m); err != nil {
 			var te *json.UnmarshalTypeError

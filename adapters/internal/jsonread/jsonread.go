@@ -1,17 +1,4 @@
-package kimi
-
-// A single-pass JSON reader for the records this package decodes, several
-// times faster than encoding/json: it checks the syntax while it reads,
-// reads each member straight into its field (json.RawMessage fields are
-// slices of the input, not copies) and skips what no field wants.
-//
-// It reads only what encoding/json reads the same way, and gives up on
-// anything else: invalid UTF-8, a key that matches a field only when case
-// is ignored, a key given twice, a key with escapes, a value of a type its
-// field cannot hold, a number its field cannot hold, or invalid JSON. The
-// caller then reads the input again with encoding/json, which decides what
-// it holds and says what is wrong with it, so behaviour never differs.
-// adapters/gemini has a copy of this file (but for the package clause).
+package jsonread
 
 import (
 	"bytes"
@@ -25,28 +12,32 @@ import (
 	"unicode/utf8"
 )
 
-// jsonObject is a struct that reads its own members.
-type jsonObject interface {
-	// member reads the value of the member key into its field and
+// Object is a struct that reads its own members.
+type Object interface {
+	// Member reads the value of the member key into its field and
 	// returns the field's number, from 1 to 64, or returns 0, reading
 	// nothing, when no field has that name.
-	member(p *jsonParser, key []byte) int
-	// names returns the lower-cased names of all members member reads.
-	names() map[string]bool
+	Member(p *Parser, key []byte) int
+	// Names returns the lower-cased names of all members Member reads
+	// (see the function Names).
+	Names() map[string]bool
 }
 
-// jsonParser reads one JSON document. Its methods panic with errSlowPath
-// when the input is not one they read as encoding/json does; parseJSON
-// turns that into false.
-type jsonParser struct {
+// Parser reads one JSON document. Its methods panic with errSlowPath
+// when the input is not one they read as encoding/json does (Fail);
+// Parse and ParseValue turn that into false. The methods that read a
+// value are for Object.Member and for ParseValue's read.
+type Parser struct {
 	b     []byte
 	i     int
 	depth int
 	buf   []byte // scratch for unescaping strings
 }
 
-// useParser is false in tests that compare Read with and without it.
-var useParser = true
+// Disabled makes every reader here give up, as on input it leaves to
+// encoding/json (and AppendCompact call json.Compact). Only tests set it,
+// to compare what an adapter reads with and without the parser.
+var Disabled bool
 
 type slowPath struct{}
 
@@ -55,33 +46,33 @@ var errSlowPath = slowPath{}
 // maxDepth is encoding/json's limit on nesting.
 const maxDepth = 10000
 
-// parseJSON reads b, a JSON object, into v and reports whether it could.
+// Parse reads b, a JSON object, into v and reports whether it could.
 // When it could not, v holds part of what b says and the caller must start
 // again with encoding/json from a fresh v. The json.RawMessage fields of v
 // are slices of b.
-func parseJSON(b []byte, v jsonObject) (ok bool) {
-	var p jsonParser
-	return p.parse(b, v)
+func Parse(b []byte, v Object) (ok bool) {
+	var p Parser
+	return p.Parse(b, v)
 }
 
-// parse is parseJSON with p, keeping its scratch space.
-func (p *jsonParser) parse(b []byte, v jsonObject) (ok bool) {
-	if !useParser || !utf8.Valid(b) {
+// Parse is the function Parse with p, keeping its scratch space.
+func (p *Parser) Parse(b []byte, v Object) (ok bool) {
+	if Disabled || !utf8.Valid(b) {
 		return false
 	}
-	*p = jsonParser{b: b, buf: p.buf}
+	*p = Parser{b: b, buf: p.buf}
 	return p.run(func() {
-		p.object(v)
+		p.Object(v)
 		p.ws()
 		if p.i != len(p.b) {
-			p.fail()
+			p.Fail()
 		}
 	})
 }
 
 // run calls f and reports whether it returned without giving up. A panic
 // other than errSlowPath is a bug and goes on.
-func (p *jsonParser) run(f func()) (ok bool) {
+func (p *Parser) run(f func()) (ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			if _, slow := r.(slowPath); !slow {
@@ -94,9 +85,10 @@ func (p *jsonParser) run(f func()) (ok bool) {
 	return true
 }
 
-func (p *jsonParser) fail() { panic(errSlowPath) }
+// Fail gives up on the input: Parse or ParseValue reports false.
+func (p *Parser) Fail() { panic(errSlowPath) }
 
-func (p *jsonParser) ws() {
+func (p *Parser) ws() {
 	for p.i < len(p.b) {
 		switch p.b[p.i] {
 		case ' ', '\t', '\n', '\r':
@@ -107,8 +99,8 @@ func (p *jsonParser) ws() {
 	}
 }
 
-// peek returns the next byte that is not white space, or 0 at the end.
-func (p *jsonParser) peek() byte {
+// Peek returns the next byte that is not white space, or 0 at the end.
+func (p *Parser) Peek() byte {
 	p.ws()
 	if p.i < len(p.b) {
 		return p.b[p.i]
@@ -116,75 +108,86 @@ func (p *jsonParser) peek() byte {
 	return 0
 }
 
-func (p *jsonParser) expect(c byte) {
-	if p.peek() != c {
-		p.fail()
+// Expect reads the byte c after white space, or gives up.
+func (p *Parser) Expect(c byte) {
+	if p.Peek() != c {
+		p.Fail()
 	}
 	p.i++
 }
 
-func (p *jsonParser) literal(lit string) {
+func (p *Parser) literal(lit string) {
 	if len(p.b)-p.i < len(lit) || string(p.b[p.i:p.i+len(lit)]) != lit {
-		p.fail()
+		p.Fail()
 	}
 	p.i += len(lit)
 }
 
 // null reads a null and reports true, or reports false when the next value
 // is not null.
-func (p *jsonParser) null() bool {
-	if p.peek() != 'n' {
+func (p *Parser) null() bool {
+	if p.Peek() != 'n' {
 		return false
 	}
 	p.literal("null")
 	return true
 }
 
-// object reads an object into v, or a null (which leaves v as it is).
-func (p *jsonParser) object(v jsonObject) {
+// Object reads an object into v, or a null (which leaves v as it is).
+func (p *Parser) Object(v Object) {
 	if p.null() {
 		return
 	}
-	p.expect('{')
+	p.Expect('{')
 	p.depth++
 	if p.depth > maxDepth {
-		p.fail()
+		p.Fail()
 	}
 	var seen uint64 // the fields read
-	if p.peek() == '}' {
+	if p.Peek() == '}' {
 		p.i++
 		p.depth--
 		return
 	}
 	for {
 		key := p.key()
-		p.expect(':')
-		if f := v.member(p, key); f > 0 {
+		p.Expect(':')
+		if f := v.Member(p, key); f > 0 {
 			bit := uint64(1) << (f - 1)
 			if seen&bit != 0 {
-				p.fail() // encoding/json merges duplicates
+				p.Fail() // encoding/json merges duplicates
 			}
 			seen |= bit
 		} else {
-			p.unknown(key, v.names())
-			p.skip()
+			p.unknown(key, v.Names())
+			p.Skip()
 		}
-		switch p.peek() {
-		case ',':
-			p.i++
-			continue
-		case '}':
-			p.i++
-			p.depth--
+		if !p.next('}') {
 			return
 		}
-		p.fail()
 	}
 }
 
+// next reads what follows an element of an array or a member of an
+// object, the ',' before the next or the closing byte, and reports
+// whether another follows.
+func (p *Parser) next(closing byte) bool {
+	switch p.Peek() {
+	case ',':
+		p.i++
+		return true
+	case closing:
+		p.i++
+		p.depth--
+		return false
+	}
+	p.Fail()
+	return false
+}
+
 // key reads a member name. A name with escapes is left to encoding/json.
-func (p *jsonParser) key() []byte {
-	p.expect('"')
+func (p *Parser) key() []byte {
+	p.Expect('"')
 	start := p.i
 	for p.i < len(p.b) {
 		c := p.b[p.i]
@@ -193,24 +196,24 @@ func (p *jsonParser) key() []byte {
 			p.i++
 			return p.b[start : p.i-1]
 		case c == '\\' || c < 0x20:
-			p.fail()
+			p.Fail()
 		}
 		p.i++
 	}
-	p.fail()
+	p.Fail()
 	return nil
 }
 
 // unknown gives up on a key no field has when encoding/json would match it
 // to a field regardless of case.
-func (p *jsonParser) unknown(key []byte, names map[string]bool) {
+func (p *Parser) unknown(key []byte, names map[string]bool) {
 	var low [64]byte
 	if len(key) > len(low) {
 		return // longer than any field's name
 	}
 	for i, c := range key {
 		if c >= utf8.RuneSelf {
-			p.fail() // Unicode case folding: leave it to encoding/json
+			p.Fail() // Unicode case folding: leave it to encoding/json
 		}
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
@@ -218,65 +221,51 @@ func (p *jsonParser) unknown(key []byte, names map[string]bool) {
 		low[i] = c
 	}
 	if names[string(low[:len(key)])] {
-		p.fail()
+		p.Fail()
 	}
 }
 
-// skip reads a value of any type, checking it is valid JSON.
-func (p *jsonParser) skip() {
-	switch p.peek() {
+// Skip reads a value of any type, checking it is valid JSON.
+func (p *Parser) Skip() {
+	switch p.Peek() {
 	case '{':
 		p.i++
 		p.depth++
 		if p.depth > maxDepth {
-			p.fail()
+			p.Fail()
 		}
-		if p.peek() == '}' {
+		if p.Peek() == '}' {
 			p.i++
 			p.depth--
 			return
 		}
 		for {
-			if p.peek() != '"' {
-				p.fail()
+			if p.Peek() != '"' {
+				p.Fail()
 			}
 			p.skipString()
-			p.expect(':')
-			p.skip()
-			switch p.peek() {
-			case ',':
-				p.i++
-				continue
-			case '}':
-				p.i++
-				p.depth--
+			p.Expect(':')
+			p.Skip()
+			if !p.next('}') {
 				return
 			}
-			p.fail()
 		}
 	case '[':
 		p.i++
 		p.depth++
 		if p.depth > maxDepth {
-			p.fail()
+			p.Fail()
 		}
-		if p.peek() == ']' {
+		if p.Peek() == ']' {
 			p.i++
 			p.depth--
 			return
 		}
 		for {
-			p.skip()
-			switch p.peek() {
-			case ',':
-				p.i++
-				continue
-			case ']':
-				p.i++
-				p.depth--
+			p.Skip()
+			if !p.next(']') {
 				return
 			}
-			p.fail()
 		}
 	case '"':
 		p.skipString()
@@ -302,12 +291,12 @@ var isPlain = func() (t [256]bool) {
 
 // skipString reads a string, checking its escapes, and reports whether it
 // has any.
-func (p *jsonParser) skipString() (escaped bool) {
+func (p *Parser) skipString() (escaped bool) {
 	p.i++ // "
 	for {
 		p.i = plainEnd(p.b, p.i)
 		if p.i >= len(p.b) {
-			p.fail()
+			p.Fail()
 		}
 		switch p.b[p.i] {
 		case '"':
@@ -316,21 +305,21 @@ func (p *jsonParser) skipString() (escaped bool) {
 		case '\\':
 			escaped = true
 			if p.i+1 >= len(p.b) {
-				p.fail()
+				p.Fail()
 			}
 			switch p.b[p.i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				p.i += 2
 			case 'u':
 				if hex4(p.b[p.i+2:]) < 0 {
-					p.fail()
+					p.Fail()
 				}
 				p.i += 6
 			default:
-				p.fail()
+				p.Fail()
 			}
 		default:
-			p.fail() // a control character
+			p.Fail() // a control character
 		}
 	}
 }
@@ -379,8 +368,8 @@ func hex4(b []byte) rune {
 	return r
 }
 
-// stringValue reads a string value.
-func (p *jsonParser) stringValue() string {
+// StringValue reads a string value.
+func (p *Parser) StringValue() string {
 	start := p.i
 	if !p.skipString() {
 		return string(p.b[start+1 : p.i-1])
@@ -441,7 +430,7 @@ func unescape(dst, s []byte) []byte {
 }
 
 // number reads a number and returns its text.
-func (p *jsonParser) number() []byte {
+func (p *Parser) number() []byte {
 	start := p.i
 	b := p.b
 	i := p.i
@@ -456,7 +445,7 @@ func (p *jsonParser) number() []byte {
 			i++
 		}
 	default:
-		p.fail()
+		p.Fail()
 	}
 	if i < len(b) && b[i] == '.' {
 		i++
@@ -465,7 +454,7 @@ func (p *jsonParser) number() []byte {
 			i++
 		}
 		if i == d {
-			p.fail()
+			p.Fail()
 		}
 	}
 	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
@@ -478,7 +467,7 @@ func (p *jsonParser) number() []byte {
 			i++
 		}
 		if i == d {
-			p.fail()
+			p.Fail()
 		}
 	}
 	p.i = i
@@ -487,39 +476,40 @@ func (p *jsonParser) number() []byte {
 
 // The readers of a member's value into a field of each type.
 
-// str reads a string, or a null that leaves s as it is.
-func (p *jsonParser) str(s *string) {
-	switch p.peek() {
+// Str reads a string, or a null that leaves s as it is.
+func (p *Parser) Str(s *string) {
+	switch p.Peek() {
 	case '"':
-		*s = p.stringValue()
+		*s = p.StringValue()
 	case 'n':
 		p.literal("null")
 	default:
-		p.fail()
+		p.Fail()
 	}
 }
 
-// strPtr reads a string or null into a *string.
-func (p *jsonParser) strPtr(s **string) {
+// StrPtr reads a string or null into a *string.
+func (p *Parser) StrPtr(s **string) {
 	if p.null() {
 		*s = nil
 		return
 	}
 	v := ""
-	p.str(&v)
+	p.Str(&v)
 	*s = &v
 }
 
-// raw reads any value as it is.
-func (p *jsonParser) raw(r *json.RawMessage) {
+// Raw reads any value as it is.
+func (p *Parser) Raw(r *json.RawMessage) {
 	p.ws()
 	start := p.i
-	p.skip()
+	p.Skip()
 	*r = p.b[start:p.i:p.i]
 }
 
-func (p *jsonParser) boolean(v *bool) {
-	switch p.peek() {
+// Bool reads a boolean, or a null that leaves v as it is.
+func (p *Parser) Bool(v *bool) {
+	switch p.Peek() {
 	case 't':
 		p.literal("true")
 		*v = true
@@ -529,13 +519,13 @@ func (p *jsonParser) boolean(v *bool) {
 	case 'n':
 		p.literal("null")
 	default:
-		p.fail()
+		p.Fail()
 	}
 }
 
-// integer reads a number that is an integer into an int64, as
+// Int64 reads a number that is an integer into an int64, as
 // strconv.ParseInt reads it, or a null that leaves v as it is.
-func (p *jsonParser) integer(v *int64) {
+func (p *Parser) Int64(v *int64) {
 	if p.null() {
 		return
 	}
@@ -548,7 +538,7 @@ func (p *jsonParser) integer(v *int64) {
 		var n int64
 		for _, c := range digits {
 			if c < '0' || c > '9' {
-				p.fail()
+				p.Fail()
 			}
 			n = n*10 + int64(c-'0')
 		}
@@ -560,109 +550,122 @@ func (p *jsonParser) integer(v *int64) {
 	}
 	n, err := strconv.ParseInt(string(t), 10, 64)
 	if err != nil {
-		p.fail()
+		p.Fail()
 	}
 	*v = n
 }
 
-func (p *jsonParser) int(v *int) {
+// Int reads a number that is an integer into an int, as Int64 does.
+func (p *Parser) Int(v *int) {
 	n := int64(*v)
-	p.integer(&n)
+	p.Int64(&n)
 	if int64(int(n)) != n {
-		p.fail()
+		p.Fail()
 	}
 	*v = int(n)
 }
 
-func (p *jsonParser) intPtr(v **int) {
+// IntPtr reads an integer or null into an *int.
+func (p *Parser) IntPtr(v **int) {
 	if p.null() {
 		*v = nil
 		return
 	}
 	n := 0
-	p.int(&n)
+	p.Int(&n)
 	*v = &n
 }
 
-// float reads a number into a float64, or a null that leaves v as it is.
-func (p *jsonParser) float(v *float64) {
+// Float reads a number into a float64, or a null that leaves v as it is.
+func (p *Parser) Float(v *float64) {
 	if p.null() {
 		return
 	}
 	t := p.number()
 	f, err := strconv.ParseFloat(string(t), 64)
 	if err != nil {
-		p.fail()
+		p.Fail()
 	}
 	*v = f
 }
 
-// object pointer, value and slice readers, for any struct that reads its
+// Object pointer and slice readers, for any struct that reads its
 // own members.
 
-// objectPtr reads an object or null into a pointer to a struct.
-func objectPtr[T any, P interface {
+// ObjectPtr reads an object or null into a pointer to a struct.
+func ObjectPtr[T any, P interface {
 	*T
-	jsonObject
-}](p *jsonParser, v **T) {
+	Object
+}](p *Parser, v **T) {
 	if p.null() {
 		*v = nil
 		return
 	}
-	if p.peek() != '{' {
-		p.fail()
+	if p.Peek() != '{' {
+		p.Fail()
 	}
 	if *v == nil {
 		*v = new(T)
 	}
-	p.object(P(*v))
+	p.Object(P(*v))
 }
 
-// objects reads an array of objects, or null, into a slice of structs.
-func objects[T any, P interface {
+// Objects reads an array of objects, or null, into a slice of structs.
+func Objects[T any, P interface {
 	*T
-	jsonObject
-}](p *jsonParser, s *[]T) {
+	Object
+}](p *Parser, s *[]T) {
 	if p.null() {
 		*s = nil
 		return
 	}
-	p.expect('[')
-	p.depth++
 	out := (*s)[:0]
 	if out == nil {
 		out = []T{}
 	}
-	if p.peek() == ']' {
-		p.i++
-		p.depth--
-		*s = out
-		return
-	}
-	for {
+	for more := p.OpenArray(); more; more = p.More() {
 		var zero T
 		out = append(out, zero)
-		if c := p.peek(); c != '{' && c != 'n' {
-			p.fail()
+		if c := p.Peek(); c != '{' && c != 'n' {
+			p.Fail()
 		}
-		p.object(P(&out[len(out)-1]))
-		switch p.peek() {
-		case ',':
-			p.i++
-			continue
-		case ']':
-			p.i++
-			p.depth--
-			*s = out
-			return
-		}
-		p.fail()
+		p.Object(P(&out[len(out)-1]))
 	}
+	*s = out
 }
 
-// jsonNames returns the lower-cased names encoding/json reads into a
+// OpenArray reads the '[' that opens an array and reports whether an
+// element follows; when none does, it has read the ']' too. Read each
+// element, then call More.
+func (p *Parser) OpenArray() bool {
+	p.Expect('[')
+	p.depth++
+	if p.Peek() == ']' {
+		p.i++
+		p.depth--
+		return false
+	}
+	return true
+}
+
+// More reads what follows an element of an array, the ',' before the
+// next or the closing ']', and reports whether an element follows.
+func (p *Parser) More() bool { return p.next(']') }
+
+// Begin skips white space and returns where the next value starts, for
+// Since.
+func (p *Parser) Begin() int {
+	p.ws()
+	return p.i
+}
+
+// Since returns the input from start (from Begin) to where p has read,
+// as a slice of the input.
+func (p *Parser) Since(start int) json.RawMessage { return p.b[start:p.i:p.i] }
+
+// Names returns the lower-cased names encoding/json reads into a
 // struct of type t, promoted fields included.
-func jsonNames(t reflect.Type) map[string]bool {
+func Names(t reflect.Type) map[string]bool {
 	names := map[string]bool{}
 	var walk func(t reflect.Type)
 	walk = func(t reflect.Type) {
@@ -690,55 +693,55 @@ func jsonNames(t reflect.Type) map[string]bool {
 	return names
 }
 
-// parseValue reads b, one JSON value, with read, and reports whether it
-// could (see parseJSON).
-func parseValue(b []byte, read func(p *jsonParser)) bool {
-	if !useParser || !utf8.Valid(b) {
+// ParseValue reads b, one JSON value, with read, and reports whether it
+// could (see Parse).
+func ParseValue(b []byte, read func(p *Parser)) bool {
+	if Disabled || !utf8.Valid(b) {
 		return false
 	}
-	p := jsonParser{b: b}
+	p := Parser{b: b}
 	return p.run(func() {
 		read(&p)
 		p.ws()
 		if p.i != len(p.b) {
-			p.fail()
+			p.Fail()
 		}
 	})
 }
 
-// quickString returns raw, a JSON string, as encoding/json reads it, or
+// QuickString returns raw, a JSON string, as encoding/json reads it, or
 // false when it leaves that to encoding/json.
-func quickString(raw []byte) (s string, ok bool) {
-	if !useParser || len(raw) < 2 || raw[0] != '"' {
+func QuickString(raw []byte) (s string, ok bool) {
+	if Disabled || len(raw) < 2 || raw[0] != '"' {
 		return "", false
 	}
 	if raw[len(raw)-1] == '"' && plainEnd(raw, 1) == len(raw)-1 && utf8.Valid(raw) {
 		return string(raw[1 : len(raw)-1]), true
 	}
-	ok = parseValue(raw, func(p *jsonParser) {
-		if p.peek() != '"' {
-			p.fail()
+	ok = ParseValue(raw, func(p *Parser) {
+		if p.Peek() != '"' {
+			p.Fail()
 		}
-		s = p.stringValue()
+		s = p.StringValue()
 	})
 	return s, ok
 }
 
-// appendCompact appends raw to dst without the white space outside its
+// AppendCompact appends raw to dst without the white space outside its
 // strings and reports true, as json.Compact does, or reports false when
 // raw is not one valid JSON value.
-func appendCompact(dst, raw []byte) ([]byte, bool) {
-	if !useParser {
+func AppendCompact(dst, raw []byte) ([]byte, bool) {
+	if Disabled {
 		b := bytes.NewBuffer(dst)
 		err := json.Compact(b, raw)
 		return b.Bytes(), err == nil
 	}
-	p := jsonParser{b: raw}
+	p := Parser{b: raw}
 	if !p.run(func() {
-		p.skip()
+		p.Skip()
 		p.ws()
 		if p.i != len(p.b) {
-			p.fail()
+			p.Fail()
 		}
 	}) {
 		return dst, false
