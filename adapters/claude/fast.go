@@ -24,7 +24,7 @@ var fastDecode = true
 
 // decodeFast is Decode reading with fastjson first.
 func (d *Decoder) decodeFast() (session.Event, error) {
-	line, err := nextLine(d.r)
+	line, err := d.r.NextRaw()
 	if err == io.EOF {
 		return session.Event{}, io.EOF
 	}
@@ -35,10 +35,12 @@ func (d *Decoder) decodeFast() (session.Event, error) {
 	*r = record{}
 	if !line.Skipped {
 		if d.fastRecord(line.Raw, r) {
-			checked(&d.fp, &line)
+			if d.fp.NonASCII() {
+				line.CheckUTF8()
+			}
 		} else {
 			*r = record{}
-			unmarshalLine(d.r, &line, r)
+			d.r.Unmarshal(&line, r)
 		}
 	}
 	ev := session.Event{Line: line.Line}

@@ -26,7 +26,7 @@ var fastDecode = true
 
 // decodeFast is Decode reading with fastjson first.
 func (d *Decoder) decodeFast() (session.Event, error) {
-	rec, err := nextLine(d.r)
+	rec, err := d.r.NextRaw()
 	if err == io.EOF {
 		return session.Event{}, io.EOF
 	}
@@ -37,10 +37,12 @@ func (d *Decoder) decodeFast() (session.Event, error) {
 	*env = envelope{}
 	if !rec.Skipped {
 		if d.fastEnvelope(rec.Raw, env) {
-			checked(&d.fp, &rec)
+			if d.fp.NonASCII() {
+				rec.CheckUTF8()
+			}
 		} else {
 			*env = envelope{}
-			unmarshalLine(d.r, &rec, env)
+			d.r.Unmarshal(&rec, env)
 		}
 	}
 	ev := session.Event{Line: rec.Line}

@@ -210,30 +210,12 @@ func (rec Record) Report(path string) string {
 // read, with a Problem naming the field; invalid UTF-8 is read as U+FFFD,
 // with a Problem saying so (InvalidUTF8).
 func (r *Reader) Decode(v any) (Record, error) {
-	if !r.Next() {
-		if r.err != nil {
-			return Record{}, r.err
-		}
-		return Record{}, io.EOF
+	rec, err := r.nextObject()
+	if err != nil || rec.Skipped {
+		return rec, err
 	}
-	rec := Record{Line: r.lineNo}
-	if r.line[0] != '{' {
-		rec.Problem, rec.Skipped = "not a JSON object; line skipped", true
+	if !r.unmarshal(r.line, &rec, v) {
 		return rec, nil
-	}
-	if err := json.Unmarshal(r.line, v); err != nil {
-		var te *json.UnmarshalTypeError
-		if !errors.As(err, &te) {
-			rec.Problem, rec.Skipped = "malformed JSON ("+err.Error()+"); line skipped", true
-			if r.partial {
-				rec.Problem, rec.Partial = Incomplete(len(r.line), err), true
-			}
-			return rec, nil
-		}
-		rec.Problem = fmt.Sprintf("field %q has unexpected type %s; read what could be", te.Field, te.Value)
-	}
-	if !utf8.Valid(r.line) {
-		rec.Problem = AddProblem(rec.Problem, InvalidUTF8)
 	}
 	if len(r.line) > shrinkAbove {
 		// A huge line is handed over, not copied: the Reader reads on
@@ -248,6 +230,77 @@ func (r *Reader) Decode(v any) (Record, error) {
 	}
 	rec.Raw = bytes.Clone(r.line)
 	return rec, nil
+}
+
+// unmarshal decodes line, the current line, into v with encoding/json
+// and sets the problems of rec as Decode reports them. It reports false
+// when rec is Skipped.
+func (r *Reader) unmarshal(line []byte, rec *Record, v any) bool {
+	if err := json.Unmarshal(line, v); err != nil {
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) {
+			rec.Problem, rec.Skipped = "malformed JSON ("+err.Error()+"); line skipped", true
+			if r.partial {
+				rec.Problem, rec.Partial = Incomplete(len(line), err), true
+			}
+			return false
+		}
+		rec.Problem = fmt.Sprintf("field %q has unexpected type %s; read what could be", te.Field, te.Value)
+	}
+	rec.checkUTF8(line)
+	return true
+}
+
+// NextRaw reads the next non-blank line as Decode does, but decodes
+// nothing: it is for a caller with a faster reader of its own, which
+// falls back on Unmarshal for what that reader leaves to encoding/json,
+// so that it reads the same records, problems and warnings as Decode.
+// A line that is not a JSON object comes back Skipped with a Problem;
+// any other has Raw, a copy of the line.
+func (r *Reader) NextRaw() (Record, error) {
+	rec, err := r.nextObject()
+	if err == nil && !rec.Skipped {
+		rec.Raw = bytes.Clone(r.line)
+	}
+	return rec, err
+}
+
+// nextObject moves to the next non-blank line. It returns io.EOF at the
+// end and read errors as they are; a line that is not a JSON object comes
+// back Skipped with a Problem.
+func (r *Reader) nextObject() (Record, error) {
+	if !r.Next() {
+		if r.err != nil {
+			return Record{}, r.err
+		}
+		return Record{}, io.EOF
+	}
+	rec := Record{Line: r.lineNo}
+	if r.line[0] != '{' {
+		rec.Problem, rec.Skipped = "not a JSON object; line skipped", true
+	}
+	return rec, nil
+}
+
+// Unmarshal decodes rec.Raw, the record NextRaw just returned (r must not
+// have moved on), into v with encoding/json, and sets its problems as
+// Decode does. A line that is not JSON comes back Skipped, without Raw.
+func (r *Reader) Unmarshal(rec *Record, v any) {
+	if !r.unmarshal(rec.Raw, rec, v) {
+		rec.Raw = nil
+	}
+}
+
+// CheckUTF8 adds InvalidUTF8 to the problems of rec when its Raw is not
+// UTF-8. A caller whose reader met no byte above 0x7f in Raw may skip it.
+func (rec *Record) CheckUTF8() { rec.checkUTF8(rec.Raw) }
+
+// checkUTF8 adds InvalidUTF8 to the problems of rec when line is not
+// UTF-8.
+func (rec *Record) checkUTF8(line []byte) {
+	if !utf8.Valid(line) {
+		rec.Problem = AddProblem(rec.Problem, InvalidUTF8)
+	}
 }
 
 // InvalidUTF8 is the problem reported for a record holding bytes that are
