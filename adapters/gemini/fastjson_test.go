@@ -71,7 +71,7 @@ func sameAsEncodingJSON[T any, P interface {
 		}
 	}
 	if !reflect.DeepEqual(fast, slow) {
-		t.Fatalf("%q:\nparseJSON     %+v\nencoding/json %+v", line, fast, slow)
+		t.Fatalf("%q:\njsonread.Parse %+v\nencoding/json %+v", line, fast, slow)
 	}
 	return true
 }

@@ -50,7 +50,7 @@ func sameAsEncodingJSON[T any, P interface {
 		t.Fatalf("jsonread.Parse read %q, encoding/json did not: %v", line, err)
 	}
 	if !reflect.DeepEqual(fast, slow) {
-		t.Fatalf("%q:\nparseJSON     %+v\nencoding/json %+v", line, fast, slow)
+		t.Fatalf("%q:\njsonread.Parse %+v\nencoding/json %+v", line, fast, slow)
 	}
 	return true
 }
