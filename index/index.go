@@ -18,7 +18,7 @@ import (
 
 // SchemaVersion is the version of the index's tables. An index of another
 // version is rebuilt.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // MaxEntryText is how much of one entry's text is indexed: its start.
 // (Tool outputs and file writes run to megabytes; their start is what a
@@ -77,13 +77,13 @@ CREATE TABLE entries (
 	role    TEXT NOT NULL,
 	tool    TEXT NOT NULL,
 	model   TEXT NOT NULL,
-	text    TEXT NOT NULL
+	text    BLOB NOT NULL -- packText: deflated (the full-text index keeps only its words)
 );
 CREATE INDEX entries_session ON entries (session);
-CREATE VIRTUAL TABLE entry_fts USING fts5 (text, content = 'entries', content_rowid = 'id',
+CREATE VIRTUAL TABLE entry_fts USING fts5 (text, content = '', contentless_delete = 1,
 	tokenize = 'unicode61 remove_diacritics 2');
 CREATE TRIGGER entries_ad AFTER DELETE ON entries BEGIN
-	INSERT INTO entry_fts (entry_fts, rowid, text) VALUES ('delete', old.id, old.text);
+	DELETE FROM entry_fts WHERE rowid = old.id;
 END;
 `
 

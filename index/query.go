@@ -40,6 +40,12 @@ func (t term) fts() string {
 // words, either of which may match; and -word or -"phrase", which must not.
 // Matching ignores case and diacritics.
 func ParseQuery(q string) (string, error) {
+	match, _, err := parseQuery(q)
+	return match, err
+}
+
+// parseQuery is ParseQuery, and the terms a match holds (for its snippet).
+func parseQuery(q string) (string, []term, error) {
 	var alts [][]term // groups joined by OR, each a conjunction
 	var not []term
 	cur := []term{}
@@ -57,14 +63,14 @@ func ParseQuery(q string) (string, error) {
 			neg = true
 			i++
 			if i >= len(q) || q[i] == ' ' {
-				return "", &SyntaxError{q, start, "a - must be followed by the word or phrase to exclude"}
+				return "", nil, &SyntaxError{q, start, "a - must be followed by the word or phrase to exclude"}
 			}
 		}
 		var t term
 		if q[i] == '"' {
 			end := strings.IndexByte(q[i+1:], '"')
 			if end < 0 {
-				return "", &SyntaxError{q, i, "this quote is not closed"}
+				return "", nil, &SyntaxError{q, i, "this quote is not closed"}
 			}
 			t.text = q[i+1 : i+1+end]
 			i += end + 2
@@ -85,13 +91,13 @@ func ParseQuery(q string) (string, error) {
 		}
 		if !neg && !t.prefix && t.text == "OR" {
 			if len(cur) == 0 {
-				return "", &SyntaxError{q, start, "OR needs words on both sides"}
+				return "", nil, &SyntaxError{q, start, "OR needs words on both sides"}
 			}
 			alts, cur, orAt = append(alts, cur), []term{}, start
 			continue
 		}
 		if !hasWord(t.text) {
-			return "", &SyntaxError{q, start, fmt.Sprintf("%q has no letter or digit to search for", t.text)}
+			return "", nil, &SyntaxError{q, start, fmt.Sprintf("%q has no letter or digit to search for", t.text)}
 		}
 		if neg {
 			not = append(not, t)
@@ -100,16 +106,16 @@ func ParseQuery(q string) (string, error) {
 		}
 	}
 	if len(cur) == 0 && orAt >= 0 {
-		return "", &SyntaxError{q, orAt, "OR needs words on both sides"}
+		return "", nil, &SyntaxError{q, orAt, "OR needs words on both sides"}
 	}
 	if len(cur) > 0 {
 		alts = append(alts, cur)
 	}
 	if len(alts) == 0 {
 		if len(not) > 0 {
-			return "", &SyntaxError{q, 0, "a query needs a word to find, not only words to exclude"}
+			return "", nil, &SyntaxError{q, 0, "a query needs a word to find, not only words to exclude"}
 		}
-		return "", &SyntaxError{q, 0, "the query is empty"}
+		return "", nil, &SyntaxError{q, 0, "the query is empty"}
 	}
 	var b strings.Builder
 	for k, alt := range alts {
@@ -132,7 +138,11 @@ func ParseQuery(q string) (string, error) {
 	for _, t := range not {
 		out += " NOT " + t.fts()
 	}
-	return out, nil
+	var terms []term
+	for _, alt := range alts {
+		terms = append(terms, alt...)
+	}
+	return out, terms, nil
 }
 
 // hasWord reports whether s holds something the tokenizer keeps.

@@ -444,6 +444,7 @@ type indexed struct {
 type row struct {
 	entry, role, tool, model, text string
 	time                           time.Time
+	packed                         []byte // text as the entries table keeps it
 }
 
 // read reads a session for the index: its summary, and its entries' text.
@@ -519,6 +520,7 @@ func rowsOf(a adapters.Adapter, e *session.Entry) []row {
 		}
 		r := base
 		r.role, r.tool, r.text = role, tool, clipText(text, MaxEntryText)
+		r.packed = packText(r.text) // here, on the reading workers
 		out = append(out, r)
 	}
 	switch e.Type {
@@ -598,9 +600,9 @@ func clipText(s string, n int) string {
 // the index as it was after the last one committed.
 //
 // The entries' text goes into the full-text index in one statement per
-// transaction (see commit): FTS5 writes its pending terms to disk at the
-// start of every statement that changes it, so a statement per entry
-// would leave a segment per entry to merge.
+// transaction (see commit), from a temporary table: FTS5 writes its
+// pending terms to disk at the start of every statement that changes it,
+// so a statement per entry would leave a segment per entry to merge.
 type batch struct {
 	ix    *Index
 	tx    *sql.Tx
@@ -624,6 +626,10 @@ func (b *batch) begin(ctx context.Context) (*sql.Tx, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
+	if _, err := tx.ExecContext(ctx, `CREATE TEMP TABLE IF NOT EXISTS pending (id INTEGER PRIMARY KEY, text TEXT NOT NULL)`); err != nil {
+		tx.Rollback()
+		return nil, fmt.Errorf("index: %w", err)
+	}
 	b.tx, b.bytes, b.first, b.began = tx, 0, 0, time.Now()
 	return tx, nil
 }
@@ -641,7 +647,10 @@ func (b *batch) commit() error {
 		return nil
 	}
 	if b.first != 0 {
-		if _, err := b.tx.Exec(`INSERT INTO entry_fts (rowid, text) SELECT id, text FROM entries WHERE id >= ?`, b.first); err != nil {
+		if _, err := b.tx.Exec(`INSERT INTO entry_fts (rowid, text) SELECT id, text FROM temp.pending`); err != nil {
+			return fmt.Errorf("index: %w", err)
+		}
+		if _, err := b.tx.Exec(`DELETE FROM temp.pending`); err != nil {
 			return fmt.Errorf("index: %w", err)
 		}
 	}
@@ -714,15 +723,25 @@ func (b *batch) write(ctx context.Context, old int64, ref session.Ref, fp finger
 		return fmt.Errorf("index: %w", err)
 	}
 	defer stmt.Close()
+	pend, err := tx.PrepareContext(ctx, `INSERT INTO temp.pending (id, text) VALUES (?, ?)`)
+	if err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	defer pend.Close()
 	for _, r := range doc.rows {
-		res, err := stmt.ExecContext(ctx, id, r.entry, unixNano(r.time), r.role, r.tool, r.model, r.text)
+		res, err := stmt.ExecContext(ctx, id, r.entry, unixNano(r.time), r.role, r.tool, r.model, r.packed)
 		if err != nil {
 			return fmt.Errorf("index: %w", err)
 		}
+		eid, err := res.LastInsertId()
+		if err != nil {
+			return fmt.Errorf("index: %w", err)
+		}
+		if _, err := pend.ExecContext(ctx, eid, r.text); err != nil {
+			return fmt.Errorf("index: %w", err)
+		}
 		if b.first == 0 {
-			if b.first, err = res.LastInsertId(); err != nil {
-				return fmt.Errorf("index: %w", err)
-			}
+			b.first = eid
 		}
 		b.bytes += len(r.text)
 	}

@@ -68,7 +68,7 @@ const recencyDays = 60
 
 // Search finds the entries that match q, best first.
 func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
-	match, err := ParseQuery(q.Text)
+	match, terms, err := parseQuery(q.Text)
 	if err != nil {
 		return nil, err
 	}
@@ -151,14 +151,18 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	for _, r := range best {
 		h := Hit{Score: r.score}
 		var t int64
-		err := ix.db.QueryRowContext(ctx, `SELECT s.cli, s.sid, s.path, s.project, s.title, s.host, e.entry, e.time, e.role, e.tool, e.model,
-			snippet(entry_fts, 0, '`+Mark+`', '`+EndMark+`', '…', 24)
-			FROM entry_fts JOIN entries e ON e.id = entry_fts.rowid JOIN sessions s ON s.id = e.session
-			WHERE entry_fts MATCH ? AND entry_fts.rowid = ?`, match, r.id).Scan(&h.CLI, &h.SessionID, &h.Path, &h.Project, &h.Title, &h.Host,
-			&h.Entry, &t, &h.Role, &h.Tool, &h.Model, &h.Snippet)
+		var packed []byte
+		err := ix.db.QueryRowContext(ctx, `SELECT s.cli, s.sid, s.path, s.project, s.title, s.host, e.entry, e.time, e.role, e.tool, e.model, e.text
+			FROM entries e JOIN sessions s ON s.id = e.session WHERE e.id = ?`, r.id).Scan(&h.CLI, &h.SessionID, &h.Path, &h.Project, &h.Title, &h.Host,
+			&h.Entry, &t, &h.Role, &h.Tool, &h.Model, &packed)
 		if err != nil {
 			return nil, fmt.Errorf("index: search: %w", err)
 		}
+		text, err := unpackText(packed)
+		if err != nil {
+			return nil, err
+		}
+		h.Snippet = snippet(text, terms)
 		if t != 0 {
 			h.Time = time.Unix(0, t).UTC()
 		}

@@ -1,0 +1,65 @@
+package index
+
+import (
+	"bytes"
+	"compress/flate"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// An entry's text is kept deflated (the index holds it for snippets; the
+// full-text index holds only its words): a byte saying how, then the text.
+const (
+	packedPlain   = 'p'
+	packedDeflate = 'd'
+)
+
+// packMin is the shortest text worth deflating.
+const packMin = 96
+
+var deflaters = sync.Pool{New: func() any {
+	w, _ := flate.NewWriter(nil, flate.BestSpeed)
+	return w
+}}
+
+// packText is text as the entries table keeps it: deflated when that is
+// shorter.
+func packText(text string) []byte {
+	if len(text) >= packMin {
+		var buf bytes.Buffer
+		buf.Grow(len(text)/2 + 16)
+		buf.WriteByte(packedDeflate)
+		w := deflaters.Get().(*flate.Writer)
+		w.Reset(&buf)
+		_, err := io.WriteString(w, text)
+		if err == nil {
+			err = w.Close()
+		}
+		deflaters.Put(w)
+		if err == nil && buf.Len() < len(text)+1 {
+			return buf.Bytes()
+		}
+	}
+	return append([]byte{packedPlain}, text...)
+}
+
+// unpackText reads what packText wrote.
+func unpackText(b []byte) (string, error) {
+	if len(b) == 0 {
+		return "", nil
+	}
+	switch b[0] {
+	case packedPlain:
+		return string(b[1:]), nil
+	case packedDeflate:
+		r := flate.NewReader(bytes.NewReader(b[1:]))
+		defer r.Close()
+		out, err := io.ReadAll(io.LimitReader(r, MaxEntryText*4+1))
+		if err != nil {
+			return "", fmt.Errorf("index: an entry's text: %w", err)
+		}
+		return string(out), nil
+	}
+	return "", fmt.Errorf("index: an entry's text is packed in an unknown way (%q)", b[0])
+}
