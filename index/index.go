@@ -216,12 +216,18 @@ type Status struct {
 // Status says what the index holds.
 func (ix *Index) Status(ctx context.Context) (Status, error) {
 	st := Status{Path: ix.path, Schema: SchemaVersion}
-	// A file of many sessions (a database) counts once.
-	if err := ix.db.QueryRowContext(ctx, `SELECT coalesce(sum(n), 0), coalesce(sum(size), 0) FROM (SELECT count(*) AS n, max(size) AS size FROM sessions GROUP BY path)`).Scan(&st.Sessions, &st.Indexed); err != nil {
-		return st, fmt.Errorf("index: %w", err)
-	}
-	// The count a refresh recorded; counted (a scan) when there is none.
-	if err := ix.db.QueryRowContext(ctx, `SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'entries'`).Scan(&st.Entries); err != nil {
+	// The counts the last refresh that changed the sessions recorded;
+	// counted (a scan of the tables) when there are none.
+	err := ix.db.QueryRowContext(ctx, `SELECT
+		(SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'sessions'),
+		(SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'entries'),
+		(SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'indexed')`).Scan(&st.Sessions, &st.Entries, &st.Indexed)
+	if err != nil {
+		// A file of many sessions (a database) counts once.
+		if err := ix.db.QueryRowContext(ctx, `SELECT coalesce(sum(n), 0), coalesce(sum(size), 0)
+			FROM (SELECT count(*) AS n, max(size) AS size FROM sessions GROUP BY path)`).Scan(&st.Sessions, &st.Indexed); err != nil {
+			return st, fmt.Errorf("index: %w", err)
+		}
 		if err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM entries`).Scan(&st.Entries); err != nil {
 			return st, fmt.Errorf("index: %w", err)
 		}

@@ -222,7 +222,11 @@ func (ix *Index) Refresh(ctx context.Context, env session.Env, progress Progress
 	if changed || !fromManifest || dirs.listed > 0 {
 		save = &manifest{held: held, dirs: dirs.new}
 	}
-	if err := ix.refreshed(ctx, save, changed); err != nil {
+	totals := held
+	if !changed {
+		totals = nil
+	}
+	if err := ix.refreshed(ctx, save, totals); err != nil {
 		return res, err
 	}
 	if changed {
@@ -326,16 +330,29 @@ func inodeOf(fi fs.FileInfo) int64 {
 }
 
 // refreshed records the end of a refresh, the manifest when m is set,
-// and, when the refresh changed the sessions, how many entries the index
-// holds (for Status: counting them is a scan of the entries).
-func (ix *Index) refreshed(ctx context.Context, m *manifest, changed bool) error {
+// and, when the refresh changed the sessions (held, which the index now
+// holds, is set), how many sessions and entries the index holds and the
+// size of their files (for Status: counting them is a scan).
+func (ix *Index) refreshed(ctx context.Context, m *manifest, held map[key]held) error {
 	tx, err := ix.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("index: %w", err)
 	}
 	defer tx.Rollback()
-	if changed {
+	if held != nil {
+		// A file of many sessions (a database) counts once.
+		size := make(map[string]int64)
+		for k, h := range held {
+			size[k.path] = max(size[k.path], h.fp.size)
+		}
+		var bytes int64
+		for _, n := range size {
+			bytes += n
+		}
 		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta (key, value) SELECT 'entries', coalesce(sum(entries), 0) FROM sessions`); err != nil {
+			return fmt.Errorf("index: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta (key, value) VALUES ('sessions', ?), ('indexed', ?)`, len(held), bytes); err != nil {
 			return fmt.Errorf("index: %w", err)
 		}
 	}

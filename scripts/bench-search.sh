@@ -11,13 +11,19 @@
 #               generated with seed 1 when missing: FILES sessions, SIZE)
 #   FILES, SIZE the corpus generated when missing (default 10000, 5G)
 #   RUNS        timed runs of each search (default 20): p50 and p99
+#   KEEP        when set, the index and binary are kept (their folder is
+#               printed) for a closer look
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 corpus=${1:-${STEAD_BENCH_CORPUS:-/tmp/stead-corpus-all}}
 runs=${RUNS:-20}
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+if [ -n "${KEEP:-}" ]; then
+	echo "keeping $work"
+else
+	trap 'rm -rf "$work"' EXIT
+fi
 
 echo "building stead"
 go build -o "$work/stead" ./cmd/stead
