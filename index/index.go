@@ -218,16 +218,22 @@ func (ix *Index) Status(ctx context.Context) (Status, error) {
 	st := Status{Path: ix.path, Schema: SchemaVersion}
 	// The counts the last refresh that changed the sessions recorded;
 	// counted (a scan of the tables) when there are none.
-	err := ix.db.QueryRowContext(ctx, `SELECT
+	var sessions, entries, indexed sql.NullInt64
+	if err := ix.db.QueryRowContext(ctx, `SELECT
 		(SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'sessions'),
 		(SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'entries'),
-		(SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'indexed')`).Scan(&st.Sessions, &st.Entries, &st.Indexed)
-	if err != nil {
+		(SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'indexed')`).Scan(&sessions, &entries, &indexed); err != nil {
+		return st, fmt.Errorf("index: %w", err)
+	}
+	st.Sessions, st.Entries, st.Indexed = int(sessions.Int64), int(entries.Int64), indexed.Int64
+	if !sessions.Valid || !indexed.Valid {
 		// A file of many sessions (a database) counts once.
 		if err := ix.db.QueryRowContext(ctx, `SELECT coalesce(sum(n), 0), coalesce(sum(size), 0)
 			FROM (SELECT count(*) AS n, max(size) AS size FROM sessions GROUP BY path)`).Scan(&st.Sessions, &st.Indexed); err != nil {
 			return st, fmt.Errorf("index: %w", err)
 		}
+	}
+	if !entries.Valid {
 		if err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM entries`).Scan(&st.Entries); err != nil {
 			return st, fmt.Errorf("index: %w", err)
 		}
