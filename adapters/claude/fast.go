@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/stead-dev/stead/adapters/internal/fastjson"
+	"github.com/stead-dev/stead/adapters/internal/jsonl"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -24,24 +25,13 @@ var fastDecode = true
 
 // decodeFast is Decode reading with fastjson first.
 func (d *Decoder) decodeFast() (session.Event, error) {
-	line, err := d.r.NextRaw()
+	r := &d.rec // reused: a record a line is read into escapes, and is big
+	line, err := jsonl.ReadInto(d.r, r, d.readRecord)
 	if err == io.EOF {
 		return session.Event{}, io.EOF
 	}
 	if err != nil {
 		return session.Event{}, fmt.Errorf("claude: read %s: %w", d.name(), err)
-	}
-	r := &d.rec // reused: a record a line is read into escapes, and is big
-	*r = record{}
-	if !line.Skipped {
-		if d.fastRecord(line.Raw, r) {
-			if d.fp.NonASCII() {
-				line.CheckUTF8()
-			}
-		} else {
-			*r = record{}
-			d.r.Unmarshal(&line, r)
-		}
 	}
 	ev := session.Event{Line: line.Line}
 	if p := line.Report(d.livePath()); p != "" {
@@ -51,6 +41,12 @@ func (d *Decoder) decodeFast() (session.Event, error) {
 		d.convert(r, line.Raw, &ev)
 	}
 	return ev, nil
+}
+
+// readRecord is fastRecord as jsonl.ReadInto calls it.
+func (d *Decoder) readRecord(line []byte, rec *record) (ok, nonASCII bool) {
+	ok = d.fastRecord(line, rec)
+	return ok, d.fp.NonASCII()
 }
 
 var recordKeys = fastjson.NewKeys("type", "subtype", "uuid", "parentUuid", "logicalParentUuid", "sessionId",

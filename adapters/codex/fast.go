@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/stead-dev/stead/adapters/internal/fastjson"
+	"github.com/stead-dev/stead/adapters/internal/jsonl"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -26,24 +27,13 @@ var fastDecode = true
 
 // decodeFast is Decode reading with fastjson first.
 func (d *Decoder) decodeFast() (session.Event, error) {
-	rec, err := d.r.NextRaw()
+	env := &d.env // reused: the envelope a line is read into escapes
+	rec, err := jsonl.ReadInto(d.r, env, d.readEnvelope)
 	if err == io.EOF {
 		return session.Event{}, io.EOF
 	}
 	if err != nil {
 		return session.Event{}, fmt.Errorf("codex: read %s: %w", d.name(), err)
-	}
-	env := &d.env // reused: the envelope a line is read into escapes
-	*env = envelope{}
-	if !rec.Skipped {
-		if d.fastEnvelope(rec.Raw, env) {
-			if d.fp.NonASCII() {
-				rec.CheckUTF8()
-			}
-		} else {
-			*env = envelope{}
-			d.r.Unmarshal(&rec, env)
-		}
 	}
 	ev := session.Event{Line: rec.Line}
 	if p := rec.Report(d.livePath()); p != "" {
@@ -53,6 +43,12 @@ func (d *Decoder) decodeFast() (session.Event, error) {
 		d.convert(env, rec.Raw, &ev)
 	}
 	return ev, nil
+}
+
+// readEnvelope is fastEnvelope as jsonl.ReadInto calls it.
+func (d *Decoder) readEnvelope(line []byte, env *envelope) (ok, nonASCII bool) {
+	ok = d.fastEnvelope(line, env)
+	return ok, d.fp.NonASCII()
 }
 
 // predecoded is a payload read with its envelope, in the same pass: when

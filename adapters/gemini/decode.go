@@ -3,13 +3,11 @@ package gemini
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/stead-dev/stead/adapters/internal/jsonl"
 	"github.com/stead-dev/stead/adapters/internal/jsonread"
@@ -82,9 +80,8 @@ func (d *Decoder) Decode() (session.Event, error) {
 		d.queue = d.queue[1:]
 		return ev, nil
 	}
-	d.rec = record{}
 	rec := &d.rec
-	ln, err := d.line(rec)
+	ln, err := jsonl.ReadInto(d.r, rec, d.parse)
 	if err == io.EOF {
 		return session.Event{}, io.EOF
 	}
@@ -102,44 +99,12 @@ func (d *Decoder) Decode() (session.Event, error) {
 	return ev, nil
 }
 
-// line reads the next record as jsonl.Reader.Decode does, but through
-// jsonread.Parse when it can (several times faster); encoding/json reads what
-// jsonread.Parse leaves to it, and decides what is wrong with a line.
-func (d *Decoder) line(rec *record) (jsonl.Record, error) {
-	r := d.r
-	if !r.Next() {
-		if err := r.Err(); err != nil {
-			return jsonl.Record{}, err
-		}
-		return jsonl.Record{}, io.EOF
-	}
-	ln := jsonl.Record{Line: r.LineNo()}
-	line := r.Line()
-	if line[0] != '{' {
-		ln.Problem, ln.Skipped = "not a JSON object; line skipped", true
-		return ln, nil
-	}
-	ln.Raw = bytes.Clone(line)
-	if d.jp.Parse(ln.Raw, rec) {
-		return ln, nil
-	}
-	*rec = record{}
-	if err := json.Unmarshal(line, rec); err != nil {
-		var te *json.UnmarshalTypeError
-		if !errors.As(err, &te) {
-			ln.Raw = nil
-			ln.Problem, ln.Skipped = "malformed JSON ("+err.Error()+"); line skipped", true
-			if r.Partial() {
-				ln.Problem, ln.Partial = jsonl.Incomplete(len(line), err), true
-			}
-			return ln, nil
-		}
-		ln.Problem = fmt.Sprintf("field %q has unexpected type %s; read what could be", te.Field, te.Value)
-	}
-	if !utf8.Valid(line) {
-		ln.Problem = jsonl.AddProblem(ln.Problem, jsonl.InvalidUTF8)
-	}
-	return ln, nil
+// parse reads a record with jsonread.Parse, several times faster than
+// encoding/json, as jsonl.ReadInto calls it: encoding/json reads what
+// Parse leaves to it, and decides what is wrong with a line. Parse
+// declines invalid UTF-8, so what it reads needs no check.
+func (d *Decoder) parse(line []byte, rec *record) (ok, nonASCII bool) {
+	return d.jp.Parse(line, rec), false
 }
 
 // start looks at the first line to tell the formats apart: a line holding

@@ -251,20 +251,6 @@ func (r *Reader) unmarshal(line []byte, rec *Record, v any) bool {
 	return true
 }
 
-// NextRaw reads the next non-blank line as Decode does, but decodes
-// nothing: it is for a caller with a faster reader of its own, which
-// falls back on Unmarshal for what that reader leaves to encoding/json,
-// so that it reads the same records, problems and warnings as Decode.
-// A line that is not a JSON object comes back Skipped with a Problem;
-// any other has Raw, a copy of the line.
-func (r *Reader) NextRaw() (Record, error) {
-	rec, err := r.nextObject()
-	if err == nil && !rec.Skipped {
-		rec.Raw = bytes.Clone(r.line)
-	}
-	return rec, err
-}
-
 // nextObject moves to the next non-blank line. It returns io.EOF at the
 // end and read errors as they are; a line that is not a JSON object comes
 // back Skipped with a Problem.
@@ -282,18 +268,34 @@ func (r *Reader) nextObject() (Record, error) {
 	return rec, nil
 }
 
-// Unmarshal decodes rec.Raw, the record NextRaw just returned (r must not
-// have moved on), into v with encoding/json, and sets its problems as
-// Decode does. A line that is not JSON comes back Skipped, without Raw.
-func (r *Reader) Unmarshal(rec *Record, v any) {
-	if !r.unmarshal(rec.Raw, rec, v) {
-		rec.Raw = nil
+// ReadInto reads the next record into *v as Decode does, but through fast
+// when it can, for a caller with a faster reader of its own. fast reads
+// raw, a copy of the line, into v and reports whether it could, and
+// whether raw has a byte above 0x7f (a fast reader that declines invalid
+// UTF-8 may report false). What fast declines is read from a zero *v with
+// encoding/json, so that the records, problems and warnings are Decode's.
+// *v is zeroed when a line is read, and stays zero for a Skipped line.
+func ReadInto[T any](r *Reader, v *T, fast func(raw []byte, v *T) (ok, nonASCII bool)) (Record, error) {
+	rec, err := r.nextObject()
+	if err != nil {
+		return rec, err
 	}
+	var zero T
+	*v = zero
+	if rec.Skipped {
+		return rec, nil
+	}
+	rec.Raw = bytes.Clone(r.line)
+	if ok, nonASCII := fast(rec.Raw, v); !ok {
+		*v = zero
+		if !r.unmarshal(rec.Raw, &rec, v) {
+			rec.Raw = nil
+		}
+	} else if nonASCII {
+		rec.checkUTF8(rec.Raw)
+	}
+	return rec, nil
 }
-
-// CheckUTF8 adds InvalidUTF8 to the problems of rec when its Raw is not
-// UTF-8. A caller whose reader met no byte above 0x7f in Raw may skip it.
-func (rec *Record) CheckUTF8() { rec.checkUTF8(rec.Raw) }
 
 // checkUTF8 adds InvalidUTF8 to the problems of rec when line is not
 // UTF-8.
