@@ -85,16 +85,10 @@ type cached struct {
 // unchanged file is opened to tell its session.
 func (ix *Index) Cache(ctx context.Context, env session.Env, detail session.Detail) (session.Env, *Cache, error) {
 	c := &Cache{ix: ix, detail: detail, stats: statCache{}}
-	man, ok := ix.loadManifest(ctx)
-	held := man.held
-	if !ok {
-		var err error
-		if held, err = ix.fingerprints(ctx); err != nil {
-			return env, nil, err
-		}
+	env, held, _, _, err := ix.lister(ctx, env)
+	if err != nil {
+		return env, nil, err
 	}
-	env = withKnown(env, held)
-	env.Dirs = newDirCache(man.dirs).ReadDir
 	c.byKey = make(map[key]cached, len(held))
 	if detail != session.DetailFull {
 		for k, h := range held {

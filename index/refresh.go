@@ -65,17 +65,10 @@ type key struct{ cli, sid, path string }
 func (ix *Index) Refresh(ctx context.Context, env session.Env, progress Progress) (Refreshed, error) {
 	begin := time.Now()
 	var res Refreshed
-	man, fromManifest := ix.loadManifest(ctx)
-	held := man.held
-	if !fromManifest {
-		var err error
-		if held, err = ix.fingerprints(ctx); err != nil {
-			return res, err
-		}
+	listEnv, held, dirs, fromManifest, err := ix.lister(ctx, env)
+	if err != nil {
+		return res, err
 	}
-	dirs := newDirCache(man.dirs)
-	listEnv := withKnown(env, held)
-	listEnv.Dirs = dirs.ReadDir
 	type job struct {
 		a    adapters.Adapter
 		ref  session.Ref
@@ -86,28 +79,34 @@ func (ix *Index) Refresh(ctx context.Context, env session.Env, progress Progress
 	var jobs []job
 	seen := make(map[key]bool)
 	stats := statCache{}
-	for _, found := range discover(listEnv) {
-		res.Warnings = append(res.Warnings, found.warns...)
-		for _, ref := range found.refs {
-			k := key{ref.CLI, ref.ID, ref.Path}
-			if seen[k] {
-				continue
-			}
-			seen[k] = true
-			res.Sessions++
-			fp := stats.fingerprint(ref)
-			h, ok := held[k]
-			switch {
-			case ok && h.fp == fp && h.title == ref.Title:
-				res.Unchanged++
-				continue
-			case ok:
-				res.Updated++
-			default:
-				res.Added++
-			}
-			jobs = append(jobs, job{a: found.a, ref: ref, fp: fp, id: h.id, size: fp.size})
+	refs, warns, err := catalog.Discover(catalog.Options{Env: listEnv})
+	if err != nil {
+		return res, err
+	}
+	res.Warnings = append(res.Warnings, warns...)
+	for _, ref := range refs {
+		a, ok := adapters.Lookup(ref.CLI)
+		if !ok {
+			continue
 		}
+		k := key{ref.CLI, ref.ID, ref.Path}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		res.Sessions++
+		fp := stats.fingerprint(ref)
+		h, ok := held[k]
+		switch {
+		case ok && h.fp == fp && h.title == ref.Title:
+			res.Unchanged++
+			continue
+		case ok:
+			res.Updated++
+		default:
+			res.Added++
+		}
+		jobs = append(jobs, job{a: a, ref: ref, fp: fp, id: h.id, size: fp.size})
 	}
 	var gone []int64
 	for k, h := range held {
@@ -240,29 +239,23 @@ func (ix *Index) Refresh(ctx context.Context, env session.Env, progress Progress
 	return res, nil
 }
 
-// found is what one adapter's Discover listed.
-type found struct {
-	a     adapters.Adapter
-	refs  []session.Ref
-	warns []session.Warning
-}
-
-// discover lists every store env points at, the adapters side by side (a
-// store's listing is mostly waiting on the file system), in the order of
-// adapters.All.
-func discover(env session.Env) []found {
-	var all []found
-	for _, a := range adapters.All {
-		if a.Reads() {
-			all = append(all, found{a: a})
+// lister is env made to list the stores from what the index holds: the
+// manifest's folders (see dirCache) and the sessions of each file (see
+// withKnown). It returns what the index holds of each session, and
+// whether that came from the manifest (else from the sessions table).
+func (ix *Index) lister(ctx context.Context, env session.Env) (session.Env, map[key]held, *dirCache, bool, error) {
+	man, fromManifest := ix.loadManifest(ctx)
+	held := man.held
+	if !fromManifest {
+		var err error
+		if held, err = ix.fingerprints(ctx); err != nil {
+			return env, nil, nil, false, err
 		}
 	}
-	var wg sync.WaitGroup
-	for i := range all {
-		wg.Go(func() { all[i].refs, all[i].warns = all[i].a.Discover(env) })
-	}
-	wg.Wait()
-	return all
+	dirs := newDirCache(man.dirs)
+	env = withKnown(env, held)
+	env.Dirs = dirs.ReadDir
+	return env, held, dirs, fromManifest, nil
 }
 
 // withKnown is env with Known telling the sessions the index holds of each
