@@ -57,7 +57,8 @@ CREATE TABLE sessions (
 	start   INTEGER NOT NULL,
 	end     INTEGER NOT NULL,
 	entries INTEGER NOT NULL,
-	-- What list shows, and stats counts (summary: session.Summary as
+	-- What list shows (warnings and skipped: what a read at list
+	-- detail finds), and stats counts (summary: session.Summary as
 	-- JSON, with its usage buckets and responses).
 	reftitle TEXT NOT NULL,
 	messages INTEGER NOT NULL,

@@ -444,7 +444,15 @@ func dropSession(ctx context.Context, tx *sql.Tx, id int64) error {
 
 // indexed is a session as the index keeps it.
 type indexed struct {
-	sum  session.Summary
+	sum session.Summary
+	// list is what a listing shows of the session's problems: a reader
+	// at list detail may check less than a full one (OpenCode's reads a
+	// database's text parts only), and list from the index shows what a
+	// scan would.
+	list struct {
+		warnings []session.Warning
+		skipped  int
+	}
 	rows []row
 	// warns are the records that could not be read (the rest were).
 	warns []session.Warning
@@ -464,6 +472,13 @@ func read(env session.Env, a adapters.Adapter, ref session.Ref) (*indexed, error
 		return nil, err
 	}
 	doc := &indexed{sum: sum}
+	doc.list.warnings, doc.list.skipped = sum.Warnings, sum.Skipped
+	if len(sum.Warnings) > 0 || sum.Skipped > 0 {
+		// Only a session with problems can show fewer at list detail.
+		if l, err := a.SummarizeFile(ref, session.DetailList); err == nil {
+			doc.list.warnings, doc.list.skipped = l.Warnings, l.Skipped
+		}
+	}
 	add := func(e *session.Entry) { doc.rows = append(doc.rows, rowsOf(a, e)...) }
 	if fi, err := os.Stat(ref.Path); err == nil && fi.Mode().IsRegular() && fi.Size() > catalog.TwoPassAbove && a.StreamDecoder != nil {
 		// A large self-contained file is read once, its entries indexed
@@ -711,8 +726,8 @@ func (b *batch) write(ctx context.Context, old int64, ref session.Ref, fp finger
 		p, _ := json.Marshal(doc.sum.Parent)
 		parent = string(p)
 	}
-	if len(doc.sum.Warnings) > 0 {
-		w, _ := json.Marshal(doc.sum.Warnings)
+	if len(doc.list.warnings) > 0 {
+		w, _ := json.Marshal(doc.list.warnings)
 		warns = string(w)
 	}
 	res, err := tx.ExecContext(ctx, `INSERT INTO sessions (cli, sid, path, size, mtime, inode, host, project, title, start, end, entries,
@@ -720,7 +735,7 @@ func (b *batch) write(ctx context.Context, old int64, ref session.Ref, fp finger
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		ref.CLI, ref.ID, ref.Path, fp.size, fp.mtime, fp.inode, host, doc.sum.Project, doc.sum.Title,
 		unixNano(doc.sum.Start), unixNano(doc.sum.End), len(doc.rows),
-		ref.Title, doc.sum.Messages, doc.sum.Turns, parent, warns, doc.sum.Skipped, doc.sum.Size, string(sum))
+		ref.Title, doc.sum.Messages, doc.sum.Turns, parent, warns, doc.list.skipped, doc.sum.Size, string(sum))
 	if err != nil {
 		return fmt.Errorf("index: %w", err)
 	}

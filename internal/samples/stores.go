@@ -157,3 +157,74 @@ func firstCwd(data []byte) string {
 	}
 	return "/unknown"
 }
+
+// Store lays out one testdata case of a CLI as that CLI keeps its store,
+// alone in a fresh folder, and returns the environment pointing at it:
+// Claude's files in the project folder of their first working directory,
+// Codex's, Gemini's and OpenCode's storage tree below their homes, a Kimi
+// case named code-* in Kimi Code's home and one named legacy-* in
+// kimi-cli's share dir, and OpenCode's rows in a database of the real
+// schema. It reports false for a case that holds no store (an export, a
+// single file of no store).
+func Store(tb testing.TB, cli, txtarPath string) (session.Env, bool) {
+	tb.Helper()
+	root := tb.TempDir()
+	env := session.Env{Home: filepath.Join(root, "home"), Vars: map[string]string{}}
+	ar, err := txtar.ParseFile(txtarPath)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sql, storage, native := false, false, false
+	for _, f := range ar.Files {
+		if strings.HasPrefix(f.Name, "native/") {
+			native = true
+			sql = sql || strings.HasSuffix(f.Name, ".sql")
+			storage = storage || strings.HasPrefix(f.Name, "native/storage/")
+		}
+	}
+	if !native {
+		return env, false
+	}
+	dir := filepath.Join(root, cli)
+	switch cli {
+	case "claude":
+		env.Vars["CLAUDE_CONFIG_DIR"] = dir
+		project := ""
+		for _, f := range ar.Files {
+			if name, ok := strings.CutPrefix(f.Name, "native/"); ok {
+				if project == "" {
+					project = claude.EncodeProjectDir(firstCwd(f.Data))
+				}
+				Write(tb, filepath.Join(dir, "projects", project, filepath.FromSlash(name)), f.Data)
+			}
+		}
+		return env, true
+	case "codex":
+		env.Vars["CODEX_HOME"] = dir
+	case "gemini":
+		env.Vars["GEMINI_CLI_HOME"] = dir
+	case "kimi":
+		switch base := filepath.Base(txtarPath); {
+		case strings.HasPrefix(base, "code-"):
+			env.Vars["KIMI_CODE_HOME"] = dir
+		case strings.HasPrefix(base, "legacy-"):
+			env.Vars["KIMI_SHARE_DIR"] = dir
+		default:
+			return env, false
+		}
+	case "opencode":
+		env.Vars["XDG_DATA_HOME"] = root
+		dir = filepath.Join(root, "opencode")
+		if sql {
+			OpenCodeDB(tb, txtarPath, filepath.Join(dir, "opencode.db"))
+			return env, true
+		}
+		if !storage {
+			return env, false
+		}
+	default:
+		return env, false
+	}
+	LayOut(tb, txtarPath, dir)
+	return env, true
+}
