@@ -46,6 +46,19 @@ func packText(text string) []byte {
 
 // unpackText reads what packText wrote.
 func unpackText(b []byte) (string, error) {
+	var u unpacker
+	return u.unpack(b)
+}
+
+// unpacker reads what packText wrote, text after text, reusing its
+// inflater (each new one allocates a 32 KB window) and buffer.
+type unpacker struct {
+	in  bytes.Reader
+	r   io.ReadCloser
+	out bytes.Buffer
+}
+
+func (u *unpacker) unpack(b []byte) (string, error) {
 	if len(b) == 0 {
 		return "", nil
 	}
@@ -53,13 +66,17 @@ func unpackText(b []byte) (string, error) {
 	case packedPlain:
 		return string(b[1:]), nil
 	case packedDeflate:
-		r := flate.NewReader(bytes.NewReader(b[1:]))
-		defer r.Close()
-		out, err := io.ReadAll(io.LimitReader(r, MaxEntryText*4+1))
-		if err != nil {
+		u.in.Reset(b[1:])
+		if u.r == nil {
+			u.r = flate.NewReader(&u.in)
+		} else if err := u.r.(flate.Resetter).Reset(&u.in, nil); err != nil {
 			return "", fmt.Errorf("index: an entry's text: %w", err)
 		}
-		return string(out), nil
+		u.out.Reset()
+		if _, err := u.out.ReadFrom(io.LimitReader(u.r, MaxEntryText*4+1)); err != nil {
+			return "", fmt.Errorf("index: an entry's text: %w", err)
+		}
+		return u.out.String(), nil
 	}
 	return "", fmt.Errorf("index: an entry's text is packed in an unknown way (%q)", b[0])
 }

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -50,8 +51,8 @@ type Hit struct {
 	// Snippet is the text around the matches, each between Mark and
 	// EndMark.
 	Snippet string `json:"snippet"`
-	// Score ranks the hit: lower is better (FTS5's BM25, weighed by the
-	// entry's age).
+	// Score ranks the hit: lower is better (BM25 as FTS5 computes it,
+	// negated, weighed by the entry's age).
 	Score float64 `json:"score"`
 }
 
@@ -109,62 +110,74 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		where = append(where, "e.time < ?")
 		args = append(args, q.Until.UnixNano())
 	}
-	// The hits are ranked first, without their snippets (SQLite would
-	// make one for every match before sorting); then the best are read
-	// with theirs.
-	//
 	// A word found in more entries than Candidates is ranked among its
 	// Candidates most recent matches (entries are numbered in the order
 	// they were indexed, and a refresh indexes sessions oldest first), so
-	// that a common word costs no more than a rare one: FTS5's BM25 of
-	// every match of a word found in a million entries takes seconds.
-	stmt := `SELECT id, b / (1.0 + max(0, ? - t) / 86400e9 / ` + fmt.Sprint(recencyDays) + `.0) AS score FROM (
-		SELECT e.id AS id, bm25(entry_fts) AS b, e.time AS t
-		FROM entry_fts JOIN entries e ON e.id = entry_fts.rowid JOIN sessions s ON s.id = e.session
+	// that a common word costs no more than a rare one. The ranking is
+	// BM25's, computed here from the candidates' text: FTS5's bm25()
+	// first counts the entries holding each term by walking all of
+	// them, which for a word found in a million entries takes seconds
+	// (see rank).
+	from := "entry_fts JOIN entries e ON e.id = entry_fts.rowid"
+	if slices.ContainsFunc(where, func(w string) bool { return strings.Contains(w, "s.") }) {
+		from += " JOIN sessions s ON s.id = e.session"
+	}
+	stmt := `SELECT e.id, e.time, e.text FROM ` + from + `
 		WHERE ` + strings.Join(where, " AND ") + `
-		ORDER BY entry_fts.rowid DESC LIMIT ?)
-	ORDER BY score LIMIT ?`
-	args = append([]any{time.Now().UnixNano()}, args...)
-	args = append(args, Candidates, limit)
+		ORDER BY entry_fts.rowid DESC LIMIT ?`
+	args = append(args, Candidates)
 	rows, err := ix.db.QueryContext(ctx, stmt, args...)
 	if err != nil {
 		return nil, fmt.Errorf("index: search: %w", err)
 	}
-	type ranked struct {
-		id    int64
-		score float64
-	}
-	var best []ranked
+	var cands []candidate
 	for rows.Next() {
-		var r ranked
-		if err := rows.Scan(&r.id, &r.score); err != nil {
+		var c candidate
+		if err := rows.Scan(&c.id, &c.time, &c.packed); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("index: search: %w", err)
 		}
-		best = append(best, r)
+		cands = append(cands, c)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("index: search: %w", err)
 	}
+	if len(cands) == 0 {
+		return nil, nil
+	}
+	ps := patterns(terms)
+	var all []candidate // all the matches of the query's one term
+	if len(where) == 1 && len(ps) == 1 && len(terms) == 1 {
+		all = cands
+	}
+	df, total, err := ix.entriesWith(ctx, ps, all)
+	if err != nil {
+		return nil, err
+	}
+	best, err := rank(cands, ps, df, total, time.Now(), limit)
+	if err != nil {
+		return nil, err
+	}
 	hits := make([]Hit, 0, len(best))
-	for _, r := range best {
-		h := Hit{Score: r.score}
-		var t int64
-		var packed []byte
-		err := ix.db.QueryRowContext(ctx, `SELECT s.cli, s.sid, s.path, s.project, s.title, s.host, e.entry, e.time, e.role, e.tool, e.model, e.text
-			FROM entries e JOIN sessions s ON s.id = e.session WHERE e.id = ?`, r.id).Scan(&h.CLI, &h.SessionID, &h.Path, &h.Project, &h.Title, &h.Host,
-			&h.Entry, &t, &h.Role, &h.Tool, &h.Model, &packed)
+	var ws words
+	var u unpacker
+	for _, c := range best {
+		h := Hit{Score: c.score}
+		err := ix.db.QueryRowContext(ctx, `SELECT s.cli, s.sid, s.path, s.project, s.title, s.host, e.entry, e.role, e.tool, e.model
+			FROM entries e JOIN sessions s ON s.id = e.session WHERE e.id = ?`, c.id).Scan(&h.CLI, &h.SessionID, &h.Path, &h.Project, &h.Title, &h.Host,
+			&h.Entry, &h.Role, &h.Tool, &h.Model)
 		if err != nil {
 			return nil, fmt.Errorf("index: search: %w", err)
 		}
-		text, err := unpackText(packed)
+		text, err := u.unpack(c.packed)
 		if err != nil {
 			return nil, err
 		}
-		h.Snippet = snippet(text, terms)
-		if t != 0 {
-			h.Time = time.Unix(0, t).UTC()
+		ws.split(text)
+		h.Snippet = snippet(text, &ws, ps)
+		if c.time != 0 {
+			h.Time = time.Unix(0, c.time).UTC()
 		}
 		hits = append(hits, h)
 	}

@@ -23,7 +23,9 @@ func TestSnippet(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := snippet(c.text, terms); got != c.want {
+		var ws words
+		ws.split(c.text)
+		if got := snippet(c.text, &ws, patterns(terms)); got != c.want {
 			t.Errorf("snippet(%q, %s):\n got %q\nwant %q", c.text, c.query, got, c.want)
 		}
 	}

@@ -1,0 +1,107 @@
+package index_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stead-dev/stead/index"
+	"github.com/stead-dev/stead/internal/samples"
+	"github.com/stead-dev/stead/session"
+)
+
+// prompts writes a Claude session of user prompts (id: each prompt's
+// entry id) in a store below dir.
+func prompts(t *testing.T, dir, sid string, ps []prompt) {
+	t.Helper()
+	var b strings.Builder
+	parent := any(nil)
+	for _, p := range ps {
+		rec, err := json.Marshal(map[string]any{"type": "user", "uuid": p.id, "parentUuid": parent, "sessionId": sid,
+			"timestamp": p.at.UTC().Format(time.RFC3339Nano), "cwd": "/work/rank",
+			"message": map[string]any{"role": "user", "content": p.text}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(rec)
+		b.WriteByte('\n')
+		parent = p.id
+	}
+	samples.Write(t, filepath.Join(dir, "projects", "-work-rank", sid+".jsonl"), []byte(b.String()))
+}
+
+type prompt struct {
+	id   string
+	at   time.Time
+	text string
+}
+
+func uuid(n int) string { return fmt.Sprintf("00000000-0000-4000-8000-%012d", n) }
+
+// TestSearchRanks: hits come best first by BM25 (a word said more often
+// in a shorter entry first, a rare word before a common one) weighed by
+// age (of two equal entries the newer first); a word found in more
+// entries than index.Candidates is ranked among its most recent matches.
+func TestSearchRanks(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	day := now.Add(-24 * time.Hour)
+	filler := strings.Repeat("some unrelated words about other things ", 20)
+	ps := []prompt{
+		{uuid(1), day, "the migration failed"},
+		{uuid(2), day, "migration migration migration again"},
+		{uuid(3), day, filler + "and a migration " + filler},
+		{uuid(4), day, "deploy the build"},
+		{uuid(5), now.Add(-400 * 24 * time.Hour), "deploy the build"},
+		{uuid(6), day, "a quokka note"},
+	}
+	for i := range 10 {
+		ps = append(ps, prompt{uuid(100 + i), day, "a zebra note"})
+	}
+	prompts(t, dir, "11111111-0000-4000-8000-000000000001", ps)
+	var many []prompt
+	for i := range index.Candidates + 100 {
+		many = append(many, prompt{uuid(10000 + i), day.Add(time.Duration(i) * time.Second), "a commonplace remark"})
+	}
+	prompts(t, dir, "11111111-0000-4000-8000-000000000002", many)
+	env := session.Env{Home: t.TempDir(), Vars: map[string]string{"CLAUDE_CONFIG_DIR": dir}}
+	ix := openIndex(t, filepath.Join(t.TempDir(), "index.db"))
+	refresh(t, ix, env)
+
+	order := func(q string, n int) []string {
+		var ids []string
+		for _, h := range search(t, ix, index.Query{Text: q, Limit: n}) {
+			ids = append(ids, h.Entry)
+		}
+		return ids
+	}
+	for _, c := range []struct {
+		query string
+		want  []string
+	}{
+		{"migration", []string{uuid(2), uuid(1), uuid(3)}},
+		{"deploy", []string{uuid(4), uuid(5)}},
+		{"quokka OR zebra", []string{uuid(6)}},
+	} {
+		got := order(c.query, 20)
+		if len(got) < len(c.want) || strings.Join(got[:len(c.want)], " ") != strings.Join(c.want, " ") {
+			t.Errorf("search %s: hits %v; want first %v", c.query, got, c.want)
+		}
+	}
+	got := order("commonplace", 30)
+	if len(got) != 30 {
+		t.Fatalf("search commonplace: %d hits; want 30", len(got))
+	}
+	oldest := uuid(10000 + 100) // the first of the Candidates most recent
+	for _, id := range got {
+		if id < oldest {
+			t.Errorf("search commonplace: hit %s is older than the %d most recent matches", id, index.Candidates)
+		}
+	}
+	if got[0] != uuid(10000+index.Candidates+99) {
+		t.Errorf("search commonplace: first hit %s; want the newest of equal entries, %s", got[0], uuid(10000+index.Candidates+99))
+	}
+}

@@ -1,0 +1,154 @@
+package index
+
+import (
+	"bytes"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// words is a text split into words as FTS5's tokenizer (unicode61,
+// diacritics removed) splits it: runs of letters, digits and marks, each
+// kept folded (lower-cased, Latin accents and combining marks dropped)
+// with where it lies in the text. A words is reused from text to text:
+// splitting allocates only while its buffers grow.
+type words struct {
+	folded []byte // the folded words, one after the other
+	ends   []int  // where each folded word ends in folded
+	spans  [][2]int
+}
+
+// split splits text, forgetting the previous one.
+func (ws *words) split(text string) {
+	ws.folded, ws.ends, ws.spans = ws.folded[:0], ws.ends[:0], ws.spans[:0]
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c < utf8.RuneSelf {
+			if !asciiWord[c] {
+				i++
+				continue
+			}
+		} else if r, n := utf8.DecodeRuneInString(text[i:]); !isTokenRune(r) {
+			i += n
+			continue
+		}
+		start := i
+		for i < len(text) {
+			c := text[i]
+			if c < utf8.RuneSelf {
+				if !asciiWord[c] {
+					break
+				}
+				if 'A' <= c && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				ws.folded = append(ws.folded, c)
+				i++
+				continue
+			}
+			r, n := utf8.DecodeRuneInString(text[i:])
+			if !isTokenRune(r) {
+				break
+			}
+			ws.folded = appendFolded(ws.folded, r)
+			i += n
+		}
+		ws.ends = append(ws.ends, len(ws.folded))
+		ws.spans = append(ws.spans, [2]int{start, i})
+	}
+}
+
+// len is how many words the text has.
+func (ws *words) len() int { return len(ws.ends) }
+
+// at is the i-th word, folded.
+func (ws *words) at(i int) []byte {
+	from := 0
+	if i > 0 {
+		from = ws.ends[i-1]
+	}
+	return ws.folded[from:ws.ends[i]]
+}
+
+// pattern is a query term as words are matched against it: its folded
+// words in order, the last one a prefix when the term is.
+type pattern struct {
+	term   term
+	words  [][]byte
+	prefix bool
+}
+
+// patterns are terms' patterns; a term without a word has none.
+func patterns(terms []term) []pattern {
+	var ps []pattern
+	for _, t := range terms {
+		p := pattern{term: t}
+		for _, w := range strings.FieldsFunc(t.text, func(r rune) bool { return !isTokenRune(r) }) {
+			p.words = append(p.words, []byte(fold(w)))
+		}
+		if len(p.words) > 0 {
+			p.prefix = t.prefix
+			ps = append(ps, p)
+		}
+	}
+	return ps
+}
+
+// matchAt reports whether the words from i on match p.
+func (p *pattern) matchAt(ws *words, i int) bool {
+	if i+len(p.words) > ws.len() {
+		return false
+	}
+	for j, w := range p.words {
+		got := ws.at(i + j)
+		if p.prefix && j == len(p.words)-1 {
+			if !bytes.HasPrefix(got, w) {
+				return false
+			}
+		} else if !bytes.Equal(got, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// asciiWord marks the ASCII bytes that are part of a word.
+var asciiWord = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = isTokenRune(rune(c))
+	}
+	return t
+}()
+
+// isTokenRune reports whether r is part of a word for unicode61: a
+// letter, a digit or a mark.
+func isTokenRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Co, r)
+}
+
+// latinBase is the base letter of each of U+00C0 to U+024F, '.' where it
+// has none.
+const latinBase = "aaaaaa.ceeeeiiii.nooooo..uuuuy..aaaaaa.ceeeeiiii.nooooo..uuuuy.yaaaaaaccccccccdd..eeeeeeeeeegggggggghh..iiiiiiiii...jjkk.llllll....nnnnnn...oooooo..rrrrrrsssssssstttt..uuuuuuuuuuuuwwyyyzzzzzz.................................oo.............uu............................aaiioouuuuuuuuuu.aaaa....ggkkoooo..j...gg..nnaa....aaaaeeeeiiiioooorrrruuuusstt..hh......aaeeooooooooyy............................"
+
+// appendFolded appends r folded: lower-cased, a Latin letter without its
+// accent, nothing for a combining mark.
+func appendFolded(b []byte, r rune) []byte {
+	r = unicode.ToLower(r)
+	switch {
+	case unicode.Is(unicode.Mn, r):
+		return b
+	case r >= 0xC0 && r < 0xC0+rune(len(latinBase)) && latinBase[r-0xC0] != '.':
+		r = rune(latinBase[r-0xC0])
+	}
+	return utf8.AppendRune(b, r)
+}
+
+// fold is w lower-cased, its Latin letters without accents and its
+// combining marks dropped.
+func fold(w string) string {
+	b := make([]byte, 0, len(w))
+	for _, r := range w {
+		b = appendFolded(b, r)
+	}
+	return string(b)
+}
