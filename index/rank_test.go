@@ -1,8 +1,10 @@
 package index_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -103,5 +105,35 @@ func TestSearchRanks(t *testing.T) {
 	}
 	if got[0] != uuid(10000+index.Candidates+99) {
 		t.Errorf("search commonplace: first hit %s; want the newest of equal entries, %s", got[0], uuid(10000+index.Candidates+99))
+	}
+}
+
+// TestSearchFresh: a search brought up to date finds what was written
+// after the index was last refreshed, and what was removed since is not
+// found.
+func TestSearchFresh(t *testing.T) {
+	dir := t.TempDir()
+	day := time.Now().Add(-24 * time.Hour)
+	prompts(t, dir, "22222222-0000-4000-8000-000000000001", []prompt{{uuid(1), day, "an okapi sighting"}})
+	env := session.Env{Home: t.TempDir(), Vars: map[string]string{"CLAUDE_CONFIG_DIR": dir}}
+	ix := openIndex(t, filepath.Join(t.TempDir(), "index.db"))
+	refresh(t, ix, env)
+	prompts(t, dir, "22222222-0000-4000-8000-000000000002", []prompt{{uuid(2), day, "another okapi sighting"}})
+	hits, res, err := ix.SearchFresh(context.Background(), env, index.Query{Text: "okapi"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Added != 1 || len(hits) != 2 {
+		t.Errorf("after a session was written: refresh %+v, %d hits; want 1 added, 2 hits", res, len(hits))
+	}
+	if err := os.Remove(filepath.Join(dir, "projects", "-work-rank", "22222222-0000-4000-8000-000000000001.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	hits, res, err = ix.SearchFresh(context.Background(), env, index.Query{Text: "okapi"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Removed != 1 || len(hits) != 1 || hits[0].Entry != uuid(2) {
+		t.Errorf("after a session was removed: refresh %+v, hits %+v; want 1 removed, the other session's hit", res, hits)
 	}
 }

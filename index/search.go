@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/stead-dev/stead/session"
 )
 
 // Query is a search.
@@ -182,4 +185,27 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		hits = append(hits, h)
 	}
 	return hits, nil
+}
+
+// SearchFresh searches the index brought up to date with the stores env
+// points at. The query runs on the index as it is while the refresh looks
+// for changes (with nothing changed, the usual case, a search costs the
+// longer of the two, not both); when the refresh changed anything, the
+// query runs again on the index it left.
+func (ix *Index) SearchFresh(ctx context.Context, env session.Env, q Query, progress Progress) ([]Hit, Refreshed, error) {
+	var (
+		hits []Hit
+		serr error
+		wg   sync.WaitGroup
+	)
+	wg.Go(func() { hits, serr = ix.Search(ctx, q) })
+	res, err := ix.Refresh(ctx, env, progress)
+	wg.Wait()
+	if err != nil {
+		return nil, res, err
+	}
+	if res.Added+res.Updated+res.Removed > 0 || serr != nil {
+		hits, serr = ix.Search(ctx, q)
+	}
+	return hits, res, serr
 }

@@ -115,12 +115,22 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 		}
 		q.SessionCLI, q.SessionID = ref.CLI, ref.ID
 	}
-	ix, err := openIndex(ctx, f, !opts.NoRefresh)
+	ix, err := openIndex(ctx, f, false)
 	if err != nil {
 		return err
 	}
 	defer ix.Close()
-	hits, err := ix.Search(ctx, q)
+	var hits []index.Hit
+	if opts.NoRefresh {
+		hits, err = ix.Search(ctx, q)
+	} else {
+		prog := newIndexProgress(f.IO)
+		var res index.Refreshed
+		hits, res, err = ix.SearchFresh(ctx, f.Env, q, prog.update)
+		prog.done()
+		// What could not be read is said once: when the session is read.
+		printWarnings(f.IO, res.Warnings)
+	}
 	if err != nil {
 		return err
 	}
