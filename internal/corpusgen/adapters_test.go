@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stead-dev/stead/adapters/adapter"
 	"github.com/stead-dev/stead/adapters/claude"
@@ -120,6 +121,15 @@ func TestAdaptersReadManifest(t *testing.T) {
 				}
 				if sum.Skipped != len(sum.Warnings) {
 					t.Errorf("%s: %d lines skipped, %d warnings", ref.Path, sum.Skipped, len(sum.Warnings))
+				}
+				// A CLI writes as the session goes: its file was last
+				// modified at its last record, or soon after it (a
+				// record without a time, a line cut short); OpenCode's
+				// sessions are rows of one database.
+				if fi, err := os.Stat(ref.Path); err != nil {
+					t.Fatal(err)
+				} else if d := fi.ModTime().Sub(sum.End); name != "opencode" && (d < -time.Second || d > 15*time.Minute) {
+					t.Errorf("%s: modified at %s, its last record at %s", ref.Path, fi.ModTime().UTC(), sum.End)
 				}
 				for _, w := range sum.Warnings {
 					key := relPath(t, dir, ref.Path) + ":" + itoaTest(w.Line)

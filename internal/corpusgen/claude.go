@@ -52,14 +52,14 @@ func newClaudeGen(o *out, r *rand.Rand, p *filePlan, sid string) *claudeGen {
 }
 
 // writeClaude writes plans[i]'s session and returns what it holds.
-func writeClaude(o *out, seed int64, plans []filePlan, i int) tally {
+func writeClaude(o *out, seed int64, plans []filePlan, i int) (tally, time.Time) {
 	p := &plans[i]
 	t := &tally{}
 	if p.forkOf < 0 {
 		g := newClaudeGen(o, fileRand(seed, i), p, p.id)
 		g.count, g.t = true, t
 		g.session()
-		return *t
+		return *t, g.clock
 	}
 
 	orig := &plans[p.forkOf]
@@ -84,7 +84,7 @@ func writeClaude(o *out, seed int64, plans []filePlan, i int) tally {
 	}
 	runTurns(o, p.target, max(turnBudget(p.target-o.n, 0), 2_500), claudeTurnCost, 2, func() int64 { return 0 }, g.turn)
 	g.closeMalformed()
-	return *t
+	return *t, g.clock
 }
 
 // session writes a whole non-fork session (or replays one).

@@ -59,7 +59,7 @@ type codexGen struct {
 	modelSeen bool // an intact turn_context has named the model
 }
 
-func writeCodex(o *out, r *rand.Rand, p *filePlan) tally {
+func writeCodex(o *out, r *rand.Rand, p *filePlan) (tally, time.Time) {
 	g := &codexGen{o: o, r: r, p: p, clock: p.start, malAt: -1}
 	g.ctx = int64(8_000 + r.IntN(10_000))
 	if p.malFrac >= 0 {
@@ -73,7 +73,7 @@ func writeCodex(o *out, r *rand.Rand, p *filePlan) tally {
 		g.malAt = 0
 		g.turn(2_500)
 	}
-	return g.t
+	return g.t, g.clock
 }
 
 func (g *codexGen) tick(lo, hi time.Duration) { tick(g.r, &g.clock, lo, hi) }

@@ -497,9 +497,9 @@ func writeFile(dir string, seed int64, plans []filePlan, i int) (res fileResult,
 	o := &out{bw: bufio.NewWriterSize(f, 256<<10), scratch: make([]byte, 0, 64<<10)}
 	switch p.cli {
 	case cliClaude:
-		res.t = writeClaude(o, seed, plans, i)
+		res.t, res.end = writeClaude(o, seed, plans, i)
 	case cliCodex:
-		res.t = writeCodex(o, fileRand(seed, i), p)
+		res.t, res.end = writeCodex(o, fileRand(seed, i), p)
 	case cliGemini:
 		res.t, res.end = writeGemini(o, fileRand(seed, i), p)
 	case cliKimi:
@@ -512,6 +512,13 @@ func writeFile(dir string, seed int64, plans []filePlan, i int) (res fileResult,
 	if p.cli == cliKimi {
 		if err := writeKimiState(dir, p, &res); err != nil {
 			return res, err
+		}
+	}
+	// A CLI writes its session file as the session goes: the file was
+	// last modified at the session's last record.
+	if !res.end.IsZero() {
+		if err := os.Chtimes(path, res.end, res.end); err != nil {
+			return res, fmt.Errorf("set the time of %s: %w", path, err)
 		}
 	}
 	return res, nil

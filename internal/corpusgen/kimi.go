@@ -704,6 +704,9 @@ func writeKimiState(dir string, p *filePlan, res *fileResult) error {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	if err := os.Chtimes(path, res.end, res.end); err != nil {
+		return fmt.Errorf("set the time of %s: %w", path, err)
+	}
 	return nil
 }
 
