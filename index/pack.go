@@ -59,12 +59,18 @@ type unpacker struct {
 }
 
 func (u *unpacker) unpack(b []byte) (string, error) {
+	return u.unpackPrefix(b, MaxEntryText*4)
+}
+
+// unpackPrefix is the text's first n bytes at most (the last character
+// can be cut), inflating no more than that.
+func (u *unpacker) unpackPrefix(b []byte, n int) (string, error) {
 	if len(b) == 0 {
 		return "", nil
 	}
 	switch b[0] {
 	case packedPlain:
-		return string(b[1:]), nil
+		return string(b[1:min(len(b), n+1)]), nil
 	case packedDeflate:
 		u.in.Reset(b[1:])
 		if u.r == nil {
@@ -73,7 +79,7 @@ func (u *unpacker) unpack(b []byte) (string, error) {
 			return "", fmt.Errorf("index: an entry's text: %w", err)
 		}
 		u.out.Reset()
-		if _, err := u.out.ReadFrom(io.LimitReader(u.r, MaxEntryText*4+1)); err != nil {
+		if _, err := u.out.ReadFrom(io.LimitReader(u.r, int64(n))); err != nil {
 			return "", fmt.Errorf("index: an entry's text: %w", err)
 		}
 		return u.out.String(), nil

@@ -21,6 +21,12 @@ type candidate struct {
 	score    float64
 }
 
+// rankText is how much of a candidate's text is read to rank it: a
+// term's frequency and the entry's length are counted in its start (a
+// long tool output is ranked as if it were that long), so that a common
+// word's candidates cost a bounded time.
+const rankText = 4 << 10
+
 // BM25's parameters, as FTS5's bm25() has them.
 const (
 	bm25K1 = 1.2
@@ -31,8 +37,8 @@ const (
 // entries hold each pattern), each score weighed by the entry's age, and
 // returns the best limit, best first. Like FTS5's bm25(), a score is the
 // negated sum over the patterns, lower is better; a term's frequency is
-// its matches in the entry, an entry's length its words, and the mean
-// length is the candidates'.
+// its matches in the entry's start (rankText), an entry's length the
+// words there, and the mean length is the candidates'.
 func rank(cands []candidate, ps []pattern, df []float64, total float64, now time.Time, limit int) ([]candidate, error) {
 	if len(cands) == 0 || len(ps) == 0 {
 		return cands[:min(limit, len(cands))], nil
@@ -48,7 +54,7 @@ func rank(cands []candidate, ps []pattern, df []float64, total float64, now time
 			var ws words
 			var u unpacker
 			for i := w; i < len(cands); i += workers {
-				text, err := u.unpack(cands[i].packed)
+				text, err := u.unpackPrefix(cands[i].packed, rankText)
 				if err != nil {
 					errs[w] = err
 					return
