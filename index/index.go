@@ -88,6 +88,19 @@ CREATE TRIGGER entries_ad AFTER DELETE ON entries BEGIN
 END;
 `
 
+// ftsConfig tunes FTS5's writing; the index keeps it. FTS5 writes a
+// segment each time the words it holds in memory pass hashsize (1 MB by
+// default) and merges segments automerge at a time (4): with 16 MB and 8,
+// a cold build of the benchmark corpus ran 15 % faster and its index came
+// out 6 % smaller, searches as fast (docs/performance.md).
+var ftsConfig = []struct {
+	name  string
+	value int
+}{
+	{"hashsize", 16 << 20},
+	{"automerge", 8},
+}
+
 // Open opens the index at path, making it (and its folder) when there is
 // none. An index of another schema version is emptied and made again; a
 // file that is not a database SQLite can read is moved aside (to
@@ -141,7 +154,7 @@ func (ix *Index) migrate(ctx context.Context) error {
 	err := ix.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'schema'`).Scan(&version)
 	switch {
 	case err == nil && version == strconv.Itoa(SchemaVersion):
-		return nil
+		return ix.tune(ctx)
 	case err == nil:
 		ix.log.Info("the search index is of another version: rebuilding it", "path", ix.path, "version", version, "want", SchemaVersion)
 	case errors.Is(err, sql.ErrNoRows):
@@ -181,12 +194,47 @@ func (ix *Index) migrate(ctx context.Context) error {
 	if _, err := tx.ExecContext(ctx, schema); err != nil {
 		return fmt.Errorf("index: making the tables: %w", err)
 	}
+	if err := tuneFTS(ctx, tx); err != nil {
+		return err
+	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('schema', ?), ('created', ?)`,
 		strconv.Itoa(SchemaVersion), time.Now().UTC().Format(time.RFC3339)); err != nil {
 		return fmt.Errorf("index: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("index: %w", err)
+	}
+	return nil
+}
+
+// tune sets ftsConfig in an index made before it.
+func (ix *Index) tune(ctx context.Context) error {
+	var n int
+	if err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM entry_fts_config WHERE k = 'hashsize'`).Scan(&n); err != nil {
+		return fmt.Errorf("index: %s: %w: %v", ix.path, errUnreadable, err)
+	}
+	if n > 0 {
+		return nil
+	}
+	tx, err := ix.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	defer tx.Rollback()
+	if err := tuneFTS(ctx, tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	return nil
+}
+
+func tuneFTS(ctx context.Context, tx *sql.Tx) error {
+	for _, c := range ftsConfig {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO entry_fts (entry_fts, rank) VALUES (?, ?)`, c.name, c.value); err != nil {
+			return fmt.Errorf("index: tuning the full-text index: %s: %w", c.name, err)
+		}
 	}
 	return nil
 }

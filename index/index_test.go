@@ -2,6 +2,7 @@ package index_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"os"
 	"path/filepath"
@@ -215,4 +216,49 @@ func TestParseQuery(t *testing.T) {
 			t.Errorf("ParseQuery(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
 		}
 	}
+}
+
+// TestFTSTuned: a new index and one made before ftsConfig both keep it.
+func TestFTSTuned(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "index.db")
+	ix := openIndex(t, path)
+	ix.Close()
+	if got := ftsConfigOf(t, path); got != "automerge=8 hashsize=16777216" {
+		t.Errorf("a new index: %s", got)
+	}
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`DELETE FROM entry_fts_config WHERE k IN ('hashsize', 'automerge')`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	openIndex(t, path).Close()
+	if got := ftsConfigOf(t, path); got != "automerge=8 hashsize=16777216" {
+		t.Errorf("an index made before: %s", got)
+	}
+}
+
+func ftsConfigOf(t *testing.T, path string) string {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT k, v FROM entry_fts_config WHERE k IN ('hashsize', 'automerge') ORDER BY k`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, k+"="+v)
+	}
+	return strings.Join(out, " ")
 }
