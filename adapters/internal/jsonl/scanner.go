@@ -215,17 +215,47 @@ func (s *Scanner) Rest() ([]byte, bool) {
 	if partial {
 		s.endPartial()
 	}
-	for j := len(rest) - 1; j >= 0; j-- {
-		switch rest[j] {
-		case ' ', '\t', '\r':
-			continue
-		case '}', ']':
-		default:
-			s.lerr = &SyntaxError{Msg: "record ends early or has trailing data", Offset: s.lineOff}
-		}
-		break
+	if !closesRecord(rest) {
+		s.lerr = &SyntaxError{Msg: "record ends early or has trailing data", Offset: s.lineOff}
 	}
 	return rest, s.lerr == nil
+}
+
+// closesRecord reports whether rest, the tail of a record whose top-level
+// object is open (the caller read its first members), closes that object
+// and nothing follows but spaces: brackets balance outside strings. A line
+// cut right after a nested value ends in a bracket too, and is refused.
+func closesRecord(rest []byte) bool {
+	depth := 1
+	for i := 0; i < len(rest); i++ {
+		switch rest[i] {
+		case '"':
+			// To the closing quote: one not escaped by an odd run of
+			// backslashes.
+			for {
+				j := bytes.IndexByte(rest[i+1:], '"')
+				if j < 0 {
+					return false
+				}
+				i += j + 1
+				k := i - 1
+				for k >= 0 && rest[k] == '\\' {
+					k--
+				}
+				if (i-1-k)%2 == 0 {
+					break
+				}
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return len(bytes.TrimRight(rest[i+1:], " \t\r")) == 0
+			}
+		}
+	}
+	return false
 }
 
 // EachField calls fn with the key and value of each member of a flat run of

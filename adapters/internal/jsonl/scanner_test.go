@@ -350,17 +350,35 @@ func TestEachField(t *testing.T) {
 }
 
 func TestRestChecksTheRecordEnds(t *testing.T) {
-	s := NewScanner(strings.NewReader("{\"m\":1,\"a\":\"b\"}\n{\"m\":1,\"a\":\"b\n"), 64)
-	var ok []bool
-	for s.NextLine() {
+	lines := []struct {
+		line string
+		ok   bool
+	}{
+		{`{"m":1,"a":"b"}`, true},
+		{`{"m":1,"a":"b}"}  `, true},
+		{`{"m":1,"o":{"k":"\"}"},"arr":[1,"]"]}`, true},
+		{`{"m":1,"a":"\\"}`, true},
+		{`{"m":1,"a":"b`, false},
+		{`{"m":1,"o":{"k":2}`, false},     // cut right after a nested object
+		{`{"m":1,"arr":[1,2]`, false},     // or array
+		{`{"m":1,"a":"x}`, false},         // or inside a string ending in }
+		{`{"m":1,"a":"\"}`, false},        // an escaped quote does not close it
+		{`{"m":1,"a":"b"}{"m":2}`, false}, // trailing data
+		{`{"m":1,"o":{"k":2}}}`, false},   // one bracket too many
+	}
+	var in strings.Builder
+	for _, l := range lines {
+		in.WriteString(l.line + "\n")
+	}
+	s := NewScanner(strings.NewReader(in.String()), 0)
+	for i := 0; s.NextLine(); i++ {
 		s.BeginObject()
 		s.NextKey()
 		s.Int()
 		_, good := s.Rest()
-		ok = append(ok, good && !s.Failed())
-	}
-	if !reflect.DeepEqual(ok, []bool{true, false}) {
-		t.Errorf("Rest on a complete and a cut record: %v", ok)
+		if got := good && !s.Failed(); got != lines[i].ok {
+			t.Errorf("Rest on %s: %v, want %v", lines[i].line, got, lines[i].ok)
+		}
 	}
 }
 
