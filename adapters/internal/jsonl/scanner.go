@@ -40,6 +40,13 @@ type Scanner struct {
 	partial bool
 	lineLen int64
 
+	// open counts the objects and arrays of the current line the walk
+	// has begun and not yet seen the end of; walked is set once it began
+	// one.
+	open   int
+	walked bool
+	tail   []byte // scratch for Finish
+
 	lerr   error  // syntax error in the current line
 	key    []byte // the current key: in the window, or in keyBuf
 	keyBuf []byte // scratch for keys with escapes
@@ -68,7 +75,7 @@ func NewScanner(r io.Reader, size int) *Scanner {
 
 // Reset makes the scanner read r from the start, keeping its buffers.
 func (s *Scanner) Reset(r io.Reader) {
-	*s = Scanner{r: r, buf: s.buf, keyBuf: s.keyBuf[:0], str: s.str[:0]}
+	*s = Scanner{r: r, buf: s.buf, keyBuf: s.keyBuf[:0], str: s.str[:0], tail: s.tail[:0]}
 }
 
 // ResetBytes makes the scanner read b, in place: b is the window, so
@@ -97,6 +104,7 @@ func (s *Scanner) NextLine() bool {
 	}
 	s.started, s.finished = true, false
 	s.lerr, s.partial = nil, false
+	s.open, s.walked = 0, false
 	for {
 		s.line++
 		s.lineOff = s.off + int64(s.pos)
@@ -123,8 +131,12 @@ func (s *Scanner) NextLine() bool {
 // Finish skips what is left of the current line and checks, cheaply, that
 // the record was complete: the last byte of the line that is not
 // whitespace must close the record ('}' or ']'), or have been consumed by
-// the walk. A record cut short (a crash mid-write) or followed by garbage
-// then fails the line, even when the caller stopped walking it early.
+// the walk, and nothing may follow a record the walk read to its end. A
+// record cut short (a crash mid-write) or followed by garbage then fails
+// the line, even when the caller stopped walking it early. The last line,
+// when it has no newline (where a crash leaves a record cut short) and
+// what the walk left of it is in the window, is checked whole: its
+// brackets must close what the walk left open.
 // NextLine calls nothing more; call Finish before checking Failed.
 func (s *Scanner) Finish() {
 	if s.finished || !s.started {
@@ -137,6 +149,7 @@ func (s *Scanner) Finish() {
 		}
 		return
 	}
+	bal := balance{depth: s.open}
 	var last byte // last non-blank byte after the walk's position
 	for {
 		seg := s.buf[s.pos:s.end]
@@ -155,13 +168,21 @@ func (s *Scanner) Finish() {
 			s.pos += i + 1
 			break
 		}
+		if s.walked {
+			bal.feed(seg)
+		}
 		s.pos = s.end
 		if !s.more() {
 			s.endPartial()
 			break
 		}
 	}
-	if last != 0 && last != '}' && last != ']' {
+	switch {
+	case s.partial && s.walked && !bal.closed():
+		s.lerr = &SyntaxError{Msg: "record ends early or has trailing data", Offset: s.lineOff}
+	case s.walked && s.open == 0 && last != 0:
+		s.lerr = &SyntaxError{Msg: "record ends early or has trailing data", Offset: s.lineOff}
+	case last != 0 && last != '}' && last != ']':
 		s.lerr = &SyntaxError{Msg: "record ends early or has trailing data", Offset: s.lineOff}
 	}
 }
@@ -215,47 +236,78 @@ func (s *Scanner) Rest() ([]byte, bool) {
 	if partial {
 		s.endPartial()
 	}
-	if !closesRecord(rest) {
+	if !closes(rest, s.open) {
 		s.lerr = &SyntaxError{Msg: "record ends early or has trailing data", Offset: s.lineOff}
 	}
 	return rest, s.lerr == nil
 }
 
-// closesRecord reports whether rest, the tail of a record whose top-level
-// object is open (the caller read its first members), closes that object
-// and nothing follows but spaces: brackets balance outside strings. A line
-// cut right after a nested value ends in a bracket too, and is refused.
-func closesRecord(rest []byte) bool {
-	depth := 1
-	for i := 0; i < len(rest); i++ {
-		switch rest[i] {
+// balance follows the brackets of the tail of a record, fed in pieces,
+// outside strings: closed reports whether they closed the depth levels the
+// walk left open, with nothing after but spaces. A line cut right after a
+// nested value ends in a bracket too, and is refused.
+type balance struct {
+	depth   int
+	inStr   bool
+	slashes int  // backslashes ending the last piece, in a string
+	bad     bool // something other than spaces after the end
+}
+
+func (b *balance) feed(p []byte) {
+	for len(p) > 0 {
+		if b.depth == 0 {
+			b.bad = b.bad || len(bytes.TrimLeft(p, " \t\r")) > 0
+			return
+		}
+		if b.inStr {
+			// To the quote that ends it: one after an even run of
+			// backslashes (counting those that ended the last piece).
+			j := bytes.IndexByte(p, '"')
+			if j < 0 {
+				b.slashes = trailingSlashes(p, b.slashes)
+				return
+			}
+			n := trailingSlashes(p[:j], b.slashes)
+			b.slashes = 0
+			p = p[j+1:]
+			if n%2 == 0 {
+				b.inStr = false
+			}
+			continue
+		}
+		c := p[0]
+		p = p[1:]
+		switch c {
 		case '"':
-			// To the closing quote: one not escaped by an odd run of
-			// backslashes.
-			for {
-				j := bytes.IndexByte(rest[i+1:], '"')
-				if j < 0 {
-					return false
-				}
-				i += j + 1
-				k := i - 1
-				for k >= 0 && rest[k] == '\\' {
-					k--
-				}
-				if (i-1-k)%2 == 0 {
-					break
-				}
-			}
+			b.inStr = true
 		case '{', '[':
-			depth++
+			b.depth++
 		case '}', ']':
-			depth--
-			if depth == 0 {
-				return len(bytes.TrimRight(rest[i+1:], " \t\r")) == 0
-			}
+			b.depth--
 		}
 	}
-	return false
+}
+
+// trailingSlashes is how many backslashes end p, carry more when p is all
+// backslashes.
+func trailingSlashes(p []byte, carry int) int {
+	n := 0
+	for n < len(p) && p[len(p)-1-n] == '\\' {
+		n++
+	}
+	if n == len(p) {
+		n += carry
+	}
+	return n
+}
+
+func (b *balance) closed() bool { return b.depth == 0 && !b.bad && !b.inStr }
+
+// closes reports whether tail closes depth open levels and ends there.
+func closes(tail []byte, depth int) bool {
+	b := balance{depth: depth}
+	b.feed(tail)
+	return b.closed()
 }
 
 // EachField calls fn with the key and value of each member of a flat run of
@@ -495,11 +547,20 @@ func (s *Scanner) expect(c byte) bool {
 
 // BeginObject consumes '{'. It fails the line if the next value is not an
 // object.
-func (s *Scanner) BeginObject() bool { return s.expect('{') }
+func (s *Scanner) BeginObject() bool { return s.begin('{') }
 
 // BeginArray consumes '['. It fails the line if the next value is not an
 // array.
-func (s *Scanner) BeginArray() bool { return s.expect('[') }
+func (s *Scanner) BeginArray() bool { return s.begin('[') }
+
+func (s *Scanner) begin(c byte) bool {
+	if !s.expect(c) {
+		return false
+	}
+	s.open++
+	s.walked = true
+	return true
+}
 
 // NextKey moves to the next member of the object being walked and reports
 // whether there is one; it consumes the closing '}' when there is not. The
@@ -517,6 +578,7 @@ func (s *Scanner) NextKey() bool {
 	switch c {
 	case '}':
 		s.pos++
+		s.open = max(0, s.open-1)
 		return false
 	case '"':
 		s.pos++
@@ -564,6 +626,7 @@ func (s *Scanner) NextElem() bool {
 	switch c {
 	case ']':
 		s.pos++
+		s.open = max(0, s.open-1)
 		return false
 	case 0:
 		s.fail("record ends early")

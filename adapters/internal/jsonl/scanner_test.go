@@ -473,3 +473,45 @@ func TestStringSpan(t *testing.T) {
 		t.Error("StringSpan consumed a number")
 	}
 }
+
+// TestFinishChecksTheLastRecord: the last line, without a newline, is
+// checked whole when the walk stopped early: a record cut right after a
+// nested value is refused, a whole one taken; and a record the walk read
+// to its end may not be followed by more.
+func TestFinishChecksTheLastRecord(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		keys int // members the walk reads before Finish; -1: the whole record
+		ok   bool
+	}{
+		{`{"m":1,"o":{"k":2}}`, 1, true},
+		{`{"m":1,"o":{"k":2}`, 1, false},
+		{`{"m":1,"o":{"k":"}"}`, 1, false},
+		{`{"m":1,"o":{"k":"\"}"}}`, 1, true},
+		{`{"m":1,"o":[1,{"k":2}]`, 1, false},
+		{`{"m":1}{"m":2}`, -1, false},
+		{`{"m":1}  `, -1, true},
+		{"{\"m\":1}{\"m\":2}\n", -1, false},
+	} {
+		for _, window := range []int{64, 256 << 10} {
+			s := NewScanner(strings.NewReader(c.in), window)
+			if !s.NextLine() || !s.BeginObject() {
+				t.Fatal("no record")
+			}
+			if c.keys < 0 {
+				for s.NextKey() {
+					s.Skip()
+				}
+			} else {
+				for range c.keys {
+					s.NextKey()
+					s.Skip()
+				}
+			}
+			s.Finish()
+			if got := !s.Failed(); got != c.ok {
+				t.Errorf("window %d: %q: taken %v, want %v (%v)", window, c.in, got, c.ok, s.LineErr())
+			}
+		}
+	}
+}
