@@ -201,7 +201,8 @@ func (s *Scanner) Partial() bool { return s.partial && s.first == '{' }
 
 // Problem describes what was wrong with the current line, once finished
 // and Failed, for a warning: an incomplete last line (see Partial and
-// Incomplete), or a malformed record.
+// Incomplete), or a malformed record, in the words Reader uses (so that
+// list and show say the same of a line).
 func (s *Scanner) Problem() string {
 	if s.lerr == nil {
 		return ""
@@ -209,7 +210,7 @@ func (s *Scanner) Problem() string {
 	if s.Partial() {
 		return Incomplete(int(s.lineLen), s.lerr)
 	}
-	return "malformed record skipped: " + s.lerr.Error()
+	return "malformed JSON (" + s.lerr.Error() + "); line skipped"
 }
 
 // Rest returns what is left of the current line, when the line ends within
