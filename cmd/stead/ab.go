@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -202,7 +201,7 @@ func loadAB(env session.Env, ref string) (*runs.AB, error) {
 }
 
 func writeABTable(w io.Writer, ab *runs.AB) {
-	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+	tw := newTable(w, 2, 8, 2)
 	fmt.Fprintln(tw, "VARIANT\tSTATE\tTIME\tIN\tOUT\tCACHE\tCOST\tTOOLS\tERRORS\tFILES\t+/-")
 	for _, v := range ab.Variants {
 		cost := "-"
@@ -276,7 +275,7 @@ func newABListCmd(f *Factory) *cobra.Command {
 				fmt.Fprintln(f.IO.ErrOut, "no A/B runs kept: start one with stead ab")
 				return nil
 			}
-			tw := tabwriter.NewWriter(f.IO.Out, 2, 8, 2, ' ', 0)
+			tw := newTable(f.IO.Out, 2, 8, 2)
 			fmt.Fprintln(tw, "AB\tSTARTED\tVARIANTS\tPROMPT")
 			for _, ab := range abs {
 				var names []string

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"text/tabwriter"
 )
 
 // jsonField is one member of a JSON object written by writeJSON.
@@ -81,4 +82,25 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// table is a tabwriter whose output is buffered: a tabwriter writes each
+// cell on its own when flushed, and standard output is not buffered (a
+// list of 10,000 sessions was 20,000 writes).
+type table struct {
+	*tabwriter.Writer
+	buf *bufio.Writer
+}
+
+func newTable(w io.Writer, minwidth, tabwidth, padding int) *table {
+	buf := bufio.NewWriterSize(w, 64<<10)
+	return &table{tabwriter.NewWriter(buf, minwidth, tabwidth, padding, ' ', 0), buf}
+}
+
+// Flush writes out what the table holds.
+func (t *table) Flush() error {
+	if err := t.Writer.Flush(); err != nil {
+		return err
+	}
+	return t.buf.Flush()
 }

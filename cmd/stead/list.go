@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -109,7 +108,7 @@ func listRun(cmd *cobra.Command, opts *ListOptions) error {
 		fmt.Fprintln(f.IO.ErrOut, "no sessions found")
 		return nil
 	}
-	tw := tabwriter.NewWriter(f.IO.Out, 0, 0, 2, ' ', 0)
+	tw := newTable(f.IO.Out, 0, 0, 2)
 	fmt.Fprintln(tw, "CLI\tID\tSTARTED\tDURATION\tMSGS\tPROJECT\tTITLE")
 	for _, s := range sums {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", s.CLI, s.ID, formatTime(s.Start), formatDuration(s.Duration()),

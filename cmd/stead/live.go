@@ -8,7 +8,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -348,7 +347,7 @@ func newRunsCmd(f *Factory) *cobra.Command {
 				fmt.Fprintln(f.IO.ErrOut, "no runs yet: start one with stead session resume")
 				return nil
 			}
-			tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
+			tw := newTable(f.IO.Out, 0, 4, 2)
 			fmt.Fprintln(tw, "RUN\tCLI\tSTATE\tSTARTED\tENTRIES\tFROM\tDIR")
 			for _, r := range runs {
 				state := string(r.State)

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -70,7 +69,7 @@ func newScenarioListCmd(f *Factory) *cobra.Command {
 				}
 				return printJSON(f.IO.RawOut(), out)
 			}
-			tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
+			tw := newTable(f.IO.Out, 0, 4, 2)
 			fmt.Fprintln(tw, "NAME\tCLIS\tSTEPS\tWHAT")
 			for _, n := range names {
 				sc := all[n]

@@ -5,7 +5,6 @@ import (
 	"math"
 	"sort"
 	"strings"
-	"text/tabwriter"
 	"time"
 	_ "time/tzdata" // --tz on systems without a time zone database (Windows)
 
@@ -316,7 +315,7 @@ func writeStatsTable(f *Factory, out *statsJSON, all []session.Summary) {
 	for i, a := range session.Abbrev(ids, statsIDLen) {
 		short[ids[i]] = a
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := newTable(w, 0, 0, 2)
 	fmt.Fprintln(tw, "CLI\tSESSION\tPROJECT\tTURNS\tTOOLS\tERR\tINPUT\tOUTPUT\tCACHE R\tCACHE W\tCOST\t")
 	for _, s := range out.Sessions {
 		id, ok := short[s.ID]
@@ -334,7 +333,7 @@ func writeStatsTable(f *Factory, out *statsJSON, all []session.Summary) {
 	tw.Flush()
 
 	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw = newTable(w, 0, 0, 2)
 	fmt.Fprintln(tw, "MODEL\tINPUT\tOUTPUT\tCACHE R\tCACHE W\tCOST\tPRICE\t")
 	names := make([]string, 0, len(t.Models))
 	for n := range t.Models {
@@ -653,7 +652,7 @@ func writeStatsByTable(f *Factory, out *statsByJSON, by catalog.UsageOptions) {
 		return
 	}
 	loc := by.Location
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := newTable(w, 0, 0, 2)
 	var head []string
 	switch by.Period {
 	case catalog.Day:

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -89,7 +88,7 @@ func newTemplateListCmd(f *Factory) *cobra.Command {
 			if asJSON {
 				return json.NewEncoder(f.IO.RawOut()).Encode(all)
 			}
-			tw := tabwriter.NewWriter(f.IO.Out, 2, 8, 2, ' ', 0)
+			tw := newTable(f.IO.Out, 2, 8, 2)
 			fmt.Fprintln(tw, "NAME\tVARS\tHISTORY\tSOURCE\tDESCRIPTION")
 			for _, t := range all {
 				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", t.Name, strings.Join(t.Placeholders(), ","), len(t.History), t.Source, t.Description)
