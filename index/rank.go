@@ -117,14 +117,14 @@ func rank(cands []candidate, ps []pattern, df []float64, total float64, now time
 // the logarithm of the count, so an estimate off by half moves a score
 // by little). cands, when not nil, are the matches of the one pattern,
 // most recent first.
-func (ix *Index) entriesWith(ctx context.Context, ps []pattern, cands []candidate) ([]float64, float64, error) {
+func entriesWith(ctx context.Context, tx *sql.Tx, ps []pattern, cands []candidate) ([]float64, float64, error) {
 	var last sql.NullInt64
-	if err := ix.db.QueryRowContext(ctx, `SELECT max(id) FROM entries`).Scan(&last); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT max(id) FROM entries`).Scan(&last); err != nil {
 		return nil, 0, fmt.Errorf("index: search: %w", err)
 	}
 	total := float64(last.Int64)
 	var v string
-	err := ix.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'entries'`).Scan(&v)
+	err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'entries'`).Scan(&v)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, 0, fmt.Errorf("index: search: %w", err)
 	}
@@ -145,7 +145,7 @@ func (ix *Index) entriesWith(ctx context.Context, ps []pattern, cands []candidat
 		return df, total, nil
 	}
 	for k, p := range ps {
-		rows, err := ix.db.QueryContext(ctx, `SELECT rowid FROM entry_fts WHERE entry_fts MATCH ? ORDER BY rowid DESC LIMIT ?`, p.term.fts(), Candidates)
+		rows, err := tx.QueryContext(ctx, `SELECT rowid FROM entry_fts WHERE entry_fts MATCH ? ORDER BY rowid DESC LIMIT ?`, p.term.fts(), Candidates)
 		if err != nil {
 			return nil, 0, fmt.Errorf("index: search: %w", err)
 		}

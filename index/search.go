@@ -129,7 +129,14 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		WHERE ` + strings.Join(where, " AND ") + `
 		ORDER BY entry_fts.rowid DESC LIMIT ?`
 	args = append(args, Candidates)
-	rows, err := ix.db.QueryContext(ctx, stmt, args...)
+	// One read transaction: the hits are read from the snapshot their
+	// candidates came from, whatever a refresh beside it writes.
+	tx, err := ix.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("index: search: %w", err)
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, stmt, args...)
 	if err != nil {
 		return nil, fmt.Errorf("index: search: %w", err)
 	}
@@ -154,7 +161,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if len(where) == 1 && len(ps) == 1 && len(terms) == 1 {
 		all = cands
 	}
-	df, total, err := ix.entriesWith(ctx, ps, all)
+	df, total, err := entriesWith(ctx, tx, ps, all)
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +174,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	var u unpacker
 	for _, c := range best {
 		h := Hit{Score: c.score}
-		err := ix.db.QueryRowContext(ctx, `SELECT s.cli, s.sid, s.path, s.project, s.title, s.host, e.entry, e.role, e.tool, e.model
+		err := tx.QueryRowContext(ctx, `SELECT s.cli, s.sid, s.path, s.project, s.title, s.host, e.entry, e.role, e.tool, e.model
 			FROM entries e JOIN sessions s ON s.id = e.session WHERE e.id = ?`, c.id).Scan(&h.CLI, &h.SessionID, &h.Path, &h.Project, &h.Title, &h.Host,
 			&h.Entry, &h.Role, &h.Tool, &h.Model)
 		if err != nil {
