@@ -156,8 +156,15 @@ func (sv *Supervisor) run(ctx context.Context, s *session.Session, spec Spec, te
 	onRequest := false
 	var onceErr error        // why a run of one turn did not finish its turn
 	var turnOver atomic.Bool // a run of one turn: its turn ended
+	// The screen when stead cut the run short, taken by whichever actor
+	// stops the CLI first, before it is stopped: what the CLI was doing,
+	// not its goodbye.
+	var cutScreen string
 	stop := func() {
 		stopped.Do(func() {
+			if ctx.Err() != nil {
+				cutScreen = screenTail(c)
+			}
 			onRequest = true
 			steps := make([]supervisor.Step, 0, len(tui.Quit)+3)
 			for _, k := range tui.Quit {
@@ -174,18 +181,12 @@ func (sv *Supervisor) run(ctx context.Context, s *session.Session, spec Spec, te
 	// What the bus could not store yet is retried while the run goes
 	// on, and for publishDrain after it ended; then it is given up.
 	context.AfterFunc(runCtx, func() { time.AfterFunc(pub.drain, stopTrying) })
-	// The screen when stead cut the run short, before the CLI was stopped.
-	var cutScreen string
 	{ // The process: the run ends when it exits.
 		g.Add(func() error {
 			select {
 			case <-proc.Done():
 				return nil
 			case <-runCtx.Done():
-				if ctx.Err() != nil {
-					// What the CLI was doing, not its goodbye.
-					cutScreen = screenTail(c)
-				}
 				stop()
 				<-proc.Done()
 				return nil
