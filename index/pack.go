@@ -44,12 +44,6 @@ func packText(text string) []byte {
 	return append([]byte{packedPlain}, text...)
 }
 
-// unpackText reads what packText wrote.
-func unpackText(b []byte) (string, error) {
-	var u unpacker
-	return u.unpack(b)
-}
-
 // unpacker reads what packText wrote, text after text, reusing its
 // inflater (each new one allocates a 32 KB window) and buffer.
 type unpacker struct {

@@ -33,15 +33,15 @@ func TestSnippet(t *testing.T) {
 
 func TestPackText(t *testing.T) {
 	for _, s := range []string{"", "short", strings.Repeat("a long text that deflates well ", 100), "\x00\xff binary"} {
-		got, err := unpackText(packText(s))
+		got, err := new(unpacker).unpack(packText(s))
 		if err != nil || got != s {
 			t.Errorf("%q: read back %q, %v", s, got, err)
 		}
 	}
-	if _, err := unpackText([]byte("x123")); err == nil {
+	if _, err := new(unpacker).unpack([]byte("x123")); err == nil {
 		t.Error("an unknown packing was read")
 	}
-	if _, err := unpackText([]byte("dnot deflate")); err == nil {
+	if _, err := new(unpacker).unpack([]byte("dnot deflate")); err == nil {
 		t.Error("a damaged text was read")
 	}
 }

@@ -149,9 +149,9 @@ func (s *Scanner) Finish() {
 		}
 		return
 	}
-	bal := balance{depth: s.open}
-	var last byte // last non-blank byte after the walk's position
-	for {
+	var tail []byte // what the walk left of the line, while it is all in the window
+	var last byte   // last non-blank byte after the walk's position
+	for first := true; ; first = false {
 		seg := s.buf[s.pos:s.end]
 		i := bytes.IndexByte(seg, '\n')
 		end := len(seg)
@@ -168,8 +168,12 @@ func (s *Scanner) Finish() {
 			s.pos += i + 1
 			break
 		}
-		if s.walked {
-			bal.feed(seg)
+		tail = nil
+		if first && s.walked {
+			// Kept in case the line ends with the input here, where a
+			// crash leaves a record cut short.
+			s.tail = append(s.tail[:0], seg...)
+			tail = s.tail
 		}
 		s.pos = s.end
 		if !s.more() {
@@ -178,7 +182,7 @@ func (s *Scanner) Finish() {
 		}
 	}
 	switch {
-	case s.partial && s.walked && !bal.closed():
+	case s.partial && tail != nil && !closes(tail, s.open):
 		s.lerr = &SyntaxError{Msg: "record ends early or has trailing data", Offset: s.lineOff}
 	case s.walked && s.open == 0 && last != 0:
 		s.lerr = &SyntaxError{Msg: "record ends early or has trailing data", Offset: s.lineOff}
@@ -243,72 +247,40 @@ func (s *Scanner) Rest() ([]byte, bool) {
 	return rest, s.lerr == nil
 }
 
-// balance follows the brackets of the tail of a record, fed in pieces,
-// outside strings: closed reports whether they closed the depth levels the
-// walk left open, with nothing after but spaces. A line cut right after a
-// nested value ends in a bracket too, and is refused.
-type balance struct {
-	depth   int
-	inStr   bool
-	slashes int  // backslashes ending the last piece, in a string
-	bad     bool // something other than spaces after the end
-}
-
-func (b *balance) feed(p []byte) {
-	for len(p) > 0 {
-		if b.depth == 0 {
-			b.bad = b.bad || len(bytes.TrimLeft(p, " \t\r")) > 0
-			return
-		}
-		if b.inStr {
-			// To the quote that ends it: one after an even run of
-			// backslashes (counting those that ended the last piece).
-			j := bytes.IndexByte(p, '"')
-			if j < 0 {
-				b.slashes = trailingSlashes(p, b.slashes)
-				return
-			}
-			n := trailingSlashes(p[:j], b.slashes)
-			b.slashes = 0
-			p = p[j+1:]
-			if n%2 == 0 {
-				b.inStr = false
-			}
-			continue
-		}
-		c := p[0]
-		p = p[1:]
-		switch c {
-		case '"':
-			b.inStr = true
-		case '{', '[':
-			b.depth++
-		case '}', ']':
-			b.depth--
-		}
-	}
-}
-
-// trailingSlashes is how many backslashes end p, carry more when p is all
-// backslashes.
-func trailingSlashes(p []byte, carry int) int {
-	n := 0
-	for n < len(p) && p[len(p)-1-n] == '\\' {
-		n++
-	}
-	if n == len(p) {
-		n += carry
-	}
-	return n
-}
-
-func (b *balance) closed() bool { return b.depth == 0 && !b.bad && !b.inStr }
-
-// closes reports whether tail closes depth open levels and ends there.
+// closes reports whether tail, what is left of a record once the walk
+// opened depth objects and arrays, closes them and ends there: its
+// brackets balance outside strings and only spaces follow. A line cut
+// right after a nested value ends in a bracket too, and is refused.
 func closes(tail []byte, depth int) bool {
-	b := balance{depth: depth}
-	b.feed(tail)
-	return b.closed()
+	for i := 0; i < len(tail); i++ {
+		if depth == 0 {
+			return len(bytes.TrimLeft(tail[i:], " \t\r")) == 0
+		}
+		switch tail[i] {
+		case '"':
+			// To the quote that ends the string: one after an even
+			// run of backslashes.
+			for {
+				j := bytes.IndexByte(tail[i+1:], '"')
+				if j < 0 {
+					return false
+				}
+				i += j + 1
+				n := 0
+				for tail[i-1-n] == '\\' {
+					n++
+				}
+				if n%2 == 0 {
+					break
+				}
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		}
+	}
+	return depth == 0
 }
 
 // EachField calls fn with the key and value of each member of a flat run of
