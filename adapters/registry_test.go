@@ -76,8 +76,8 @@ func TestParts(t *testing.T) {
 		if a.Name == "" || a.Title == "" {
 			t.Errorf("%q: no name or title", a.Name)
 		}
-		if r := a.Reader; r != nil && (r.Discover == nil || r.Locate == nil || r.Open == nil || r.SummarizeFile == nil) {
-			t.Errorf("%s: its Reader lacks Discover, Locate, Open or SummarizeFile", a.Name)
+		if r := a.Reader; r != nil && (r.Discover == nil || r.Roots == nil || r.Locate == nil || r.Open == nil || r.SummarizeFile == nil) {
+			t.Errorf("%s: its Reader lacks Discover, Roots, Locate, Open or SummarizeFile", a.Name)
 		}
 		if w := a.Writer; w != nil && (w.Place == nil || w.NewEncoder == nil) {
 			t.Errorf("%s: its Writer lacks Place or NewEncoder", a.Name)

@@ -65,11 +65,18 @@ type Toolset struct {
 }
 
 // Reader reads a CLI's native store (list, stats, show, convert's
-// source). Discover, Locate, Open and SummarizeFile are set; a nil field
+// source). Discover, Roots, Locate, Open and SummarizeFile are set; a nil field
 // among the others is a way of reading the CLI does not offer.
 type Reader struct {
 	// Discover lists the session files in the store env points at.
 	Discover func(env session.Env) ([]session.Ref, []session.Warning)
+	// Roots names the folders Discover looks in without listing them
+	// through env.Dirs (its store's top folders, a database's folder): a
+	// change to what Discover finds shows as a change in one of them, in a
+	// folder Discover listed through env.Dirs, or in a session file's
+	// folder. A watcher of the store (the search index's) watches those.
+	// A root need not exist.
+	Roots func(env session.Env) []string
 	// Locate finds a session by id: its file, or the store holding it.
 	Locate func(env session.Env, id string) (session.Ref, error)
 	// Open decodes the session a Ref names (a file, or a session in a

@@ -75,6 +75,10 @@ func Root(env session.Env) string {
 	return filepath.Join(env.Home, ".claude")
 }
 
+// Roots is where Discover looks without listing through env.Dirs: the
+// config directory (it lists projects/ and sessions/ in it).
+func Roots(env session.Env) []string { return storefile.Roots(Root(env)) }
+
 // decodeBase64Dir decodes a project folder named with the seed's base64url
 // scheme, returning the project path it names, or "".
 func decodeBase64Dir(name string) string {

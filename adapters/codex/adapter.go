@@ -20,6 +20,7 @@ var Adapter = adapter.Adapter{
 	},
 	Reader: &adapter.Reader{
 		Discover: Discover,
+		Roots:    Roots,
 		Locate:   adapter.FileLocate(session.Codex, Locate),
 		Open:     adapter.FileOpen(Open),
 		OpenOutline: func(env session.Env, ref session.Ref, o session.ReadOptions) (*session.Session, bool, error) {

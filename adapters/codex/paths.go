@@ -3,9 +3,9 @@ package codex
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -61,6 +61,10 @@ func isUUID(s string) bool {
 	return true
 }
 
+// Roots is where Discover looks without listing through env.Dirs: the
+// home (session_index.jsonl, and the sessions folders it lists).
+func Roots(env session.Env) []string { return storefile.Roots(Root(env)) }
+
 // Discover lists Codex rollouts under sessions/ and archived_sessions/, with
 // the thread names the TUI recorded in session_index.jsonl as titles.
 // Folders it cannot read are reported as warnings; a missing home is not an
@@ -70,49 +74,57 @@ func Discover(env session.Env) ([]session.Ref, []session.Warning) {
 	if root == "" {
 		return nil, nil
 	}
-	var refs []session.Ref
-	var warns []session.Warning
+	w := walker{env: env}
 	for _, dir := range storeDirs {
-		base := filepath.Join(root, dir)
-		err := filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				if p == base && os.IsNotExist(err) {
-					return fs.SkipDir
-				}
-				warns = append(warns, session.Warning{Path: p, Message: "cannot read: " + err.Error()})
-				if d != nil && d.IsDir() {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			id := IDFromName(d.Name())
-			if id == "" || p == base {
-				return nil
-			}
-			// A rollout that is not a regular file (a folder, a named
-			// pipe) is reported and never opened; a link to one is
-			// followed.
-			info, err := storefile.Check(p)
-			if err != nil {
-				warns = append(warns, storefile.Skipped(p, err))
-				if d.IsDir() {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			refs = append(refs, storefile.RefOf(session.Codex, id, p, info))
-			return nil
-		})
-		if err != nil {
-			warns = append(warns, session.Warning{Path: base, Message: err.Error()})
-		}
+		w.walk(filepath.Join(root, dir), true)
 	}
+	refs, warns := w.refs, w.warns
 	if titles := readIndex(filepath.Join(root, "session_index.jsonl")); len(titles) > 0 {
 		for i := range refs {
 			refs[i].Title = titles[refs[i].ID]
 		}
 	}
 	return refs, warns
+}
+
+// walker finds the rollouts under a folder, listing folders through
+// env.Dirs: the search index answers a folder it listed before, unchanged
+// since, from what it listed, and watches the folders it listed.
+type walker struct {
+	env   session.Env
+	refs  []session.Ref
+	warns []session.Warning
+}
+
+// walk finds the rollouts in dir and the folders below it, in name order;
+// a folder it cannot read is a warning, a missing top folder is not.
+// Links to folders are not followed below the top.
+func (w *walker) walk(dir string, top bool) {
+	entries, err := storefile.ReadDir(w.env, dir)
+	if err != nil {
+		if !top || !errors.Is(err, fs.ErrNotExist) {
+			w.warns = append(w.warns, session.Warning{Path: dir, Message: "cannot read: " + err.Error()})
+		}
+		return
+	}
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		id := IDFromName(e.Name())
+		if id == "" {
+			if e.IsDir() {
+				w.walk(p, false)
+			}
+			continue
+		}
+		// A rollout that is not a regular file (a folder, a named pipe)
+		// is reported and never opened; a link to one is followed.
+		info, err := storefile.Check(p)
+		if err != nil {
+			w.warns = append(w.warns, storefile.Skipped(p, err))
+			continue
+		}
+		w.refs = append(w.refs, storefile.RefOf(session.Codex, id, p, info))
+	}
 }
 
 // readIndex reads session_index.jsonl: {"id","thread_name","updated_at"}

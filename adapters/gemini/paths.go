@@ -29,6 +29,10 @@ func Root(env session.Env) string {
 	return filepath.Join(env.Home, ".gemini")
 }
 
+// Roots is where Discover looks without listing through env.Dirs: the
+// store (it lists tmp/ in it).
+func Roots(env session.Env) []string { return storefile.Roots(Root(env)) }
+
 // ValidID reports whether id can name a session: the characters Gemini CLI
 // keeps in file names (it replaces any other with '_'), plus '.', so no id
 // from input can reach outside the store or act as a glob pattern.

@@ -21,6 +21,7 @@ var Adapter = adapter.Adapter{
 	},
 	Reader: &adapter.Reader{
 		Discover:      Discover,
+		Roots:         Roots,
 		Locate:        Locate,
 		Open:          Open,
 		Read:          Read,

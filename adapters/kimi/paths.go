@@ -39,6 +39,10 @@ func LegacyRoot(env session.Env) string {
 	return filepath.Join(env.Home, ".kimi")
 }
 
+// Roots is where Discover looks without listing through env.Dirs: Kimi
+// Code's home and the legacy share dir.
+func Roots(env session.Env) []string { return storefile.Roots(Root(env), LegacyRoot(env)) }
+
 // WorkDirKey returns the folder Kimi Code (v2 engine) keeps the sessions of
 // the working directory workDir in, under sessions/: wd_<slug>_<hash>,
 // where hash is the first 12 hex digits of the SHA-256 of the normalised

@@ -29,6 +29,7 @@ var Adapter = adapter.Adapter{
 	},
 	Reader: &adapter.Reader{
 		Discover:      Discover,
+		Roots:         Roots,
 		Locate:        Locate,
 		Open:          Open,
 		Read:          Read,

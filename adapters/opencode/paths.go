@@ -3,6 +3,7 @@ package opencode
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -22,6 +23,23 @@ func DataDir(env session.Env) string {
 		return ""
 	}
 	return filepath.Join(env.Home, ".local", "share", "opencode")
+}
+
+// Roots is where Discover looks without listing through env.Dirs: the
+// data directory (its opencode*.db), the folder of $OPENCODE_DB, and the
+// old storage/ tree (it lists storage/session/ in it).
+func Roots(env session.Env) []string {
+	dir := DataDir(env)
+	var db string
+	if p := env.Get("OPENCODE_DB"); p != "" && p != ":memory:" {
+		if !filepath.IsAbs(p) && dir != "" {
+			p = filepath.Join(dir, p)
+		}
+		if filepath.IsAbs(p) {
+			db = filepath.Dir(p)
+		}
+	}
+	return storefile.Roots(dir, db, StorageDir(env))
 }
 
 // Databases returns the database files of the store env points at:
@@ -120,7 +138,7 @@ func Discover(env session.Env) ([]session.Ref, []session.Warning) {
 		}
 		refs = append(refs, r...)
 	}
-	r, w := discoverStorage(StorageDir(env), seen)
+	r, w := discoverStorage(env, StorageDir(env), seen)
 	return append(refs, r...), append(warns, w...)
 }
 
@@ -152,20 +170,35 @@ func discoverDB(path string) ([]session.Ref, string, error) {
 	return refs, st.warning, nil
 }
 
-// storageSessionFiles lists storage/session/<project>/<id>.json.
-func storageSessionFiles(dir string) []string {
+// storageSessionFiles lists storage/session/<project>/ses_*.json, sorted,
+// as filepath.Glob would, its folders through env.Dirs (the search index
+// watches the folders Discover lists).
+func storageSessionFiles(env session.Env, dir string) []string {
 	if dir == "" {
 		return nil
 	}
-	files, _ := filepath.Glob(filepath.Join(dir, "session", "*", "ses_*.json"))
+	var files []string
+	root := filepath.Join(dir, "session")
+	projects, _ := storefile.ReadDir(env, root)
+	for _, p := range projects {
+		if !p.IsDir() && p.Type()&fs.ModeSymlink == 0 {
+			continue
+		}
+		sessions, _ := storefile.ReadDir(env, filepath.Join(root, p.Name()))
+		for _, f := range sessions {
+			if ok, _ := filepath.Match("ses_*.json", f.Name()); ok {
+				files = append(files, filepath.Join(root, p.Name(), f.Name()))
+			}
+		}
+	}
 	sort.Strings(files)
 	return files
 }
 
-func discoverStorage(dir string, skip map[string]bool) ([]session.Ref, []session.Warning) {
+func discoverStorage(env session.Env, dir string, skip map[string]bool) ([]session.Ref, []session.Warning) {
 	var refs []session.Ref
 	var warns []session.Warning
-	for _, f := range storageSessionFiles(dir) {
+	for _, f := range storageSessionFiles(env, dir) {
 		id := strings.TrimSuffix(filepath.Base(f), ".json")
 		if !ValidID(id) || skip[id] {
 			continue

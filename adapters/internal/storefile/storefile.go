@@ -122,3 +122,14 @@ func ReadDir(env session.Env, dir string) ([]fs.DirEntry, error) {
 	}
 	return os.ReadDir(dir)
 }
+
+// Roots is the folders given that are set, for an adapter's Roots.
+func Roots(dirs ...string) []string {
+	var out []string
+	for _, d := range dirs {
+		if d != "" {
+			out = append(out, d)
+		}
+	}
+	return out
+}
