@@ -37,11 +37,14 @@ type Refreshed struct {
 	// Folders is how many folders of the stores were looked at, Listed
 	// how many of them were listed anew (the others had not changed
 	// since the last refresh listed them).
-	Folders  int               `json:"folders"`
-	Listed   int               `json:"foldersListed"`
-	Entries  int               `json:"entries"`
-	Bytes    int64             `json:"bytes"`
-	Took     time.Duration     `json:"tookNs"`
+	Folders int           `json:"folders"`
+	Listed  int           `json:"foldersListed"`
+	Entries int           `json:"entries"`
+	Bytes   int64         `json:"bytes"`
+	Took    time.Duration `json:"tookNs"`
+	// Watcher is the process id of the watcher that brought the index
+	// up to date (Fresh), 0 when this process refreshed it.
+	Watcher  int               `json:"watcher,omitempty"`
 	Warnings []session.Warning `json:"warnings,omitempty"`
 }
 
@@ -63,11 +66,24 @@ type key struct{ cli, sid, path string }
 // session that cannot be read is a warning, and the rest are indexed.
 // Each session is written in a transaction of its own.
 func (ix *Index) Refresh(ctx context.Context, env session.Env, progress Progress) (Refreshed, error) {
+	res, _, err := ix.refresh(ctx, env, progress)
+	return res, err
+}
+
+// looked is what a refresh looked at: the folders Discover listed and the
+// sessions' files.
+type looked struct {
+	dirs  []string
+	files []string
+}
+
+// refresh is Refresh also saying what it looked at.
+func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress) (Refreshed, *looked, error) {
 	begin := time.Now()
 	var res Refreshed
 	listEnv, held, dirs, fromManifest, err := ix.lister(ctx, env)
 	if err != nil {
-		return res, err
+		return res, nil, err
 	}
 	type job struct {
 		a    adapters.Adapter
@@ -81,7 +97,7 @@ func (ix *Index) Refresh(ctx context.Context, env session.Env, progress Progress
 	stats := statCache{}
 	refs, warns, err := catalog.Discover(catalog.Options{Env: listEnv})
 	if err != nil {
-		return res, err
+		return res, nil, err
 	}
 	res.Warnings = append(res.Warnings, warns...)
 	for _, ref := range refs {
@@ -118,11 +134,11 @@ func (ix *Index) Refresh(ctx context.Context, env session.Env, progress Progress
 	changed := len(jobs)+len(gone) > 0
 	if changed {
 		if err := ix.dropManifest(ctx); err != nil {
-			return res, err
+			return res, nil, err
 		}
 	}
 	if err := ix.remove(ctx, gone); err != nil {
-		return res, err
+		return res, nil, err
 	}
 	res.Removed = len(gone)
 
@@ -206,15 +222,15 @@ func (ix *Index) Refresh(ctx context.Context, env session.Env, progress Progress
 	}
 	b.rollback()
 	if werr != nil {
-		return res, werr
+		return res, nil, werr
 	}
 	if err := ctx.Err(); err != nil {
-		return res, err
+		return res, nil, err
 	}
 	if changed {
 		var err error
 		if held, err = ix.fingerprints(ctx); err != nil {
-			return res, err
+			return res, nil, err
 		}
 	}
 	var save *manifest
@@ -226,7 +242,7 @@ func (ix *Index) Refresh(ctx context.Context, env session.Env, progress Progress
 		totals = nil
 	}
 	if err := ix.refreshed(ctx, save, totals); err != nil {
-		return res, err
+		return res, nil, err
 	}
 	if changed {
 		// What the refresh wrote is folded into the database, and the
@@ -236,7 +252,14 @@ func (ix *Index) Refresh(ctx context.Context, env session.Env, progress Progress
 		ix.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
 	}
 	res.Took = time.Since(begin)
-	return res, nil
+	lk := &looked{dirs: make([]string, 0, len(dirs.new))}
+	for d := range dirs.new {
+		lk.dirs = append(lk.dirs, d)
+	}
+	for k := range held {
+		lk.files = append(lk.files, k.path)
+	}
+	return res, lk, nil
 }
 
 // lister is env made to list the stores from what the index holds: the
@@ -348,6 +371,10 @@ func (ix *Index) refreshed(ctx context.Context, m *manifest, held map[key]held) 
 		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta (key, value) VALUES ('sessions', ?), ('indexed', ?)`, len(held), bytes); err != nil {
 			return fmt.Errorf("index: %w", err)
 		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('generation', 1)
+			ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1`); err != nil {
+			return fmt.Errorf("index: %w", err)
+		}
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta (key, value) VALUES ('refreshed', ?)`,
 		time.Now().UTC().Format(time.RFC3339Nano)); err != nil {
@@ -367,6 +394,27 @@ func (ix *Index) refreshed(ctx context.Context, m *manifest, held map[key]held) 
 	}
 	return nil
 }
+
+// querier is a database or a transaction.
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// generation counts the refreshes that changed the index, each adding one
+// as it ends: a query that read generation G read what the index holds
+// after a refresh that ended and left it at G.
+func generation(ctx context.Context, q querier) (int64, error) {
+	var n int64
+	err := q.QueryRowContext(ctx, `SELECT coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'generation'), 0)`).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("index: %w", err)
+	}
+	return n, nil
+}
+
+// Generation is how many refreshes have changed the index (see
+// generation).
+func (ix *Index) Generation(ctx context.Context) (int64, error) { return generation(ctx, ix.db) }
 
 // held is what the index holds of a session: its row, its file's
 // fingerprint, and the title Discover gave it (from outside its file).

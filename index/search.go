@@ -72,9 +72,16 @@ const recencyDays = 60
 
 // Search finds the entries that match q, best first.
 func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
+	hits, _, err := ix.search(ctx, q)
+	return hits, err
+}
+
+// search is Search also saying the generation of the index it read (see
+// generation).
+func (ix *Index) search(ctx context.Context, q Query) ([]Hit, int64, error) {
 	match, terms, err := parseQuery(q.Text)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	limit := q.Limit
 	if limit <= 0 {
@@ -133,28 +140,32 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	// candidates came from, whatever a refresh beside it writes.
 	tx, err := ix.db.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, fmt.Errorf("index: search: %w", err)
+		return nil, 0, fmt.Errorf("index: search: %w", err)
 	}
 	defer tx.Rollback()
+	gen, err := generation(ctx, tx)
+	if err != nil {
+		return nil, 0, err
+	}
 	rows, err := tx.QueryContext(ctx, stmt, args...)
 	if err != nil {
-		return nil, fmt.Errorf("index: search: %w", err)
+		return nil, 0, fmt.Errorf("index: search: %w", err)
 	}
 	var cands []candidate
 	for rows.Next() {
 		var c candidate
 		if err := rows.Scan(&c.id, &c.time, &c.packed); err != nil {
 			rows.Close()
-			return nil, fmt.Errorf("index: search: %w", err)
+			return nil, 0, fmt.Errorf("index: search: %w", err)
 		}
 		cands = append(cands, c)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("index: search: %w", err)
+		return nil, 0, fmt.Errorf("index: search: %w", err)
 	}
 	if len(cands) == 0 {
-		return nil, nil
+		return nil, gen, nil
 	}
 	ps := patterns(terms)
 	var all []candidate // all the matches of the query's one term
@@ -163,11 +174,11 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	}
 	df, total, err := entriesWith(ctx, tx, ps, all)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	best, err := rank(cands, ps, df, total, time.Now(), limit)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	hits := make([]Hit, 0, len(best))
 	var ws words
@@ -178,11 +189,11 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 			FROM entries e JOIN sessions s ON s.id = e.session WHERE e.id = ?`, c.id).Scan(&h.CLI, &h.SessionID, &h.Path, &h.Project, &h.Title, &h.Host,
 			&h.Entry, &h.Role, &h.Tool, &h.Model)
 		if err != nil {
-			return nil, fmt.Errorf("index: search: %w", err)
+			return nil, 0, fmt.Errorf("index: search: %w", err)
 		}
 		text, err := u.unpack(c.packed)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		ws.split(text)
 		h.Snippet = snippet(text, &ws, ps)
@@ -191,27 +202,32 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		}
 		hits = append(hits, h)
 	}
-	return hits, nil
+	return hits, gen, nil
 }
 
 // SearchFresh searches the index brought up to date with the stores env
-// points at. The query runs on the index as it is while the refresh looks
-// for changes (with nothing changed, the usual case, a search costs the
-// longer of the two, not both); when the refresh changed anything, the
-// query runs again on the index it left.
+// points at (see Fresh). The query runs on the index as it is while the
+// index is brought up to date (with nothing changed, the usual case, a
+// search costs the longer of the two, not both); when the index changed
+// meanwhile, the query runs again on the index as it is now.
 func (ix *Index) SearchFresh(ctx context.Context, env session.Env, q Query, progress Progress) ([]Hit, Refreshed, error) {
 	var (
 		hits []Hit
+		gen  int64
 		serr error
 		wg   sync.WaitGroup
 	)
-	wg.Go(func() { hits, serr = ix.Search(ctx, q) })
-	res, err := ix.Refresh(ctx, env, progress)
+	wg.Go(func() { hits, gen, serr = ix.search(ctx, q) })
+	res, err := ix.Fresh(ctx, env, progress)
 	wg.Wait()
 	if err != nil {
 		return nil, res, err
 	}
-	if res.Added+res.Updated+res.Removed > 0 || serr != nil {
+	now, err := ix.Generation(ctx)
+	if err != nil {
+		return nil, res, err
+	}
+	if now != gen || serr != nil {
 		hits, serr = ix.Search(ctx, q)
 	}
 	return hits, res, serr

@@ -1,0 +1,703 @@
+package index
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/oklog/run"
+
+	"github.com/stead-dev/stead/adapters"
+	"github.com/stead-dev/stead/session"
+)
+
+// A watcher keeps an index fresh (Index.Watch) so that a search need not
+// look at every file of the stores first: it watches the folders a
+// refresh looked at (each CLI's Roots, the folders Discover listed, the
+// folders of the session files) and refreshes when one changes. Another
+// process asks it, over a socket beside the index, to bring the index up
+// to date (Index.Fresh): the watcher creates a marker file in a folder it
+// watches, and once the marker's event arrives every change made before
+// the request has been seen (a watch's events come in order), so it
+// answers at once when none of them touched the stores, and after a
+// refresh otherwise. A folder watched for the first time may have changed
+// before its watch began: the watcher refreshes again until a refresh
+// adds no watch.
+
+// watchProtocol is the version of the messages below; a client and a
+// watcher of different versions do not talk.
+const watchProtocol = 1
+
+// watchHello is what a watcher says first: the stores it watches.
+type watchHello struct {
+	Protocol int                 `json:"protocol"`
+	Schema   int                 `json:"schema"`
+	PID      int                 `json:"pid"`
+	Roots    map[string][]string `json:"roots"`
+}
+
+// watchRequest is what a client asks: "sync", to have the index brought
+// up to date.
+type watchRequest struct {
+	Op string `json:"op"`
+}
+
+// watchReply is a watcher's answer to a sync: progress (and a heartbeat
+// when there is none), then the refresh's result or an error.
+type watchReply struct {
+	Progress *watchProgress `json:"progress,omitempty"`
+	Result   *Refreshed     `json:"result,omitempty"`
+	Error    string         `json:"error,omitempty"`
+}
+
+type watchProgress struct {
+	Done  int   `json:"done"`
+	Total int   `json:"total"`
+	Bytes int64 `json:"bytes"`
+}
+
+const (
+	// quiet is how long after a change the watcher refreshes on its own,
+	// with no one asking: often enough that a search rarely waits.
+	quiet = 2 * time.Second
+	// heartbeat is how often a watcher says it is still at a sync's
+	// refresh; a client gives up after silent.
+	heartbeat = 5 * time.Second
+	silent    = 30 * time.Second
+)
+
+// ErrWatched means another process already watches the index.
+var ErrWatched = errors.New("the index is already watched")
+
+// maxSocketPath is the size of a Unix socket's address (sun_path).
+const maxSocketPath = 108
+
+func socketPath(path string) string { return path + ".sock" }
+func lockPath(path string) string   { return path + ".watch" }
+func markerDir(path string) string  { return path + ".sync" }
+
+// storeRoots is each CLI's roots in env: two environments with the same
+// roots have the same stores.
+func storeRoots(env session.Env) map[string][]string {
+	out := make(map[string][]string)
+	for _, a := range adapters.All {
+		if a.Reads() && a.Roots != nil {
+			out[a.Name] = a.Roots(env)
+		}
+	}
+	return out
+}
+
+// Fresh brings the index up to date with the stores env points at. When
+// a watcher keeps it (stead index --watch, the daemon) for the same
+// stores, it asks the watcher, which answers at once when nothing
+// changed; else, or when the watcher does not answer, it refreshes the
+// index itself (Refresh).
+func (ix *Index) Fresh(ctx context.Context, env session.Env, progress Progress) (Refreshed, error) {
+	if res, ok := ix.askWatcher(ctx, env, progress); ok {
+		return res, nil
+	}
+	return ix.Refresh(ctx, env, progress)
+}
+
+// askWatcher asks the index's watcher to bring it up to date; ok is false
+// when there is none, it watches other stores, or it fails.
+func (ix *Index) askWatcher(ctx context.Context, env session.Env, progress Progress) (res Refreshed, ok bool) {
+	begin := time.Now()
+	d := net.Dialer{Timeout: time.Second}
+	conn, err := d.DialContext(ctx, "unix", socketPath(ix.path))
+	if err != nil {
+		return res, false
+	}
+	defer conn.Close()
+	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	conn.SetDeadline(time.Now().Add(silent))
+	dec := json.NewDecoder(bufio.NewReader(conn))
+	var hello watchHello
+	if err := dec.Decode(&hello); err != nil {
+		ix.log.Warn("index: the watcher did not answer; refreshing here", "socket", socketPath(ix.path), "err", err)
+		return res, false
+	}
+	if hello.Protocol != watchProtocol || hello.Schema != SchemaVersion {
+		ix.log.Info("index: the watcher is another version of stead; refreshing here", "pid", hello.PID)
+		return res, false
+	}
+	if !maps.EqualFunc(hello.Roots, storeRoots(env), slices.Equal) {
+		ix.log.Debug("index: the watcher watches other stores; refreshing here", "pid", hello.PID)
+		return res, false
+	}
+	if err := json.NewEncoder(conn).Encode(watchRequest{Op: "sync"}); err != nil {
+		ix.log.Warn("index: the watcher did not answer; refreshing here", "err", err)
+		return res, false
+	}
+	for {
+		conn.SetDeadline(time.Now().Add(silent))
+		var r watchReply
+		if err := dec.Decode(&r); err != nil {
+			if ctx.Err() == nil {
+				ix.log.Warn("index: the watcher stopped answering; refreshing here", "pid", hello.PID, "err", err)
+			}
+			return res, false
+		}
+		switch {
+		case r.Error != "":
+			ix.log.Warn("index: the watcher could not bring the index up to date; refreshing here", "pid", hello.PID, "err", r.Error)
+			return res, false
+		case r.Result != nil:
+			res = *r.Result
+			res.Watcher = hello.PID
+			res.Took = time.Since(begin)
+			return res, true
+		case r.Progress != nil && progress != nil && r.Progress.Total > 0:
+			progress(r.Progress.Done, r.Progress.Total, r.Progress.Bytes)
+		}
+	}
+}
+
+// Watch keeps the index fresh with the stores env points at until ctx
+// ends, and answers the syncs of Fresh in other processes. ready, when
+// set, hears the first refresh's result, once the index is fresh and
+// every folder it needs watched. It fails with ErrWatched when another
+// process watches the index, and with errors.ErrUnsupported where the
+// system cannot watch folders.
+func (ix *Index) Watch(ctx context.Context, env session.Env, ready func(Refreshed)) error {
+	lock, err := os.OpenFile(lockPath(ix.path), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("index: watch: %w", err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return fmt.Errorf("index: %s: %w", ix.path, ErrWatched)
+		}
+		return fmt.Errorf("index: watch: %w", err)
+	}
+	n, err := newNotifier()
+	if err != nil {
+		return err
+	}
+	markers := markerDir(ix.path)
+	if err := os.RemoveAll(markers); err != nil {
+		n.close()
+		return fmt.Errorf("index: watch: %w", err)
+	}
+	if err := os.Mkdir(markers, 0o700); err != nil {
+		n.close()
+		return fmt.Errorf("index: watch: %w", err)
+	}
+	sock := socketPath(ix.path)
+	if len(sock) >= maxSocketPath {
+		n.close()
+		return fmt.Errorf("index: watch: the socket path %s is too long (%d bytes; the system takes %d): set XDG_CACHE_HOME to a shorter folder", sock, len(sock), maxSocketPath-1)
+	}
+	os.Remove(sock) // left by a watcher that died: the lock is ours
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		n.close()
+		return fmt.Errorf("index: watch: %w", err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(true)
+	if err := os.Chmod(sock, 0o600); err != nil {
+		ln.Close()
+		n.close()
+		return fmt.Errorf("index: watch: %w", err)
+	}
+	file, err := os.Stat(ix.path)
+	if err != nil {
+		return fmt.Errorf("index: watch: %w", err)
+	}
+	w := &watcher{
+		file: file, ix: ix, env: env, n: n, markers: markers, ready: ready,
+		hello:   watchHello{Protocol: watchProtocol, Schema: SchemaVersion, PID: os.Getpid(), Roots: storeRoots(env)},
+		events:  make(chan []event),
+		syncs:   make(chan *syncReq),
+		start:   make(chan struct{}),
+		results: make(chan refreshResult),
+		paths:   make(map[string]int),
+		wds:     make(map[int]*watched),
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var g run.Group
+	g.Add(func() error { return n.run(w.events) }, func(error) { n.close() })
+	g.Add(func() error { return w.accept(ctx, ln) }, func(error) { ln.Close() })
+	g.Add(func() error { return w.refresher(ctx) }, func(error) { cancel() })
+	g.Add(func() error { return w.loop(ctx) }, func(error) { cancel() })
+	err = g.Run()
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// watcher is Watch's state.
+type watcher struct {
+	ctx     context.Context
+	ix      *Index
+	file    os.FileInfo // the index's file
+	env     session.Env
+	n       notifier
+	markers string
+	ready   func(Refreshed)
+	hello   watchHello
+
+	events  chan []event
+	syncs   chan *syncReq
+	start   chan struct{}
+	results chan refreshResult
+
+	progress atomic.Pointer[watchProgress]
+
+	// The loop's own.
+	paths      map[string]int // watched folder → its watch
+	wds        map[int]*watched
+	dirty      bool // a change not yet refreshed
+	refreshing bool
+	riding     []*syncReq // answered when the running refresh ends
+	waiting    []*syncReq // need a refresh that starts after now
+	marked     map[string]*syncReq
+	seq        int
+	last       Refreshed
+	gen        int64 // the index's generation after the last refresh
+	readyDone  bool
+	failed     error // what keeps the watcher from answering for the stores
+}
+
+// watched is one watch: the folders it stands for (two paths can name one
+// folder), each with the names whose changes count (nil: every name).
+type watched struct {
+	paths map[string]map[string]bool
+}
+
+// syncReq is a client's sync, answered on done.
+type syncReq struct {
+	res  Refreshed // what the refreshes it rode did
+	rode bool
+	done chan watchReply
+}
+
+type refreshResult struct {
+	res Refreshed
+	lk  *looked
+	err error
+}
+
+// accept serves each client on a goroutine of its own.
+func (w *watcher) accept(ctx context.Context, ln net.Listener) error {
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("index: watch: %w", err)
+		}
+		go w.serve(ctx, conn)
+	}
+}
+
+// serve answers one client: hello, then its sync.
+func (w *watcher) serve(ctx context.Context, conn net.Conn) {
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(silent))
+	enc := json.NewEncoder(conn)
+	if err := enc.Encode(w.hello); err != nil {
+		return
+	}
+	var req watchRequest
+	if err := json.NewDecoder(bufio.NewReader(conn)).Decode(&req); err != nil {
+		return
+	}
+	if req.Op != "sync" {
+		enc.Encode(watchReply{Error: fmt.Sprintf("unknown request %q", req.Op)})
+		return
+	}
+	conn.SetDeadline(time.Time{})
+	s := &syncReq{done: make(chan watchReply, 1)}
+	select {
+	case w.syncs <- s:
+	case <-ctx.Done():
+		return
+	}
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	var sent watchProgress
+	said := time.Now()
+	for {
+		select {
+		case r := <-s.done:
+			conn.SetWriteDeadline(time.Now().Add(silent))
+			enc.Encode(r)
+			return
+		case <-tick.C:
+			p := w.progress.Load()
+			if p == nil {
+				p = &watchProgress{}
+			}
+			if *p == sent && time.Since(said) < heartbeat {
+				continue
+			}
+			sent, said = *p, time.Now()
+			conn.SetWriteDeadline(time.Now().Add(silent))
+			if enc.Encode(watchReply{Progress: p}) != nil {
+				return
+			}
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// refresher refreshes the index each time the loop asks.
+func (w *watcher) refresher(ctx context.Context) error {
+	for {
+		select {
+		case <-w.start:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		res, lk, err := w.ix.refresh(ctx, w.env, func(done, total int, bytes int64) {
+			w.progress.Store(&watchProgress{Done: done, Total: total, Bytes: bytes})
+		})
+		w.progress.Store(nil)
+		select {
+		case w.results <- refreshResult{res, lk, err}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// loop is the watcher: it hears changes, syncs and refreshes' ends.
+func (w *watcher) loop(ctx context.Context) error {
+	w.ctx = ctx
+	w.marked = make(map[string]*syncReq)
+	if _, err := w.watch(w.markers, nil); err != nil {
+		return err
+	}
+	timer := time.NewTimer(0) // the first refresh
+	for {
+		select {
+		case evs := <-w.events:
+			for _, e := range evs {
+				w.heard(e, timer)
+			}
+		case s := <-w.syncs:
+			if err := w.same(); err != nil {
+				s.done <- watchReply{Error: err.Error()}
+				return err
+			}
+			w.seq++
+			name := strconv.Itoa(w.seq)
+			marker := filepath.Join(w.markers, name)
+			if err := os.WriteFile(marker, nil, 0o600); err != nil {
+				s.done <- watchReply{Error: fmt.Sprintf("cannot mark the sync: %v", err)}
+				continue
+			}
+			os.Remove(marker)
+			w.marked[name] = s
+		case <-timer.C:
+			if (w.dirty || !w.readyDone) && !w.refreshing {
+				w.refresh()
+			}
+		case r := <-w.results:
+			w.refreshed(r, timer)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// same fails when the index's file is no longer the one the watcher
+// keeps (stead index --rebuild, a corrupt index moved aside).
+func (w *watcher) same() error {
+	fi, err := os.Stat(w.ix.path)
+	if err != nil || !os.SameFile(fi, w.file) {
+		return fmt.Errorf("index: watch: %s was replaced by another process; watch it again", w.ix.path)
+	}
+	return nil
+}
+
+// heard takes one event.
+func (w *watcher) heard(e event, timer *time.Timer) {
+	switch {
+	case e.overflow:
+		// Events were lost: anything may have changed.
+		w.change(timer)
+		return
+	case w.wds[e.wd] == nil:
+		return
+	}
+	if e.ignored {
+		// The folder is gone, or no longer watched.
+		for p := range w.wds[e.wd].paths {
+			delete(w.paths, p)
+		}
+		delete(w.wds, e.wd)
+		w.change(timer)
+		return
+	}
+	if e.wd == w.paths[w.markers] {
+		if s, ok := w.marked[e.name]; ok && e.created {
+			delete(w.marked, e.name)
+			w.synced(s)
+		}
+		return
+	}
+	for _, names := range w.wds[e.wd].paths {
+		if names == nil || names[e.name] {
+			w.change(timer)
+			return
+		}
+	}
+}
+
+// change marks the stores changed, and has them refreshed once they are
+// quiet for a while if no one asks before.
+func (w *watcher) change(timer *time.Timer) {
+	if !w.dirty {
+		timer.Reset(quiet)
+	}
+	w.dirty = true
+}
+
+// synced takes a sync whose marker arrived: every change made before it
+// was asked for has been heard. Another process may have changed the
+// index meanwhile (a refresh for other stores drops theirs): the index's
+// generation tells.
+func (w *watcher) synced(s *syncReq) {
+	if gen, err := w.ix.Generation(w.ctx); err != nil || gen != w.gen {
+		w.dirty = true
+	}
+	switch {
+	case w.dirty || !w.readyDone:
+		w.waiting = append(w.waiting, s)
+		if !w.refreshing {
+			w.refresh()
+		}
+	case w.refreshing:
+		w.riding = append(w.riding, s)
+	default:
+		w.answer(s)
+	}
+}
+
+// refresh starts a refresh, which the syncs waiting ride.
+func (w *watcher) refresh() {
+	select {
+	case w.start <- struct{}{}:
+	case <-w.ctx.Done():
+		return
+	}
+	w.refreshing, w.dirty = true, false
+	w.riding = append(w.riding, w.waiting...)
+	w.waiting = nil
+}
+
+// refreshed takes a refresh's end: it watches what the refresh looked at,
+// and answers the syncs that rode it, unless a new watch calls for
+// another refresh first.
+func (w *watcher) refreshed(r refreshResult, timer *time.Timer) {
+	w.refreshing = false
+	for _, s := range w.riding {
+		s.res, s.rode = merged(s.res, r.res), true
+	}
+	if r.err != nil {
+		w.ix.log.Warn("index: watch: refresh failed", "err", r.err)
+		for _, s := range w.riding {
+			s.done <- watchReply{Error: r.err.Error()}
+		}
+		w.riding = nil
+		w.dirty = true
+		timer.Reset(quiet)
+		return
+	}
+	w.last = r.res
+	if gen, err := w.ix.Generation(w.ctx); err == nil {
+		w.gen = gen
+	}
+	added, err := w.watchAll(r.lk)
+	w.failed = err
+	if added > 0 {
+		// A folder newly watched may have changed before its watch began.
+		w.dirty = true
+		w.waiting = append(w.riding, w.waiting...)
+		w.riding = nil
+		w.refresh()
+		return
+	}
+	for _, s := range w.riding {
+		w.answer(s)
+	}
+	w.riding = nil
+	if !w.readyDone {
+		w.readyDone = true
+		if w.ready != nil {
+			w.ready(r.res)
+		}
+	}
+	switch {
+	case len(w.waiting) > 0:
+		w.refresh()
+	case w.dirty:
+		timer.Reset(quiet)
+	}
+}
+
+// answer answers a sync with what the refreshes it rode did, or, when it
+// rode none, with the stores as the last refresh left them.
+func (w *watcher) answer(s *syncReq) {
+	if w.failed != nil {
+		s.done <- watchReply{Error: w.failed.Error()}
+		return
+	}
+	res := s.res
+	if !s.rode {
+		res = Refreshed{Sessions: w.last.Sessions, Unchanged: w.last.Sessions, Folders: w.last.Folders}
+	}
+	s.done <- watchReply{Result: &res}
+}
+
+// merged is what two refreshes did, one after the other.
+func merged(a, b Refreshed) Refreshed {
+	b.Added += a.Added
+	b.Updated += a.Updated
+	b.Removed += a.Removed
+	b.Entries += a.Entries
+	b.Bytes += a.Bytes
+	b.Listed += a.Listed
+	b.Warnings = append(a.Warnings, b.Warnings...)
+	return b
+}
+
+// watchAll watches what a refresh looked at, each CLI's roots, and the
+// marker folder, and drops the watches of the rest. It returns how many
+// folders it began to watch, and an error when a folder that needs a
+// watch cannot have one (the system's limit of watches).
+func (w *watcher) watchAll(lk *looked) (int, error) {
+	want := map[string]map[string]bool{w.markers: nil}
+	all := func(dir string) { want[dir] = nil }
+	for _, roots := range w.hello.Roots {
+		for _, root := range roots {
+			fi, err := os.Stat(root)
+			switch {
+			case err == nil && fi.IsDir():
+				all(root)
+			case err == nil:
+				all(filepath.Dir(root))
+			default:
+				// A root yet to be made: its nearest folder that is there,
+				// for the name that would lead to it.
+				child := root
+				for dir := filepath.Dir(root); ; dir = filepath.Dir(dir) {
+					if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+						names, ok := want[dir]
+						if ok && names == nil {
+							break
+						}
+						if names == nil {
+							names = map[string]bool{}
+							want[dir] = names
+						}
+						names[filepath.Base(child)] = true
+						break
+					}
+					if dir == filepath.Dir(dir) {
+						break
+					}
+					child = dir
+				}
+			}
+		}
+	}
+	for _, d := range lk.dirs {
+		all(d)
+	}
+	for _, f := range lk.files {
+		all(filepath.Dir(f))
+	}
+	added := 0
+	var failed error
+	for dir, names := range want {
+		if wd, ok := w.paths[dir]; ok {
+			w.wds[wd].paths[dir] = names
+			continue
+		}
+		ok, err := w.watch(dir, names)
+		switch {
+		case err == nil && ok:
+			added++
+		case errors.Is(err, syscall.ENOSPC):
+			failed = fmt.Errorf("cannot watch %s: the system's limit of watches is reached (raise fs.inotify.max_user_watches): %w", dir, err)
+		case errors.Is(err, syscall.ENOMEM):
+			failed = fmt.Errorf("cannot watch %s: %w", dir, err)
+		case err != nil:
+			// Gone since, or unreadable (the refresh reports that).
+			w.ix.log.Debug("index: watch: cannot watch a folder", "path", dir, "err", err)
+		}
+	}
+	for dir, wd := range w.paths {
+		if _, ok := want[dir]; ok {
+			continue
+		}
+		delete(w.paths, dir)
+		if wt := w.wds[wd]; wt != nil {
+			delete(wt.paths, dir)
+			if len(wt.paths) == 0 {
+				delete(w.wds, wd)
+				w.n.remove(wd)
+			}
+		}
+	}
+	return added, failed
+}
+
+// watch begins to watch dir; ok is false when dir was already watched
+// under another name.
+func (w *watcher) watch(dir string, names map[string]bool) (ok bool, err error) {
+	wd, err := w.n.add(dir)
+	if err != nil {
+		return false, err
+	}
+	w.paths[dir] = wd
+	wt := w.wds[wd]
+	if wt == nil {
+		wt = &watched{paths: make(map[string]map[string]bool)}
+		w.wds[wd] = wt
+		ok = true
+	}
+	wt.paths[dir] = names
+	return ok, nil
+}
+
+// event is one change a notifier heard.
+type event struct {
+	wd       int
+	name     string
+	created  bool // name was made in the folder
+	ignored  bool // the watch is gone
+	overflow bool // events were lost
+}
+
+// notifier watches folders: the system's file change notification.
+type notifier interface {
+	// add watches dir, returning its watch; a folder watched already
+	// returns the same watch.
+	add(dir string) (int, error)
+	remove(wd int)
+	// run sends what it hears until close.
+	run(out chan<- []event) error
+	close()
+}
