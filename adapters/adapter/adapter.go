@@ -71,11 +71,12 @@ type Reader struct {
 	// Discover lists the session files in the store env points at.
 	Discover func(env session.Env) ([]session.Ref, []session.Warning)
 	// Roots names the folders Discover looks in without listing them
-	// through env.Dirs (its store's top folders, a database's folder): a
-	// change to what Discover finds shows as a change in one of them, in a
-	// folder Discover listed through env.Dirs, or in a session file's
-	// folder. A watcher of the store (the search index's) watches those.
-	// A root need not exist.
+	// through env.Dirs (its store's top folders), and the files it opens
+	// by name (a database): a change to what Discover finds shows as a
+	// change in one of them, in a folder Discover listed through env.Dirs,
+	// or in a session file's folder. A watcher of the store (the search
+	// index's) watches those. A root need not exist; two environments
+	// with the same roots have the same store.
 	Roots func(env session.Env) []string
 	// Locate finds a session by id: its file, or the store holding it.
 	Locate func(env session.Env, id string) (session.Ref, error)

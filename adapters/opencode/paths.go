@@ -26,8 +26,8 @@ func DataDir(env session.Env) string {
 }
 
 // Roots is where Discover looks without listing through env.Dirs: the
-// data directory (its opencode*.db), the folder of $OPENCODE_DB, and the
-// old storage/ tree (it lists storage/session/ in it).
+// data directory (its opencode*.db), $OPENCODE_DB, and the old storage/
+// tree (it lists storage/session/ in it).
 func Roots(env session.Env) []string {
 	dir := DataDir(env)
 	var db string
@@ -36,7 +36,7 @@ func Roots(env session.Env) []string {
 			p = filepath.Join(dir, p)
 		}
 		if filepath.IsAbs(p) {
-			db = filepath.Dir(p)
+			db = p
 		}
 	}
 	return storefile.Roots(dir, db, StorageDir(env))
