@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/oklog/run"
+
 	"github.com/stead-dev/stead/bus"
 	"github.com/stead-dev/stead/runs"
 	"github.com/stead-dev/stead/session"
@@ -44,6 +46,11 @@ type Daemon struct {
 	Supervisor runs.Supervisor
 	// Host names this machine in the runs' records; "" is its hostname.
 	Host string
+	// Index says whether the daemon keeps the search index of Env fresh
+	// (index.Watch), so that a search need not look at every file first:
+	// IndexAuto when there is an index (made by stead index or stead
+	// search; the daemon never makes one), IndexOn always, IndexOff never.
+	Index IndexMode
 
 	init  sync.Once
 	ready chan struct{} // closed once the daemon takes work
@@ -99,8 +106,13 @@ func (d *Daemon) Run(ctx context.Context) error {
 		sv.Env = d.Env
 	}
 	w := &runs.Worker{Supervisor: sv, Host: d.Host}
+	var g run.Group
+	g.Add(func() error { return w.Run(ctx) }, func(error) { cancel() })
+	if d.watchIndex() {
+		g.Add(func() error { return d.keepIndex(ctx) }, func(error) { cancel() })
+	}
 	close(d.ready)
-	return w.Run(ctx)
+	return g.Run()
 }
 
 // Close stops a running daemon and waits until Run has returned.

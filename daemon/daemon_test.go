@@ -20,7 +20,12 @@ func testEnv(t *testing.T) session.Env {
 // start runs a daemon on env until the test ends.
 func start(t *testing.T, env session.Env) *daemon.Daemon {
 	t.Helper()
-	d := &daemon.Daemon{Env: env}
+	return run(t, &daemon.Daemon{Env: env})
+}
+
+// run runs d until the test ends.
+func run(t *testing.T, d *daemon.Daemon) *daemon.Daemon {
+	t.Helper()
 	served := make(chan error, 1)
 	go func() { served <- d.Run(context.Background()) }()
 	select {

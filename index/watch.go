@@ -197,6 +197,7 @@ func (ix *Index) Watch(ctx context.Context, env session.Env, ready func(Refreshe
 		n.close()
 		return fmt.Errorf("index: watch: %w", err)
 	}
+	defer os.RemoveAll(markers)
 	sock := socketPath(ix.path)
 	if len(sock) >= maxSocketPath {
 		n.close()

@@ -22,7 +22,7 @@ import (
 
 func newServeCmd(f *Factory) *cobra.Command {
 	var bf BusFlags
-	var listen string
+	var listen, keepIndex string
 	var terminal byteSize
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -39,7 +39,11 @@ A daemon that starts after one was killed takes its address and token back
 gone (a killed daemon, a killed stead session resume): each is marked
 failed, its CLI stopped, and its session stored from what the bus captured,
 so that stead session show, resume and fork work on it. It keeps looking
-for such runs every 30 s.`,
+for such runs every 30 s.
+
+When there is a search index (stead index or stead search made one), the
+daemon keeps it fresh: it watches the CLIs' stores and reads what changes, so
+that a search need not look at every file first (--index on|off to choose).`,
 		Example: `  # The daemon in the foreground (commands that need it start it in the background)
   stead serve
   # Keep at most 256 MB of the runs' terminal output
@@ -48,9 +52,14 @@ for such runs every 30 s.`,
   stead serve --nats-url nats://nats.example.com:4222 --nats-creds ~/.config/stead/nats.creds`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return serve(cmd.Context(), f, bf, listen, int64(terminal))
+			mode, ok := map[string]daemon.IndexMode{"auto": daemon.IndexAuto, "on": daemon.IndexOn, "off": daemon.IndexOff}[keepIndex]
+			if !ok {
+				return flagErrorf("--index: %q is not one of auto, on, off", keepIndex)
+			}
+			return serve(cmd.Context(), f, bf, listen, int64(terminal), mode)
 		},
 	}
+	cmd.Flags().StringVar(&keepIndex, "index", "auto", "keep the search index fresh: auto (when there is one), on, off")
 	cmd.Flags().StringVar(&listen, "listen", "", "the loopback address the embedded bus takes clients on (default: the last daemon's when free, else any free port on 127.0.0.1)")
 	cmd.AddCommand(newServeStatusCmd(f), newServeStopCmd(f))
 	cmd.Flags().Var(&terminal, "terminal-bytes", "the runs' terminal output kept, the oldest discarded first, e.g. 256M (default 1G, or a quarter of what the store's disk may hold when that is less)")
@@ -58,8 +67,8 @@ for such runs every 30 s.`,
 	return cmd
 }
 
-func serve(ctx context.Context, f *Factory, bf BusFlags, listen string, terminalBytes int64) error {
-	d := &daemon.Daemon{Env: f.Env, Logger: f.Logger, Listen: listen, TerminalBytes: terminalBytes,
+func serve(ctx context.Context, f *Factory, bf BusFlags, listen string, terminalBytes int64, keepIndex daemon.IndexMode) error {
+	d := &daemon.Daemon{Env: f.Env, Logger: f.Logger, Listen: listen, TerminalBytes: terminalBytes, Index: keepIndex,
 		URL: bf.URL, Token: bf.Token, Creds: bf.Creds, Version: version, Notices: f.IO.ErrOut, Supervisor: *f.supervisor(nil)}
 	return d.Run(ctx)
 }

@@ -199,7 +199,7 @@ func openIndex(ctx context.Context, f *Factory, refresh bool) (*index.Index, err
 		return ix, nil
 	}
 	prog := newIndexProgress(f.IO)
-	res, err := ix.Refresh(ctx, f.Env, prog.update)
+	res, err := ix.Fresh(ctx, f.Env, prog.update)
 	prog.done()
 	if err != nil {
 		ix.Close()

@@ -1,0 +1,75 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/stead-dev/stead/index"
+)
+
+// IndexMode says when a daemon keeps the search index fresh.
+type IndexMode int
+
+const (
+	IndexAuto IndexMode = iota // when there is an index
+	IndexOn
+	IndexOff
+)
+
+// watchIndex reports whether the daemon keeps the index fresh.
+func (d *Daemon) watchIndex() bool {
+	switch d.Index {
+	case IndexOn:
+		return true
+	case IndexOff:
+		return false
+	}
+	_, err := os.Stat(index.DefaultPath(d.Env))
+	return err == nil
+}
+
+// keepIndex keeps the search index fresh until ctx ends. A watcher that
+// fails (the index rebuilt by another process, its database unreadable)
+// is started again a while later; another process watching it already,
+// or a system that cannot watch folders, leaves it to them.
+func (d *Daemon) keepIndex(ctx context.Context) error {
+	log := d.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	for {
+		err := d.watchOnce(ctx, log)
+		switch {
+		case ctx.Err() != nil:
+			return nil
+		case errors.Is(err, index.ErrWatched):
+			log.Info("daemon: another process keeps the search index fresh", "err", err)
+			<-ctx.Done()
+			return nil
+		case errors.Is(err, errors.ErrUnsupported):
+			log.Info("daemon: the search index is refreshed by each search", "err", err)
+			<-ctx.Done()
+			return nil
+		}
+		log.Warn("daemon: keeping the search index fresh failed; trying again in 10 s", "err", err)
+		select {
+		case <-time.After(10 * time.Second):
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}
+
+func (d *Daemon) watchOnce(ctx context.Context, log *slog.Logger) error {
+	ix, err := index.Open(ctx, index.DefaultPath(d.Env), log)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	return ix.Watch(ctx, d.Env, func(r index.Refreshed) {
+		log.Info("daemon: keeping the search index fresh", "path", ix.Path(), "sessions", r.Sessions)
+	})
+}
