@@ -49,7 +49,8 @@ type Daemon struct {
 	// Index says whether the daemon keeps the search index of Env fresh
 	// (index.Watch), so that a search need not look at every file first:
 	// IndexAuto when there is an index (made by stead index or stead
-	// search; the daemon never makes one), IndexOn always, IndexOff never.
+	// search, before the daemon started or since; the daemon never makes
+	// one), IndexOn always, IndexOff never.
 	Index IndexMode
 
 	init  sync.Once
@@ -108,7 +109,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	w := &runs.Worker{Supervisor: sv, Host: d.Host}
 	var g run.Group
 	g.Add(func() error { return w.Run(ctx) }, func(error) { cancel() })
-	if d.watchIndex() {
+	if d.keepsIndex() {
 		g.Add(func() error { return d.keepIndex(ctx) }, func(error) { cancel() })
 	}
 	close(d.ready)

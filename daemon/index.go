@@ -19,19 +19,35 @@ const (
 	IndexOff
 )
 
-// watchIndex reports whether the daemon keeps the index fresh.
-func (d *Daemon) watchIndex() bool {
-	switch d.Index {
-	case IndexOn:
+// indexPoll is how often a daemon in IndexAuto looks for an index made
+// since it started (one stat).
+const indexPoll = 2 * time.Second
+
+// keepsIndex reports whether the daemon may keep the index fresh.
+func (d *Daemon) keepsIndex() bool { return d.Index != IndexOff }
+
+// indexMade waits until there is an index to keep fresh (in IndexAuto,
+// one made by stead index or stead search) or ctx ends.
+func (d *Daemon) indexMade(ctx context.Context) bool {
+	if d.Index == IndexOn {
 		return true
-	case IndexOff:
-		return false
 	}
-	_, err := os.Stat(index.DefaultPath(d.Env))
-	return err == nil
+	tick := time.NewTicker(indexPoll)
+	defer tick.Stop()
+	for {
+		if _, err := os.Stat(index.DefaultPath(d.Env)); err == nil {
+			return true
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			return false
+		}
+	}
 }
 
-// keepIndex keeps the search index fresh until ctx ends. A watcher that
+// keepIndex keeps the search index fresh until ctx ends, once there is
+// one (see Daemon.Index). A watcher that
 // fails (the index rebuilt by another process, its database unreadable)
 // is started again a while later; another process watching it already,
 // or a system that cannot watch folders, leaves it to them.
@@ -41,6 +57,9 @@ func (d *Daemon) keepIndex(ctx context.Context) error {
 		log = slog.New(slog.DiscardHandler)
 	}
 	for {
+		if !d.indexMade(ctx) {
+			return nil
+		}
 		err := d.watchOnce(ctx, log)
 		switch {
 		case ctx.Err() != nil:

@@ -110,13 +110,21 @@ func TestSearchRealSessions(t *testing.T) {
 
 // TestSearchFindsLiveRun: an entry a live run's CLI just wrote is found by
 // stead search as soon as stead watch has shown it: the search brings the
-// index up to date with the CLI's store, reading only what changed.
+// index up to date with the CLI's store, reading only what changed, by
+// asking the watcher of the daemon.
 func TestSearchFindsLiveRun(t *testing.T) {
 	const reply = "The answer is BANDICOOTLIVE. LIVE-REPLY"
 	l, ref := newLive(t, "claude", "codex", modelstub.Turn{Text: reply})
-	l.env = append(l.env, "XDG_CACHE_HOME="+filepath.Join(l.root, "cache"))
-	// The index holds the stores as they were before the run.
+	// The index holds the stores as they were before the run. The daemon
+	// (started before the index was made) keeps it fresh from then on.
 	l.stead("index")
+	deadline := time.Now().Add(30 * time.Second)
+	for !watched(t, l) {
+		if time.Now().After(deadline) {
+			t.Fatal("30 s after the index was made, the daemon does not keep it fresh")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 	var rec live.Run
 	out := l.stead("session", "resume", ref, "--to", "codex", "--cwd", l.dir, "--prompt", livePrompt, "--detach", "--json")
 	if err := json.Unmarshal([]byte(out), &rec); err != nil || rec.ID == "" {
@@ -139,4 +147,19 @@ func TestSearchFindsLiveRun(t *testing.T) {
 		t.Errorf("hit %+v; want the reply in the run's Codex session %s", h, rec.SessionID)
 	}
 	t.Logf("found %s after stead watch showed it (the search process, its refresh and query)", took.Round(time.Millisecond))
+	if !watched(t, l) {
+		t.Error("after the run, the daemon no longer keeps the index fresh")
+	}
+}
+
+// watched reports whether the daemon's watcher brings the index up to
+// date (stead index says so).
+func watched(t *testing.T, l *steadCmd) bool {
+	var st struct {
+		Refresh index.Refreshed `json:"refresh"`
+	}
+	if err := json.Unmarshal([]byte(l.stead("index", "--json")), &st); err != nil {
+		t.Fatal(err)
+	}
+	return st.Refresh.Watcher != 0
 }
