@@ -49,6 +49,21 @@ type Cache interface {
 	Summary(ref session.Ref, detail session.Detail) (session.Summary, bool)
 }
 
+// A Lister is a Cache that may also know what a CLI's Discover would find
+// now, without it looking at the store (the search index, kept fresh by a
+// watcher that has heard of no change since its last look). It is called
+// concurrently.
+type Lister interface {
+	Discovered(cli string) (refs []session.Ref, warns []session.Warning, ok bool)
+}
+
+// Found is what one CLI's Discover found.
+type Found struct {
+	CLI      string
+	Refs     []session.Ref
+	Warnings []session.Warning
+}
+
 // Result is what a scan found.
 type Result struct {
 	// Summaries has one entry per session file, newest first.
@@ -62,40 +77,61 @@ type Result struct {
 
 // Discover lists the session files of the selected CLIs.
 func Discover(opts Options) ([]session.Ref, []session.Warning, error) {
+	found, err := DiscoverEach(opts)
+	if err != nil {
+		return nil, nil, err
+	}
 	var refs []session.Ref
 	var warns []session.Warning
+	for _, f := range found {
+		refs = append(refs, f.Refs...)
+		warns = append(warns, f.Warnings...)
+	}
+	return refs, warns, nil
+}
+
+// DiscoverEach is Discover by CLI, in the order of adapters.All: the
+// CLIs that opts selects and stead reads, and a warning for a CLI asked
+// for that stead does not read.
+func DiscoverEach(opts Options) ([]Found, error) {
 	for _, name := range opts.CLIs {
 		if _, ok := adapters.Lookup(name); !ok {
-			return nil, nil, fmt.Errorf("%w %q (known: %s)", ErrUnknownCLI, name, strings.Join(adapters.Names(), ", "))
+			return nil, fmt.Errorf("%w %q (known: %s)", ErrUnknownCLI, name, strings.Join(adapters.Names(), ", "))
 		}
 	}
 	// The stores are listed side by side (listing is mostly waiting on
-	// the file system), and their sessions put in the order of
-	// adapters.All.
-	type found struct {
-		refs  []session.Ref
-		warns []session.Warning
-	}
-	all := make([]found, len(adapters.All))
-	var wg sync.WaitGroup
-	for i, a := range adapters.All {
+	// the file system).
+	lister, _ := opts.Cache.(Lister)
+	var all []Found
+	for _, a := range adapters.All {
 		if !selected(opts.CLIs, a.Name) {
 			continue
 		}
+		f := Found{CLI: a.Name}
+		if !a.Reads() && len(opts.CLIs) > 0 {
+			f.Warnings = []session.Warning{{Message: a.Name + ": stead does not read its sessions yet"}}
+		}
+		all = append(all, f)
+	}
+	var wg sync.WaitGroup
+	for i := range all {
+		a, _ := adapters.Lookup(all[i].CLI)
 		if !a.Reads() {
-			if len(opts.CLIs) > 0 {
-				all[i].warns = []session.Warning{{Message: a.Name + ": stead does not read its sessions yet"}}
-			}
 			continue
 		}
-		wg.Go(func() { all[i].refs, all[i].warns = a.Discover(opts.Env) })
+		wg.Go(func() {
+			f := &all[i]
+			if lister != nil {
+				var ok bool
+				if f.Refs, f.Warnings, ok = lister.Discovered(a.Name); ok {
+					return
+				}
+			}
+			f.Refs, f.Warnings = a.Discover(opts.Env)
+		})
 	}
 	wg.Wait()
-	for _, f := range all {
-		refs = append(refs, f.refs...)
-		warns = append(warns, f.warns...)
-	}
-	return refs, warns, nil
+	return all, nil
 }
 
 func selected(clis []string, name string) bool {

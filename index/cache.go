@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/stead-dev/stead/catalog"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -65,6 +66,10 @@ type Cache struct {
 	detail session.Detail
 	byKey  map[key]cached
 
+	// found is what each CLI's Discover would find now (Discovered),
+	// when a watcher said nothing changed since the last refresh.
+	found []catalog.Found
+
 	mu    sync.Mutex
 	stats statCache
 }
@@ -82,13 +87,20 @@ type cached struct {
 // listing shows, from the manifest; session.DetailFull: every summary),
 // and returns env made to list the stores from the index's manifest: a
 // folder unchanged since the last refresh is not listed again, and no
-// unchanged file is opened to tell its session.
+// unchanged file is opened to tell its session. When a watcher keeps the
+// index fresh for env's stores, it is asked first (it reads what changed),
+// and the stores need not be listed at all (see Discovered).
 func (ix *Index) Cache(ctx context.Context, env session.Env, detail session.Detail) (session.Env, *Cache, error) {
 	c := &Cache{ix: ix, detail: detail, stats: statCache{}}
-	env, held, _, _, err := ix.lister(ctx, env)
+	_, watched := ix.askWatcher(ctx, env, nil)
+	env, man, _, fromManifest, err := ix.lister(ctx, env)
 	if err != nil {
 		return env, nil, err
 	}
+	if watched && fromManifest {
+		c.found = man.found
+	}
+	held := man.held
 	c.byKey = make(map[key]cached, len(held))
 	if detail != session.DetailFull {
 		for k, h := range held {
@@ -113,6 +125,22 @@ func (ix *Index) Cache(ctx context.Context, env session.Env, detail session.Deta
 		return env, nil, fmt.Errorf("index: %w", err)
 	}
 	return env, c, nil
+}
+
+// Watched reports whether a watcher said that nothing changed since the
+// index's last refresh, so that the stores are listed from the index.
+func (c *Cache) Watched() bool { return c.found != nil }
+
+// Discovered is what cli's Discover would find now, when the index's
+// watcher said that nothing changed since the refresh that found it (a
+// catalog.Lister).
+func (c *Cache) Discovered(cli string) ([]session.Ref, []session.Warning, bool) {
+	for _, f := range c.found {
+		if f.CLI == cli {
+			return f.Refs, f.Warnings, true
+		}
+	}
+	return nil, nil, false
 }
 
 // Summary is the summary of ref's session as the index holds it, when

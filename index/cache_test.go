@@ -12,6 +12,7 @@ import (
 
 	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/catalog"
+	"github.com/stead-dev/stead/index"
 	"github.com/stead-dev/stead/internal/corpusgen"
 	"github.com/stead-dev/stead/internal/samples"
 	"github.com/stead-dev/stead/session"
@@ -19,7 +20,7 @@ import (
 
 // counting counts the summaries a cache answered.
 type counting struct {
-	catalog.Cache
+	*index.Cache
 	hits atomic.Int64
 }
 
@@ -97,31 +98,42 @@ func TestCacheAnswersAsAScan(t *testing.T) {
 			if !ok {
 				t.Skip("no store: the case is an export or a lone file")
 			}
-			ix := openIndex(t, filepath.Join(t.TempDir(), "index.db"))
+			path := filepath.Join(t.TempDir(), "index.db")
+			ix := openIndex(t, path)
 			res := refresh(t, ix, env)
 			if res.Sessions == 0 {
 				t.Fatalf("the store holds no session the index found: %+v", res)
 			}
 			stored++
-			for _, d := range []session.Detail{session.DetailList, session.DetailFull} {
-				want, err := catalog.Scan(ctx, catalog.Options{Env: env, Detail: d})
-				if err != nil {
-					t.Fatal(err)
+			for _, watched := range []bool{false, true} {
+				if watched {
+					// A watcher says nothing changed: the stores are
+					// listed from the index too.
+					watch(t, path, env)
 				}
-				listEnv, cache, err := ix.Cache(ctx, env, d)
-				if err != nil {
-					t.Fatal(err)
-				}
-				c := &counting{Cache: cache}
-				got, err := catalog.Scan(ctx, catalog.Options{Env: listEnv, Detail: d, Cache: c})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if w, g := shown(t, want, d), shown(t, got, d); w != g {
-					t.Errorf("detail %d: the index answers otherwise than a scan:\n%s", d, lineDiff(w, g))
-				}
-				if n := int(c.hits.Load()); n != res.Sessions-countWarned(res) {
-					t.Errorf("detail %d: the index answered %d of the %d sessions it holds", d, n, res.Sessions-countWarned(res))
+				for _, d := range []session.Detail{session.DetailList, session.DetailFull} {
+					want, err := catalog.Scan(ctx, catalog.Options{Env: env, Detail: d})
+					if err != nil {
+						t.Fatal(err)
+					}
+					listEnv, cache, err := ix.Cache(ctx, env, d)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if cache.Watched() != watched {
+						t.Fatalf("detail %d: the cache says watched %v; want %v", d, cache.Watched(), watched)
+					}
+					c := &counting{Cache: cache}
+					got, err := catalog.Scan(ctx, catalog.Options{Env: listEnv, Detail: d, Cache: c})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if w, g := shown(t, want, d), shown(t, got, d); w != g {
+						t.Errorf("detail %d: the index answers otherwise than a scan:\n%s", d, lineDiff(w, g))
+					}
+					if n := int(c.hits.Load()); n != res.Sessions-countWarned(res) {
+						t.Errorf("detail %d: the index answered %d of the %d sessions it holds", d, n, res.Sessions-countWarned(res))
+					}
 				}
 			}
 		})

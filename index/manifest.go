@@ -12,8 +12,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
+
+	"github.com/stead-dev/stead/catalog"
+	"github.com/stead-dev/stead/session"
 )
 
 // The manifest is what a freshness pass needs, kept in a file of its own
@@ -28,7 +32,7 @@ import (
 // not used: the sessions table is read instead.
 
 // manifestMagic starts a manifest; another start is no manifest.
-const manifestMagic = "stead-manifest-3\n"
+const manifestMagic = "stead-manifest-4\n"
 
 // listing is a folder as Discover last listed it.
 type listing struct {
@@ -42,6 +46,20 @@ type listing struct {
 type manifest struct {
 	held map[key]held
 	dirs map[string]listing
+	// found is what each CLI's Discover found, as it gave it: a listing
+	// answered by the index while a watcher says nothing changed since
+	// (Cache) lists the stores from it.
+	found []catalog.Found
+}
+
+// sameFound reports whether two discoveries found the same.
+func sameFound(a, b []catalog.Found) bool {
+	return slices.EqualFunc(a, b, func(x, y catalog.Found) bool {
+		return x.CLI == y.CLI && slices.EqualFunc(x.Refs, y.Refs, func(r, q session.Ref) bool {
+			return r.CLI == q.CLI && r.ID == q.ID && r.Path == q.Path && r.Size == q.Size && r.ModTime.Equal(q.ModTime) &&
+				r.Parent == q.Parent && r.Title == q.Title && r.Inode == q.Inode
+		}) && slices.Equal(x.Warnings, y.Warnings)
+	})
 }
 
 // manifestFile is where the manifest of the index at path is kept.
@@ -147,6 +165,32 @@ func encodeManifest(m manifest) []byte {
 			b = binary.AppendUvarint(b, uint64(l.types[i]))
 		}
 	}
+	b = binary.AppendUvarint(b, uint64(len(m.found)))
+	for _, f := range m.found {
+		str(f.CLI)
+		b = binary.AppendUvarint(b, uint64(len(f.Refs)))
+		for _, r := range f.Refs {
+			str(r.CLI)
+			str(r.ID)
+			str(r.Path)
+			b = binary.AppendVarint(b, r.Size)
+			if r.ModTime.IsZero() {
+				b = append(b, 0)
+			} else {
+				b = append(b, 1)
+				b = binary.AppendVarint(b, r.ModTime.UnixNano())
+			}
+			b = binary.AppendUvarint(b, r.Inode)
+			str(r.Parent)
+			str(r.Title)
+		}
+		b = binary.AppendUvarint(b, uint64(len(f.Warnings)))
+		for _, w := range f.Warnings {
+			str(w.Path)
+			b = binary.AppendVarint(b, int64(w.Line))
+			str(w.Message)
+		}
+	}
 	return b
 }
 
@@ -191,6 +235,43 @@ func decodeManifest(data []byte) (manifest, error) {
 		}
 		m.dirs[dir] = l
 	}
+	n = d.uvarint()
+	if n > uint64(len(d.s)) {
+		return m, errBadManifest
+	}
+	if n > 0 {
+		m.found = make([]catalog.Found, n)
+	}
+	for i := range m.found {
+		f := &m.found[i]
+		f.CLI = d.str()
+		e := d.uvarint()
+		if e > uint64(len(d.s)) {
+			return m, errBadManifest
+		}
+		f.Refs = make([]session.Ref, e)
+		for j := range f.Refs {
+			r := &f.Refs[j]
+			r.CLI, r.ID, r.Path = d.str(), d.str(), d.str()
+			r.Size = d.varint()
+			if d.byte() == 1 {
+				r.ModTime = time.Unix(0, d.varint())
+			}
+			r.Inode = d.uvarint()
+			r.Parent, r.Title = d.str(), d.str()
+		}
+		e = d.uvarint()
+		if e > uint64(len(d.s)) {
+			return m, errBadManifest
+		}
+		if e > 0 {
+			f.Warnings = make([]session.Warning, e)
+		}
+		for j := range f.Warnings {
+			w := &f.Warnings[j]
+			w.Path, w.Line, w.Message = d.str(), int(d.varint()), d.str()
+		}
+	}
 	if d.bad || d.s != "" {
 		return manifest{}, errBadManifest
 	}
@@ -216,6 +297,16 @@ func (d *decoder) uvarint() uint64 {
 	}
 	d.bad, d.s = true, ""
 	return 0
+}
+
+func (d *decoder) byte() byte {
+	if d.s == "" {
+		d.bad = true
+		return 0
+	}
+	c := d.s[0]
+	d.s = d.s[1:]
+	return c
 }
 
 func (d *decoder) varint() int64 {

@@ -4,6 +4,10 @@ import (
 	"io/fs"
 	"reflect"
 	"testing"
+	"time"
+
+	"github.com/stead-dev/stead/catalog"
+	"github.com/stead-dev/stead/session"
 )
 
 func TestManifestRoundTrip(t *testing.T) {
@@ -16,6 +20,13 @@ func TestManifestRoundTrip(t *testing.T) {
 		dirs: map[string]listing{
 			"/s":  {mtime: 1, at: 2, names: []string{"a.jsonl", "sub"}, types: []fs.FileMode{0, fs.ModeDir}},
 			"/e/": {names: []string{}, types: []fs.FileMode{}},
+		},
+		found: []catalog.Found{
+			{CLI: "claude", Refs: []session.Ref{
+				{CLI: "claude", ID: "a", Path: "/s/a.jsonl", Size: 10, ModTime: time.Unix(0, 1764150000123456789), Inode: 7, Title: "a title"},
+				{CLI: "claude", ID: "sub", Path: "/s/sub.jsonl", Parent: "a"},
+			}, Warnings: []session.Warning{{Path: "/s/x", Line: 3, Message: "cannot read"}}},
+			{CLI: "codex", Refs: []session.Ref{}},
 		},
 	}
 	data := encodeManifest(m)

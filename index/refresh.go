@@ -81,10 +81,11 @@ type looked struct {
 func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress) (Refreshed, *looked, error) {
 	begin := time.Now()
 	var res Refreshed
-	listEnv, held, dirs, fromManifest, err := ix.lister(ctx, env)
+	listEnv, man, dirs, fromManifest, err := ix.lister(ctx, env)
 	if err != nil {
 		return res, nil, err
 	}
+	held := man.held
 	type job struct {
 		a    adapters.Adapter
 		ref  session.Ref
@@ -95,11 +96,15 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 	var jobs []job
 	seen := make(map[key]bool)
 	stats := statCache{}
-	refs, warns, err := catalog.Discover(catalog.Options{Env: listEnv})
+	found, err := catalog.DiscoverEach(catalog.Options{Env: listEnv})
 	if err != nil {
 		return res, nil, err
 	}
-	res.Warnings = append(res.Warnings, warns...)
+	var refs []session.Ref
+	for _, f := range found {
+		refs = append(refs, f.Refs...)
+		res.Warnings = append(res.Warnings, f.Warnings...)
+	}
 	for _, ref := range refs {
 		a, ok := adapters.Lookup(ref.CLI)
 		if !ok {
@@ -234,8 +239,8 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 		}
 	}
 	var save *manifest
-	if changed || !fromManifest || dirs.listed > 0 {
-		save = &manifest{held: held, dirs: dirs.new}
+	if changed || !fromManifest || dirs.listed > 0 || !sameFound(found, man.found) {
+		save = &manifest{held: held, dirs: dirs.new, found: found}
 	}
 	totals := held
 	if !changed {
@@ -264,21 +269,22 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 
 // lister is env made to list the stores from what the index holds: the
 // manifest's folders (see dirCache) and the sessions of each file (see
-// withKnown). It returns what the index holds of each session, and
-// whether that came from the manifest (else from the sessions table).
-func (ix *Index) lister(ctx context.Context, env session.Env) (session.Env, map[key]held, *dirCache, bool, error) {
+// withKnown). It returns the manifest, and whether it was the manifest
+// file's (else what the index holds of each session is from the sessions
+// table, and it has no more).
+func (ix *Index) lister(ctx context.Context, env session.Env) (session.Env, manifest, *dirCache, bool, error) {
 	man, fromManifest := ix.loadManifest(ctx)
-	held := man.held
 	if !fromManifest {
 		var err error
-		if held, err = ix.fingerprints(ctx); err != nil {
-			return env, nil, nil, false, err
+		man = manifest{dirs: man.dirs}
+		if man.held, err = ix.fingerprints(ctx); err != nil {
+			return env, man, nil, false, err
 		}
 	}
 	dirs := newDirCache(man.dirs)
-	env = withKnown(env, held)
+	env = withKnown(env, man.held)
 	env.Dirs = dirs.ReadDir
-	return env, held, dirs, fromManifest, nil
+	return env, man, dirs, fromManifest, nil
 }
 
 // withKnown is env with Known telling the sessions the index holds of each
