@@ -81,11 +81,15 @@ type looked struct {
 func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress) (Refreshed, *looked, error) {
 	begin := time.Now()
 	var res Refreshed
+	gen0, err := generation(ctx, ix.db)
+	if err != nil {
+		return res, nil, err
+	}
 	listEnv, man, dirs, fromManifest, err := ix.lister(ctx, env)
 	if err != nil {
 		return res, nil, err
 	}
-	held := man.held
+	holds := man.held
 	type job struct {
 		a    adapters.Adapter
 		ref  session.Ref
@@ -117,7 +121,7 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 		seen[k] = true
 		res.Sessions++
 		fp := stats.fingerprint(ref)
-		h, ok := held[k]
+		h, ok := holds[k]
 		switch {
 		case ok && h.fp == fp && h.title == ref.Title:
 			res.Unchanged++
@@ -130,9 +134,11 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 		jobs = append(jobs, job{a: a, ref: ref, fp: fp, id: h.id, size: fp.size})
 	}
 	var gone []int64
-	for k, h := range held {
+	var goneKeys []key
+	for k, h := range holds {
 		if !seen[k] {
 			gone = append(gone, h.id)
+			goneKeys = append(goneKeys, k)
 		}
 	}
 	res.Folders, res.Listed = len(dirs.new), dirs.listed
@@ -195,6 +201,8 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 	n := 0
 	read := make(map[string]bool)
 	b := &batch{ix: ix}
+	// What the index now holds of each session read, or dropped (nil).
+	wrote := make(map[key]*held)
 	for d := range out {
 		n++
 		if werr != nil {
@@ -205,8 +213,11 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 			// What is known of it goes, so that a session that can no
 			// longer be read is not found as it was.
 			werr = b.drop(ctx, d.j.id)
+			wrote[keyOf(d.j.ref)] = nil
 		} else {
-			werr = b.write(ctx, d.j.id, d.j.ref, d.j.fp, host, d.doc)
+			var h held
+			h, werr = b.write(ctx, d.j.id, d.j.ref, d.j.fp, host, d.doc)
+			wrote[keyOf(d.j.ref)] = &h
 			res.Warnings = append(res.Warnings, d.doc.warns...)
 			res.Entries += len(d.doc.rows)
 			if !read[d.j.ref.Path] {
@@ -233,16 +244,30 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 		return res, nil, err
 	}
 	if changed {
-		var err error
-		if held, err = ix.fingerprints(ctx); err != nil {
-			return res, nil, err
+		// What the index holds now: what it held, with what this refresh
+		// wrote and dropped; read again when another process changed it
+		// meanwhile (its generation moved).
+		for _, k := range goneKeys {
+			delete(holds, k)
+		}
+		for k, h := range wrote {
+			if h == nil {
+				delete(holds, k)
+			} else {
+				holds[k] = *h
+			}
+		}
+		if gen, err := generation(ctx, ix.db); err != nil || gen != gen0 {
+			if holds, err = ix.fingerprints(ctx); err != nil {
+				return res, nil, err
+			}
 		}
 	}
 	var save *manifest
 	if changed || !fromManifest || dirs.listed > 0 || !sameFound(found, man.found) {
-		save = &manifest{held: held, dirs: dirs.new, found: found}
+		save = &manifest{held: holds, dirs: dirs.new, found: found}
 	}
-	totals := held
+	totals := holds
 	if !changed {
 		totals = nil
 	}
@@ -261,7 +286,7 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 	for d := range dirs.new {
 		lk.dirs = append(lk.dirs, d)
 	}
-	for k := range held {
+	for k := range holds {
 		lk.files = append(lk.files, k.path)
 	}
 	return res, lk, nil
@@ -439,6 +464,8 @@ type listed struct {
 	skipped, size    int64
 	parent, warnings string // JSON; "" for none
 }
+
+func keyOf(ref session.Ref) key { return key{ref.CLI, ref.ID, ref.Path} }
 
 // fingerprints is what the index holds of each session.
 func (ix *Index) fingerprints(ctx context.Context) (map[key]held, error) {
@@ -763,17 +790,29 @@ func (b *batch) drop(ctx context.Context, id int64) error {
 }
 
 // write replaces session old (0: none) with doc.
-func (b *batch) write(ctx context.Context, old int64, ref session.Ref, fp fingerprint, host string, doc *indexed) error {
+func (b *batch) write(ctx context.Context, old int64, ref session.Ref, fp fingerprint, host string, doc *indexed) (held, error) {
 	tx, err := b.begin(ctx)
 	if err != nil {
-		return err
+		return held{}, err
 	}
 	if err := dropSession(ctx, tx, old); err != nil {
-		return err
+		return held{}, err
+	}
+	// A refresh in another process may have written it since this one
+	// looked: its row goes too.
+	var other int64
+	err = tx.QueryRowContext(ctx, `SELECT id FROM sessions WHERE cli = ? AND sid = ? AND path = ?`, ref.CLI, ref.ID, ref.Path).Scan(&other)
+	switch {
+	case err == nil:
+		if err := dropSession(ctx, tx, other); err != nil {
+			return held{}, err
+		}
+	case !errors.Is(err, sql.ErrNoRows):
+		return held{}, fmt.Errorf("index: %w", err)
 	}
 	sum, err := encodeSummary(doc.sum)
 	if err != nil {
-		return fmt.Errorf("index: %s: %w", ref.Path, err)
+		return held{}, fmt.Errorf("index: %s: %w", ref.Path, err)
 	}
 	parent, warns := "", ""
 	if doc.sum.Parent != nil {
@@ -791,40 +830,45 @@ func (b *batch) write(ctx context.Context, old int64, ref session.Ref, fp finger
 		unixNano(doc.sum.Start), unixNano(doc.sum.End), len(doc.rows),
 		ref.Title, doc.sum.Messages, doc.sum.Turns, parent, warns, doc.list.skipped, doc.sum.Size, string(sum))
 	if err != nil {
-		return fmt.Errorf("index: %w", err)
+		return held{}, fmt.Errorf("index: %w", err)
 	}
 	id, err := res.LastInsertId()
 	if err != nil {
-		return fmt.Errorf("index: %w", err)
+		return held{}, fmt.Errorf("index: %w", err)
 	}
+	h := held{id: id, fp: fp, title: ref.Title, list: listed{
+		project: doc.sum.Project, title: doc.sum.Title, start: unixNano(doc.sum.Start), end: unixNano(doc.sum.End),
+		messages: int64(doc.sum.Messages), turns: int64(doc.sum.Turns), skipped: int64(doc.list.skipped), size: doc.sum.Size,
+		parent: parent, warnings: warns,
+	}}
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO entries (session, entry, time, role, tool, model, text) VALUES (?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
-		return fmt.Errorf("index: %w", err)
+		return held{}, fmt.Errorf("index: %w", err)
 	}
 	defer stmt.Close()
 	pend, err := tx.PrepareContext(ctx, `INSERT INTO temp.pending (id, text) VALUES (?, ?)`)
 	if err != nil {
-		return fmt.Errorf("index: %w", err)
+		return held{}, fmt.Errorf("index: %w", err)
 	}
 	defer pend.Close()
 	for _, r := range doc.rows {
 		res, err := stmt.ExecContext(ctx, id, r.entry, unixNano(r.time), r.role, r.tool, r.model, r.packed)
 		if err != nil {
-			return fmt.Errorf("index: %w", err)
+			return held{}, fmt.Errorf("index: %w", err)
 		}
 		eid, err := res.LastInsertId()
 		if err != nil {
-			return fmt.Errorf("index: %w", err)
+			return held{}, fmt.Errorf("index: %w", err)
 		}
 		if _, err := pend.ExecContext(ctx, eid, r.text); err != nil {
-			return fmt.Errorf("index: %w", err)
+			return held{}, fmt.Errorf("index: %w", err)
 		}
 		if b.first == 0 {
 			b.first = eid
 		}
 		b.bytes += len(r.text)
 	}
-	return b.done()
+	return h, b.done()
 }
 
 func unixNano(t time.Time) int64 {
