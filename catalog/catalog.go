@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -227,12 +229,17 @@ func Summarize(ctx context.Context, opts Options, refs []session.Ref) (*Result, 
 	for i := range byStart {
 		byStart[i] = i
 	}
-	sort.SliceStable(byStart, func(a, b int) bool {
-		x, y := &res.Summaries[byStart[a]], &res.Summaries[byStart[b]]
-		if !x.Start.Equal(y.Start) {
-			return x.Start.After(y.Start)
+	// (Ties are broken by position: a stable sort's order, at the speed
+	// of an unstable one.)
+	slices.SortFunc(byStart, func(a, b int) int {
+		x, y := &res.Summaries[a], &res.Summaries[b]
+		if c := y.Start.Compare(x.Start); c != 0 {
+			return c
 		}
-		return x.Path < y.Path
+		if c := strings.Compare(x.Path, y.Path); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
 	})
 	sorted := make([]session.Summary, len(byStart))
 	for i, j := range byStart {
@@ -289,16 +296,29 @@ func unwrap(err error) string {
 // history) with the oldest session that holds it, and takes it back from
 // the others.
 func countResponsesOnce(sums []session.Summary) {
+	some := false
+	for i := range sums {
+		if len(sums[i].Responses) > 0 {
+			some = true
+			break
+		}
+	}
+	if !some {
+		return // a listing's summaries keep none
+	}
 	order := make([]int, len(sums))
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool {
-		x, y := &sums[order[a]], &sums[order[b]]
-		if !x.Start.Equal(y.Start) {
-			return x.Start.Before(y.Start)
+	slices.SortFunc(order, func(a, b int) int {
+		x, y := &sums[a], &sums[b]
+		if c := x.Start.Compare(y.Start); c != 0 {
+			return c
 		}
-		return x.Path < y.Path
+		if c := strings.Compare(x.Path, y.Path); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
 	})
 	seen := map[uint64]bool{}
 	for _, i := range order {

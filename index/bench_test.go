@@ -123,6 +123,21 @@ func BenchmarkRefreshUnchanged(b *testing.B) {
 	}
 }
 
+// BenchmarkFreshWatched is the freshness check when nothing changed and a
+// watcher keeps the index fresh: Fresh asks it, and it answers once the
+// marker it makes has come back.
+func BenchmarkFreshWatched(b *testing.B) {
+	ix, env := openBuilt(b)
+	watch(b, ix.Path(), env)
+	ctx := context.Background()
+	for b.Loop() {
+		res, err := ix.Fresh(ctx, env, nil)
+		if err != nil || res.Watcher == 0 || res.Added+res.Updated+res.Removed != 0 {
+			b.Fatalf("%+v %v", res, err)
+		}
+	}
+}
+
 // BenchmarkSearch is a query in process on the built index.
 func BenchmarkSearch(b *testing.B) {
 	ix, _ := openBuilt(b)

@@ -64,7 +64,8 @@ func decodeSummary(data []byte) (session.Summary, error) {
 type Cache struct {
 	ix     *Index
 	detail session.Detail
-	byKey  map[key]cached
+	held   map[key]held   // at session.DetailList: the manifest's
+	byKey  map[key]cached // at session.DetailFull
 
 	// found is what each CLI's Discover would find now (Discovered),
 	// when a watcher said nothing changed since the last refresh.
@@ -100,14 +101,11 @@ func (ix *Index) Cache(ctx context.Context, env session.Env, detail session.Deta
 	if watched && fromManifest {
 		c.found = man.found
 	}
-	held := man.held
-	c.byKey = make(map[key]cached, len(held))
 	if detail != session.DetailFull {
-		for k, h := range held {
-			c.byKey[k] = cached{id: h.id, fp: h.fp, title: h.title, list: h.list}
-		}
+		c.held = man.held
 		return env, c, nil
 	}
+	c.byKey = make(map[key]cached, len(man.held))
 	rows, err := ix.db.QueryContext(ctx, `SELECT id, cli, sid, path, size, mtime, inode, reftitle, summary FROM sessions`)
 	if err != nil {
 		return env, nil, fmt.Errorf("index: %w", err)
@@ -146,13 +144,25 @@ func (c *Cache) Discovered(cli string) ([]session.Ref, []session.Warning, bool) 
 // Summary is the summary of ref's session as the index holds it, when
 // the session has not changed since and the index holds it at detail.
 func (c *Cache) Summary(ref session.Ref, detail session.Detail) (session.Summary, bool) {
-	r, ok := c.byKey[key{ref.CLI, ref.ID, ref.Path}]
+	k := key{ref.CLI, ref.ID, ref.Path}
+	var r cached
+	var ok bool
+	if c.held != nil {
+		var h held
+		h, ok = c.held[k]
+		r = cached{id: h.id, fp: h.fp, title: h.title, list: h.list}
+	} else {
+		r, ok = c.byKey[k]
+	}
 	if !ok || r.title != ref.Title || (detail == session.DetailFull && c.detail != session.DetailFull) {
 		return session.Summary{}, false
 	}
-	c.mu.Lock()
-	fp := c.stats.fingerprint(ref)
-	c.mu.Unlock()
+	fp, known := refFingerprint(ref)
+	if !known {
+		c.mu.Lock()
+		fp = c.stats.fingerprint(ref)
+		c.mu.Unlock()
+	}
 	if fp != r.fp {
 		return session.Summary{}, false
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/stead-dev/stead/session"
 )
 
-func openIndex(t *testing.T, path string) *index.Index {
+func openIndex(t testing.TB, path string) *index.Index {
 	t.Helper()
 	ix, err := index.Open(context.Background(), path, nil)
 	if err != nil {

@@ -66,19 +66,21 @@ type key struct{ cli, sid, path string }
 // session that cannot be read is a warning, and the rest are indexed.
 // Each session is written in a transaction of its own.
 func (ix *Index) Refresh(ctx context.Context, env session.Env, progress Progress) (Refreshed, error) {
-	res, _, err := ix.refresh(ctx, env, progress)
+	res, _, err := ix.refresh(ctx, env, progress, nil)
 	return res, err
 }
 
 // looked is what a refresh looked at: the folders Discover listed and the
-// sessions' files.
+// sessions.
 type looked struct {
-	dirs  []string
-	files []string
+	dirs     []string
+	sessions []key
 }
 
-// refresh is Refresh also saying what it looked at.
-func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress) (Refreshed, *looked, error) {
+// refresh is Refresh also saying what it looked at. When only is set, it
+// lists the stores of those CLIs alone, and takes the others' to be as
+// the last refresh found them (a watcher heard no change in them).
+func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress, only map[string]bool) (Refreshed, *looked, error) {
 	begin := time.Now()
 	var res Refreshed
 	gen0, err := generation(ctx, ix.db)
@@ -100,9 +102,22 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 	var jobs []job
 	seen := make(map[key]bool)
 	stats := statCache{}
-	found, err := catalog.DiscoverEach(catalog.Options{Env: listEnv})
+	opts := catalog.Options{Env: listEnv}
+	partial := only != nil && fromManifest && man.found != nil
+	if partial {
+		opts.Cache = asFound{man.found, only}
+	}
+	found, err := catalog.DiscoverEach(opts)
 	if err != nil {
 		return res, nil, err
+	}
+	if partial {
+		// The folders of the stores not listed are as they were.
+		for d, l := range man.dirs {
+			if _, ok := dirs.new[d]; !ok {
+				dirs.new[d] = l
+			}
+		}
 	}
 	var refs []session.Ref
 	for _, f := range found {
@@ -287,9 +302,32 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 		lk.dirs = append(lk.dirs, d)
 	}
 	for k := range holds {
-		lk.files = append(lk.files, k.path)
+		lk.sessions = append(lk.sessions, k)
 	}
 	return res, lk, nil
+}
+
+// asFound lists the stores of the CLIs not in fresh as found (a
+// catalog.Lister for a partial refresh).
+type asFound struct {
+	found []catalog.Found
+	fresh map[string]bool
+}
+
+func (a asFound) Discovered(cli string) ([]session.Ref, []session.Warning, bool) {
+	if a.fresh[cli] {
+		return nil, nil, false
+	}
+	for _, f := range a.found {
+		if f.CLI == cli {
+			return f.Refs, f.Warnings, true
+		}
+	}
+	return nil, nil, false
+}
+
+func (asFound) Summary(session.Ref, session.Detail) (session.Summary, bool) {
+	return session.Summary{}, false
 }
 
 // lister is env made to list the stores from what the index holds: the
@@ -320,15 +358,20 @@ func withKnown(env session.Env, held map[key]held) session.Env {
 		id string
 		fp fingerprint
 	}
-	byPath := make(map[string]file, len(held))
-	many := make(map[string]bool)
-	for k, h := range held {
-		if _, ok := byPath[k.path]; ok {
-			many[k.path] = true
+	// Made when first asked: a listing answered by a watcher asks none.
+	files := sync.OnceValues(func() (map[string]file, map[string]bool) {
+		byPath := make(map[string]file, len(held))
+		many := make(map[string]bool)
+		for k, h := range held {
+			if _, ok := byPath[k.path]; ok {
+				many[k.path] = true
+			}
+			byPath[k.path] = file{k.sid, h.fp}
 		}
-		byPath[k.path] = file{k.sid, h.fp}
-	}
+		return byPath, many
+	})
 	env.Known = func(path string, fi fs.FileInfo) (string, bool) {
+		byPath, many := files()
 		f, ok := byPath[path]
 		if !ok || many[path] {
 			return "", false
@@ -348,8 +391,8 @@ type statCache map[string]fs.FileInfo
 // same size and time is read again). The file is looked at only when
 // Discover did not say all three.
 func (c statCache) fingerprint(ref session.Ref) fingerprint {
-	fp := fingerprint{size: ref.Size, mtime: ref.ModTime.UnixNano(), inode: int64(ref.Inode)}
-	if ref.Inode != 0 && ref.Size != 0 && !ref.ModTime.IsZero() {
+	fp, known := refFingerprint(ref)
+	if known {
 		return fp
 	}
 	fi, ok := c[ref.Path]
@@ -367,6 +410,13 @@ func (c statCache) fingerprint(ref session.Ref) fingerprint {
 		fp.inode = inodeOf(fi)
 	}
 	return fp
+}
+
+// refFingerprint is what Discover said of ref's file, and whether it said
+// all of it (size, modification time and inode).
+func refFingerprint(ref session.Ref) (fingerprint, bool) {
+	fp := fingerprint{size: ref.Size, mtime: ref.ModTime.UnixNano(), inode: int64(ref.Inode)}
+	return fp, ref.Inode != 0 && ref.Size != 0 && !ref.ModTime.IsZero()
 }
 
 func inodeOf(fi fs.FileInfo) int64 {

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -224,9 +225,10 @@ func (ix *Index) Watch(ctx context.Context, env session.Env, ready func(Refreshe
 		hello:   watchHello{Protocol: watchProtocol, Schema: SchemaVersion, PID: os.Getpid(), Roots: storeRoots(env)},
 		events:  make(chan []event),
 		syncs:   make(chan *syncReq),
-		start:   make(chan struct{}),
+		start:   make(chan map[string]bool),
 		results: make(chan refreshResult),
 		paths:   make(map[string]int),
+		changed: make(map[string]bool),
 		wds:     make(map[int]*watched),
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -256,7 +258,7 @@ type watcher struct {
 
 	events  chan []event
 	syncs   chan *syncReq
-	start   chan struct{}
+	start   chan map[string]bool // the CLIs to refresh; nil: all
 	results chan refreshResult
 
 	progress atomic.Pointer[watchProgress]
@@ -264,7 +266,10 @@ type watcher struct {
 	// The loop's own.
 	paths      map[string]int // watched folder → its watch
 	wds        map[int]*watched
-	dirty      bool // a change not yet refreshed
+	owners     map[string][]string // watched folder → the CLIs whose stores it holds; none: unknown
+	dirty      bool                // a change not yet refreshed
+	changed    map[string]bool     // the CLIs whose stores changed
+	everything bool                // or any store may have
 	refreshing bool
 	riding     []*syncReq // answered when the running refresh ends
 	waiting    []*syncReq // need a refresh that starts after now
@@ -364,14 +369,15 @@ func (w *watcher) serve(ctx context.Context, conn net.Conn) {
 // refresher refreshes the index each time the loop asks.
 func (w *watcher) refresher(ctx context.Context) error {
 	for {
+		var only map[string]bool
 		select {
-		case <-w.start:
+		case only = <-w.start:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
 		res, lk, err := w.ix.refresh(ctx, w.env, func(done, total int, bytes int64) {
 			w.progress.Store(&watchProgress{Done: done, Total: total, Bytes: bytes})
-		})
+		}, only)
 		w.progress.Store(nil)
 		select {
 		case w.results <- refreshResult{res, lk, err}:
@@ -436,7 +442,7 @@ func (w *watcher) heard(e event, timer *time.Timer) {
 	switch {
 	case e.overflow:
 		// Events were lost: anything may have changed.
-		w.change(timer)
+		w.change(timer, nil)
 		return
 	case w.wds[e.wd] == nil:
 		return
@@ -447,7 +453,7 @@ func (w *watcher) heard(e event, timer *time.Timer) {
 			delete(w.paths, p)
 		}
 		delete(w.wds, e.wd)
-		w.change(timer)
+		w.change(timer, nil)
 		return
 	}
 	if e.wd == w.paths[w.markers] {
@@ -457,21 +463,32 @@ func (w *watcher) heard(e event, timer *time.Timer) {
 		}
 		return
 	}
-	for _, names := range w.wds[e.wd].paths {
+	for p, names := range w.wds[e.wd].paths {
 		if names == nil || names[e.name] {
-			w.change(timer)
+			w.change(timer, w.owners[p])
 			return
 		}
 	}
 }
 
-// change marks the stores changed, and has them refreshed once they are
-// quiet for a while if no one asks before.
-func (w *watcher) change(timer *time.Timer) {
+// change marks the stores of clis changed (nil: any store), and has them
+// refreshed once they are quiet for a while if no one asks before.
+func (w *watcher) change(timer *time.Timer, clis []string) {
 	if !w.dirty {
 		timer.Reset(quiet)
 	}
+	w.mark(clis)
+}
+
+// mark marks the stores of clis changed (nil: any store).
+func (w *watcher) mark(clis []string) {
 	w.dirty = true
+	if clis == nil {
+		w.everything = true
+	}
+	for _, c := range clis {
+		w.changed[c] = true
+	}
 }
 
 // synced takes a sync whose marker arrived: every change made before it
@@ -480,7 +497,7 @@ func (w *watcher) change(timer *time.Timer) {
 // generation tells.
 func (w *watcher) synced(s *syncReq) {
 	if gen, err := w.ix.Generation(w.ctx); err != nil || gen != w.gen {
-		w.dirty = true
+		w.mark(nil)
 	}
 	switch {
 	case w.dirty || !w.readyDone:
@@ -495,14 +512,20 @@ func (w *watcher) synced(s *syncReq) {
 	}
 }
 
-// refresh starts a refresh, which the syncs waiting ride.
+// refresh starts a refresh, which the syncs waiting ride: of the stores
+// that changed, or all of them.
 func (w *watcher) refresh() {
+	var only map[string]bool
+	if !w.everything && w.readyDone && len(w.changed) > 0 {
+		only = w.changed
+	}
 	select {
-	case w.start <- struct{}{}:
+	case w.start <- only:
 	case <-w.ctx.Done():
 		return
 	}
 	w.refreshing, w.dirty = true, false
+	w.everything, w.changed = false, make(map[string]bool)
 	w.riding = append(w.riding, w.waiting...)
 	w.waiting = nil
 }
@@ -521,7 +544,7 @@ func (w *watcher) refreshed(r refreshResult, timer *time.Timer) {
 			s.done <- watchReply{Error: r.err.Error()}
 		}
 		w.riding = nil
-		w.dirty = true
+		w.mark(nil)
 		timer.Reset(quiet)
 		return
 	}
@@ -533,7 +556,7 @@ func (w *watcher) refreshed(r refreshResult, timer *time.Timer) {
 	w.failed = err
 	if added > 0 {
 		// A folder newly watched may have changed before its watch began.
-		w.dirty = true
+		w.mark(nil)
 		w.waiting = append(w.riding, w.waiting...)
 		w.riding = nil
 		w.refresh()
@@ -589,21 +612,30 @@ func merged(a, b Refreshed) Refreshed {
 // watch cannot have one (the system's limit of watches).
 func (w *watcher) watchAll(lk *looked) (int, error) {
 	want := map[string]map[string]bool{w.markers: nil}
+	owners := make(map[string][]string)
+	own := func(dir, cli string) {
+		if !slices.Contains(owners[dir], cli) {
+			owners[dir] = append(owners[dir], cli)
+		}
+	}
 	all := func(dir string) { want[dir] = nil }
-	for _, roots := range w.hello.Roots {
+	for cli, roots := range w.hello.Roots {
 		for _, root := range roots {
 			fi, err := os.Stat(root)
 			switch {
 			case err == nil && fi.IsDir():
 				all(root)
+				own(root, cli)
 			case err == nil:
 				all(filepath.Dir(root))
+				own(filepath.Dir(root), cli)
 			default:
 				// A root yet to be made: its nearest folder that is there,
 				// for the name that would lead to it.
 				child := root
 				for dir := filepath.Dir(root); ; dir = filepath.Dir(dir) {
 					if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+						own(dir, cli)
 						names, ok := want[dir]
 						if ok && names == nil {
 							break
@@ -625,10 +657,19 @@ func (w *watcher) watchAll(lk *looked) (int, error) {
 	}
 	for _, d := range lk.dirs {
 		all(d)
+		for cli, roots := range w.hello.Roots {
+			for _, root := range roots {
+				if d == root || strings.HasPrefix(d, root+string(filepath.Separator)) {
+					own(d, cli)
+				}
+			}
+		}
 	}
-	for _, f := range lk.files {
-		all(filepath.Dir(f))
+	for _, k := range lk.sessions {
+		all(filepath.Dir(k.path))
+		own(filepath.Dir(k.path), k.cli)
 	}
+	w.owners = owners
 	added := 0
 	var failed error
 	for dir, names := range want {

@@ -16,7 +16,7 @@ import (
 
 // watch runs a watcher of the index at path until the test ends, and
 // waits until it is ready.
-func watch(t *testing.T, path string, env session.Env) {
+func watch(t testing.TB, path string, env session.Env) {
 	t.Helper()
 	wix := openIndex(t, path)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -82,6 +82,26 @@ func TestWatchKeepsTheIndexFresh(t *testing.T) {
 		}
 		if st.Sessions != len(refs) {
 			t.Errorf("%s: the index holds %d sessions; the stores %d", what, st.Sessions, len(refs))
+		}
+		// A listing from the index (the stores as the watcher's last
+		// refresh found them, a partial one included) is a scan's.
+		want, err := catalog.Scan(ctx, catalog.Options{Env: env, Detail: session.DetailList})
+		if err != nil {
+			t.Fatal(err)
+		}
+		listEnv, cache, err := ix.Cache(ctx, env, session.DetailList)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !cache.Watched() {
+			t.Errorf("%s: the listing did not ask the watcher", what)
+		}
+		got, err := catalog.Scan(ctx, catalog.Options{Env: listEnv, Detail: session.DetailList, Cache: cache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w, g := shown(t, want, session.DetailList), shown(t, got, session.DetailList); w != g {
+			t.Errorf("%s: a listing from the index is not a scan's:\n%s", what, lineDiff(w, g))
 		}
 	}
 	find := func(what, word string, want int) {

@@ -4,9 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"runtime"
+	"sync"
 	"text/tabwriter"
+	"unicode/utf8"
 )
 
 // jsonField is one member of a JSON object written by writeJSON.
@@ -24,21 +28,7 @@ type jsonField struct {
 // SetIndent("", "  ") would, but streaming arrays element by element.
 func writeJSON(w io.Writer, fields ...jsonField) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
-	var buf bytes.Buffer
-	var indented []byte
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	encode := func(v any, prefix string) error {
-		buf.Reset()
-		if err := enc.Encode(v); err != nil {
-			return err
-		}
-		// Indented here: json.Encoder's indenting walks the bytes with
-		// its full scanner, half the time of a long listing.
-		indented = appendIndented(indented[:0], bytes.TrimSuffix(buf.Bytes(), []byte("\n")), prefix, "  ")
-		_, err := bw.Write(indented)
-		return err
-	}
+	var e jsonEncoder
 	bw.WriteString("{\n")
 	for i, f := range fields {
 		name, _ := json.Marshal(f.name)
@@ -46,21 +36,44 @@ func writeJSON(w io.Writer, fields ...jsonField) error {
 		bw.Write(name)
 		bw.WriteString(": ")
 		if f.items == nil {
-			if err := encode(f.value, "  "); err != nil {
+			out, err := e.encode(f.value, "  ")
+			if err != nil {
 				return err
 			}
+			bw.Write(out)
 		} else {
+			// Elements are encoded a batch at a time, the batch shared
+			// among the cores, and written in order.
 			n := 0
-			err := f.items(func(v any) error {
-				if n == 0 {
-					bw.WriteString("[\n")
-				} else {
-					bw.WriteString(",\n")
+			var batch []any
+			flush := func() error {
+				outs, err := encodeAll(batch, "    ")
+				if err != nil {
+					return err
 				}
-				n++
-				bw.WriteString("    ")
-				return encode(v, "    ")
+				for _, out := range outs {
+					if n == 0 {
+						bw.WriteString("[\n")
+					} else {
+						bw.WriteString(",\n")
+					}
+					n++
+					bw.WriteString("    ")
+					bw.Write(out)
+				}
+				batch = batch[:0]
+				return nil
+			}
+			err := f.items(func(v any) error {
+				batch = append(batch, v)
+				if len(batch) < jsonBatch {
+					return nil
+				}
+				return flush()
 			})
+			if err == nil {
+				err = flush()
+			}
 			if err != nil {
 				return err
 			}
@@ -77,6 +90,125 @@ func writeJSON(w io.Writer, fields ...jsonField) error {
 	}
 	bw.WriteString("}\n")
 	return bw.Flush()
+}
+
+// jsonBatch is how many elements of an array writeJSON encodes at once.
+const jsonBatch = 512
+
+// encodeAll encodes vs, indented, a share per core.
+func encodeAll(vs []any, prefix string) ([][]byte, error) {
+	outs := make([][]byte, len(vs))
+	workers := min(runtime.GOMAXPROCS(0), 1+len(vs)/64)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for k := range workers {
+		wg.Go(func() {
+			var e jsonEncoder
+			for i := k; i < len(vs); i += workers {
+				out, err := e.encode(vs[i], prefix)
+				if err != nil {
+					errs[k] = err
+					return
+				}
+				outs[i] = bytes.Clone(out)
+			}
+		})
+	}
+	wg.Wait()
+	return outs, errors.Join(errs...)
+}
+
+// jsonEncoder encodes values as writeJSON writes them.
+type jsonEncoder struct {
+	buf               bytes.Buffer
+	enc               *json.Encoder
+	compact, indented []byte
+}
+
+// encode is v indented, each line after the first starting with prefix;
+// it is valid until the next call.
+func (e *jsonEncoder) encode(v any, prefix string) ([]byte, error) {
+	if a, ok := v.(jsonAppender); ok {
+		// A row of a long array, written without reflection.
+		var err error
+		if e.compact, err = a.appendJSON(e.compact[:0]); err != nil {
+			return nil, err
+		}
+	} else {
+		if e.enc == nil {
+			e.enc = json.NewEncoder(&e.buf)
+			e.enc.SetEscapeHTML(false)
+		}
+		e.buf.Reset()
+		if err := e.enc.Encode(v); err != nil {
+			return nil, err
+		}
+		e.compact = append(e.compact[:0], bytes.TrimSuffix(e.buf.Bytes(), []byte("\n"))...)
+	}
+	// Indented here: json.Encoder's indenting walks the bytes with its
+	// full scanner, half the time of a long listing.
+	e.indented = appendIndented(e.indented[:0], e.compact, prefix, "  ")
+	return e.indented, nil
+}
+
+// A jsonAppender writes itself as compact JSON, as json.Marshal would
+// with HTML characters left as they are.
+type jsonAppender interface {
+	appendJSON(b []byte) ([]byte, error)
+}
+
+// appendJSONString appends s as a JSON string, as json.Marshal does with
+// HTML characters left as they are: ", \ and control characters escaped,
+// U+2028 and U+2029 too, invalid UTF-8 made U+FFFD.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, "\\ufffd"...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }
 
 // appendIndented appends src, JSON as json.Marshal writes it, indented as

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -61,6 +64,47 @@ type listJSON struct {
 	Path     string        `json:"path"`
 	Size     int64         `json:"size"`
 	Parent   *session.Link `json:"parent,omitempty"`
+}
+
+// appendJSON writes l as json.Marshal would (a listing of 10,000 sessions
+// spent a third of its output time in reflection).
+func (l listJSON) appendJSON(b []byte) ([]byte, error) {
+	str := func(name, v string) {
+		b = append(b, name...)
+		b = appendJSONString(b, v)
+	}
+	optional := func(name string, v *string) {
+		if v == nil {
+			b = append(b, name...)
+			b = append(b, "null"...)
+			return
+		}
+		str(name, *v)
+	}
+	str(`{"cli":`, l.CLI)
+	str(`,"id":`, l.ID)
+	str(`,"project":`, l.Project)
+	str(`,"title":`, l.Title)
+	optional(`,"start":`, l.Start)
+	optional(`,"end":`, l.End)
+	b = append(b, `,"messages":`...)
+	b = strconv.AppendInt(b, int64(l.Messages), 10)
+	b = append(b, `,"turns":`...)
+	b = strconv.AppendInt(b, int64(l.Turns), 10)
+	str(`,"path":`, l.Path)
+	b = append(b, `,"size":`...)
+	b = strconv.AppendInt(b, l.Size, 10)
+	if l.Parent != nil {
+		var p bytes.Buffer
+		enc := json.NewEncoder(&p)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(l.Parent); err != nil {
+			return b, err
+		}
+		b = append(b, `,"parent":`...)
+		b = append(b, bytes.TrimSuffix(p.Bytes(), []byte("\n"))...)
+	}
+	return append(b, '}'), nil
 }
 
 func listRun(cmd *cobra.Command, opts *ListOptions) error {
