@@ -2,7 +2,9 @@
 # bench-search.sh: the search index's figures as a user feels them, each
 # stead command a whole process: a cold build of the index, a refresh with
 # nothing changed, searches (a common word, a rare word, a phrase, a
-# filtered query) and session list, on a corpus of all five CLIs.
+# filtered query) and session list, on a corpus of all five CLIs; then the
+# same with a watcher keeping the index fresh (stead index --watch), and
+# how soon a record appended to a session is found.
 #
 # Usage: scripts/bench-search.sh [CORPUS_DIR]
 #
@@ -74,3 +76,43 @@ search "search, filtered" search error --cli codex --role tool_result --since 30
 search "session list" session list --json
 search "session stats" session stats --json
 XDG_CACHE_HOME="$work/no-index" N=3 search "session list, no index" session list --json
+
+# The same with a watcher keeping the index fresh (stead index --watch, as
+# the daemon does): each command asks it instead of looking at every file.
+"$work/stead" index --watch 2>"$work/watch.log" &
+watcher=$!
+trap 'kill $watcher 2>/dev/null || true; [ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
+until grep -q "watching" "$work/watch.log"; do
+	if ! kill -0 $watcher 2>/dev/null; then
+		echo "the watcher did not start: $(cat "$work/watch.log")" >&2
+		exit 1
+	fi
+	sleep 0.1
+done
+echo "watcher: $(tail -1 "$work/watch.log")"
+search "watched: index (freshness)" index --json
+search "watched: search, common" search error
+search "watched: search, rare" search zanzibar
+search "watched: search, phrase" search '"the tests"'
+search "watched: search, filtered" search error --cli codex --role tool_result --since 30d
+search "watched: session list" session list --json
+search "watched: session list (table)" session list
+N=5 search "watched: session stats" session stats --json
+echo "watcher: $(ps -o rss=,cputime= -p $watcher | awk '{print $1/1024 " MB RSS, CPU " $2}'), $(grep -c '^inotify' /proc/$watcher/fdinfo/* 2>/dev/null | awk -F: '{s+=$2} END {print s}') watches"
+
+# A record appended to a session (as a live CLI writes it) → found. The
+# file is cut back to its size after.
+session=$(find "$CLAUDE_CONFIG_DIR/projects" -name "*.jsonl" -print -quit)
+size=$(stat -c %s "$session")
+sid=$(basename "$session" .jsonl)
+: >"$work/t"
+for i in $(seq 5); do
+	word="appendedword$i$RANDOM"
+	start=$(date +%s%N)
+	printf '{"type":"user","uuid":"ffffffff-0000-4000-8000-00000000000%d","parentUuid":null,"sessionId":"%s","timestamp":"%s","cwd":"/bench","message":{"role":"user","content":"%s"}}\n' \
+		"$i" "$sid" "$(date -u +%Y-%m-%dT%H:%M:%S.000Z)" "$word" >>"$session"
+	until "$work/stead" search "$word" --json | grep -q '"entry"'; do :; done
+	ms "$start" >>"$work/t"
+done
+truncate -s "$size" "$session"
+sort -n "$work/t" | awk '{a[NR]=$1} END {printf "watched: appended record found   p50 %4d ms, max %4d ms (%d runs)\n", a[int((NR+1)/2)], a[NR], NR}'
