@@ -89,6 +89,8 @@ type jsonStream struct {
 	depth  int
 	first  bool   // nothing written yet in the open object or array
 	firsts []bool // first of the enclosing ones
+
+	scratch []byte
 }
 
 // open starts an object or array.
@@ -191,10 +193,25 @@ func (j *jsonStream) raw(k string, b []byte) error {
 // copyJSON writes the valid JSON b without its insignificant spaces,
 // indented as json.Indent indents it at the current depth.
 func (j *jsonStream) copyJSON(b []byte) {
-	depth := j.depth
+	j.scratch = AppendJSON(j.scratch[:0], b, j.depth, j.indent)
+	j.w.Write(j.scratch)
+}
+
+// AppendJSON appends the valid JSON src without its insignificant
+// spaces and, when indent is set, indented as json.Indent indents it with
+// two spaces a level, its lines after the first at depth levels: what a
+// USF stream holds, and stead's --json output.
+func AppendJSON(dst, src []byte, depth int, indent bool) []byte {
+	newline := func(dst []byte, depth int) []byte {
+		dst = append(dst, '\n')
+		for range depth {
+			dst = append(dst, "  "...)
+		}
+		return dst
+	}
 	pending := false // an object or array just opened: indent before what follows, unless it closes
-	for i := 0; i < len(b); {
-		c := b[i]
+	for i := 0; i < len(src); {
+		c := src[i]
 		switch c {
 		case ' ', '\t', '\n', '\r':
 			i++
@@ -203,53 +220,54 @@ func (j *jsonStream) copyJSON(b []byte) {
 		if pending && c != '}' && c != ']' {
 			pending = false
 			depth++
-			j.newline(depth)
+			dst = newline(dst, depth)
 		}
 		switch c {
 		case '"':
 			k := i + 1
-			for k < len(b) && b[k] != '"' {
-				if b[k] == '\\' {
+			for k < len(src) && src[k] != '"' {
+				if src[k] == '\\' {
 					k++
 				}
 				k++
 			}
-			k = min(k+1, len(b))
-			j.w.Write(b[i:k])
+			k = min(k+1, len(src))
+			dst = append(dst, src[i:k]...)
 			i = k
 			continue
 		case '{', '[':
-			pending = j.indent
-			j.w.WriteByte(c)
+			pending = indent
+			dst = append(dst, c)
 		case ',':
-			j.w.WriteByte(c)
-			if j.indent {
-				j.newline(depth)
+			dst = append(dst, c)
+			if indent {
+				dst = newline(dst, depth)
 			}
 		case ':':
-			j.w.WriteByte(c)
-			if j.indent {
-				j.w.WriteByte(' ')
+			dst = append(dst, c)
+			if indent {
+				dst = append(dst, ' ')
 			}
 		case '}', ']':
 			if pending {
 				pending = false
-			} else if j.indent {
+			} else if indent {
 				depth--
-				j.newline(depth)
+				dst = newline(dst, depth)
 			}
-			j.w.WriteByte(c)
+			dst = append(dst, c)
 		default: // a number, true, false or null
 			k := i + 1
-			for k < len(b) && !isDelim(b[k]) {
+			for k < len(src) && !isDelim(src[k]) {
 				k++
 			}
-			j.w.Write(b[i:k])
+			dst = append(dst, src[i:k]...)
 			i = k
 			continue
 		}
 		i++
 	}
+	return dst
 }
 
 func isDelim(c byte) bool {

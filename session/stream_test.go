@@ -285,3 +285,41 @@ func TestEncodeStreamWriteError(t *testing.T) {
 		t.Errorf("EncodeStream into a failing writer: %v after reading %d entries", err, entries.read)
 	}
 }
+
+// FuzzAppendJSON: AppendJSON gives what json.Indent gives (two spaces a
+// level, its lines after the first at depth levels), and, unindented,
+// what json.Compact gives, for any valid JSON.
+func FuzzAppendJSON(f *testing.F) {
+	for _, s := range []string{
+		`{"a":[],"b":{},"c":[{}],"d":[1,{"e":null}]}`,
+		`{"s":"a \"quoted\" {x}, [y]: z\\","t":"\\\\","u":"é\u2028"}`,
+		"[[[]],[{\"k\":\"v\"}],true,false,-1.5e3]",
+		`  "just a string"  `,
+		"{ \"message\" : {\"content\": [ {\"type\":\"text\", \"text\":\"line\\nline\"} ] } }\n",
+	} {
+		f.Add([]byte(s), uint8(0))
+		f.Add([]byte(s), uint8(2))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, depth uint8) {
+		if !json.Valid(data) {
+			return
+		}
+		d := int(depth % 8)
+		var want bytes.Buffer
+		if err := json.Indent(&want, data, strings.Repeat("  ", d), "  "); err != nil {
+			t.Fatal(err)
+		}
+		// json.Indent keeps the spaces around the value; AppendJSON drops them.
+		w := bytes.TrimSpace(want.Bytes())
+		if got := session.AppendJSON(nil, data, d, true); !bytes.Equal(got, w) {
+			t.Errorf("indenting %q at depth %d:\n got %s\nwant %s", data, d, got, w)
+		}
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, data); err != nil {
+			t.Fatal(err)
+		}
+		if got := session.AppendJSON(nil, data, d, false); !bytes.Equal(got, compact.Bytes()) {
+			t.Errorf("compacting %q:\n got %s\nwant %s", data, got, compact.Bytes())
+		}
+	})
+}

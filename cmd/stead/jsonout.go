@@ -11,6 +11,8 @@ import (
 	"sync"
 	"text/tabwriter"
 	"unicode/utf8"
+
+	"github.com/stead-dev/stead/session"
 )
 
 // jsonField is one member of a JSON object written by writeJSON.
@@ -36,7 +38,7 @@ func writeJSON(w io.Writer, fields ...jsonField) error {
 		bw.Write(name)
 		bw.WriteString(": ")
 		if f.items == nil {
-			out, err := e.encode(f.value, "  ")
+			out, err := e.encode(f.value, 1)
 			if err != nil {
 				return err
 			}
@@ -47,7 +49,7 @@ func writeJSON(w io.Writer, fields ...jsonField) error {
 			n := 0
 			var batch []any
 			flush := func() error {
-				outs, err := encodeAll(batch, "    ")
+				outs, err := encodeAll(batch, 2)
 				if err != nil {
 					return err
 				}
@@ -95,8 +97,8 @@ func writeJSON(w io.Writer, fields ...jsonField) error {
 // jsonBatch is how many elements of an array writeJSON encodes at once.
 const jsonBatch = 512
 
-// encodeAll encodes vs, indented, a share per core.
-func encodeAll(vs []any, prefix string) ([][]byte, error) {
+// encodeAll encodes vs, indented at depth, a share per core.
+func encodeAll(vs []any, depth int) ([][]byte, error) {
 	outs := make([][]byte, len(vs))
 	workers := min(runtime.GOMAXPROCS(0), 1+len(vs)/64)
 	errs := make([]error, workers)
@@ -105,7 +107,7 @@ func encodeAll(vs []any, prefix string) ([][]byte, error) {
 		wg.Go(func() {
 			var e jsonEncoder
 			for i := k; i < len(vs); i += workers {
-				out, err := e.encode(vs[i], prefix)
+				out, err := e.encode(vs[i], depth)
 				if err != nil {
 					errs[k] = err
 					return
@@ -125,9 +127,9 @@ type jsonEncoder struct {
 	compact, indented []byte
 }
 
-// encode is v indented, each line after the first starting with prefix;
-// it is valid until the next call.
-func (e *jsonEncoder) encode(v any, prefix string) ([]byte, error) {
+// encode is v indented, its lines after the first at depth levels of two
+// spaces; it is valid until the next call.
+func (e *jsonEncoder) encode(v any, depth int) ([]byte, error) {
 	if a, ok := v.(jsonAppender); ok {
 		// A row of a long array, written without reflection.
 		var err error
@@ -147,7 +149,7 @@ func (e *jsonEncoder) encode(v any, prefix string) ([]byte, error) {
 	}
 	// Indented here: json.Encoder's indenting walks the bytes with its
 	// full scanner, half the time of a long listing.
-	e.indented = appendIndented(e.indented[:0], e.compact, prefix, "  ")
+	e.indented = session.AppendJSON(e.indented[:0], e.compact, depth, true)
 	return e.indented, nil
 }
 
@@ -209,67 +211,6 @@ func appendJSONString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
-}
-
-// appendIndented appends src, JSON as json.Marshal writes it, indented as
-// json.Indent would: each element and member on a line of its own,
-// prefix and depth times indent before it, ": " after a name, and an
-// empty object or array as {} or [].
-func appendIndented(dst, src []byte, prefix, indent string) []byte {
-	newline := func(dst []byte, depth int) []byte {
-		dst = append(dst, '\n')
-		dst = append(dst, prefix...)
-		for range depth {
-			dst = append(dst, indent...)
-		}
-		return dst
-	}
-	open, depth := false, 0 // open: after { or [, its first element not yet begun
-	for i := 0; i < len(src); i++ {
-		c := src[i]
-		switch c {
-		case ' ', '\t', '\n', '\r':
-			continue
-		}
-		if open && c != '}' && c != ']' {
-			open = false
-			depth++
-			dst = newline(dst, depth)
-		}
-		switch c {
-		case '"':
-			// The string, escapes and all, to its closing quote.
-			j := i + 1
-			for j < len(src) && src[j] != '"' {
-				if src[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			j = min(j+1, len(src))
-			dst = append(dst, src[i:j]...)
-			i = j - 1
-		case '{', '[':
-			open = true
-			dst = append(dst, c)
-		case ',':
-			dst = append(dst, c)
-			dst = newline(dst, depth)
-		case ':':
-			dst = append(dst, ':', ' ')
-		case '}', ']':
-			if open {
-				open = false
-			} else {
-				depth--
-				dst = newline(dst, depth)
-			}
-			dst = append(dst, c)
-		default:
-			dst = append(dst, c)
-		}
-	}
-	return dst
 }
 
 // plural is n and noun, with an s unless n is 1: "1 session", "2 sessions".

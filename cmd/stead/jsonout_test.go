@@ -51,36 +51,6 @@ func TestWriteJSONMatchesEncoder(t *testing.T) {
 	}
 }
 
-// FuzzAppendIndented: the indenter gives what json.Indent gives for any
-// JSON that json.Marshal could have written (compact).
-func FuzzAppendIndented(f *testing.F) {
-	for _, s := range []string{
-		`{"a":[],"b":{},"c":[{}],"d":[1,{"e":null}]}`,
-		`{"s":"a \"quoted\" {x}, [y]: z\\","t":"\\\\","u":"é\u2028"}`,
-		`[[[]],[{"k":"v"}],true,false,-1.5e3]`,
-		`"just a string"`,
-		`{"message":{"content":[{"type":"text","text":"line\nline"}]}}`,
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		if !json.Valid(data) {
-			return
-		}
-		var compact bytes.Buffer
-		if err := json.Compact(&compact, data); err != nil {
-			return
-		}
-		var want bytes.Buffer
-		if err := json.Indent(&want, compact.Bytes(), "  ", "  "); err != nil {
-			t.Fatal(err)
-		}
-		if got := appendIndented(nil, compact.Bytes(), "  ", "  "); string(got) != want.String() {
-			t.Errorf("indenting %s:\n got %s\nwant %s", compact.Bytes(), got, want.Bytes())
-		}
-	})
-}
-
 // FuzzListJSON: a listing's row is written as json.Marshal (HTML left as
 // it is) writes it, whatever its strings hold.
 func FuzzListJSON(f *testing.F) {
