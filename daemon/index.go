@@ -56,6 +56,7 @@ func (d *Daemon) keepIndex(ctx context.Context) error {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	wait := 10 * time.Second
 	for {
 		if !d.indexMade(ctx) {
 			return nil
@@ -73,12 +74,15 @@ func (d *Daemon) keepIndex(ctx context.Context) error {
 			<-ctx.Done()
 			return nil
 		}
-		log.Warn("daemon: keeping the search index fresh failed; trying again in 10 s", "err", err)
+		// Tried again later, less often each time it fails (an index
+		// rebuilt by another process is watched again at once).
+		log.Warn("daemon: keeping the search index fresh failed; trying again later", "err", err, "in", wait)
 		select {
-		case <-time.After(10 * time.Second):
+		case <-time.After(wait):
 		case <-ctx.Done():
 			return nil
 		}
+		wait = min(2*wait, 10*time.Minute)
 	}
 }
 

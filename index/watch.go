@@ -277,6 +277,7 @@ type watcher struct {
 	seq        int
 	last       Refreshed
 	gen        int64 // the index's generation after the last refresh
+	failures   int   // refreshes failed in a row
 	readyDone  bool
 	failed     error // what keeps the watcher from answering for the stores
 }
@@ -539,15 +540,20 @@ func (w *watcher) refreshed(r refreshResult, timer *time.Timer) {
 		s.res, s.rode = merged(s.res, r.res), true
 	}
 	if r.err != nil {
-		w.ix.log.Warn("index: watch: refresh failed", "err", r.err)
+		// Tried again later, less often each time it fails; a sync
+		// asks for it at once.
+		w.failures++
+		delay := quiet << min(w.failures, 8)
+		w.ix.log.Warn("index: watch: refresh failed", "err", r.err, "again in", delay)
 		for _, s := range w.riding {
 			s.done <- watchReply{Error: r.err.Error()}
 		}
 		w.riding = nil
 		w.mark(nil)
-		timer.Reset(quiet)
+		timer.Reset(delay)
 		return
 	}
+	w.failures = 0
 	w.last = r.res
 	if gen, err := w.ix.Generation(w.ctx); err == nil {
 		w.gen = gen
