@@ -73,6 +73,10 @@ func (d *Daemon) keepIndex(ctx context.Context) error {
 			log.Info("daemon: the search index is refreshed by each search", "err", err)
 			<-ctx.Done()
 			return nil
+		case errors.Is(err, index.ErrReplaced):
+			log.Info("daemon: the search index was made again; watching the new one", "err", err)
+			wait = 10 * time.Second
+			continue
 		}
 		// Tried again later, less often each time it fails (an index
 		// rebuilt by another process is watched again at once).

@@ -81,6 +81,11 @@ const (
 // ErrWatched means another process already watches the index.
 var ErrWatched = errors.New("the index is already watched")
 
+// ErrReplaced means the index a watcher kept was replaced by another
+// process (stead index --rebuild, a corrupt index moved aside): watch the
+// new one.
+var ErrReplaced = errors.New("the index was replaced by another process")
+
 // maxSocketPath is the size of a Unix socket's address (sun_path).
 const maxSocketPath = 108
 
@@ -433,7 +438,7 @@ func (w *watcher) loop(ctx context.Context) error {
 func (w *watcher) same() error {
 	fi, err := os.Stat(w.ix.path)
 	if err != nil || !os.SameFile(fi, w.file) {
-		return fmt.Errorf("index: watch: %s was replaced by another process; watch it again", w.ix.path)
+		return fmt.Errorf("index: watch: %s: %w", w.ix.path, ErrReplaced)
 	}
 	return nil
 }

@@ -183,3 +183,45 @@ func TestWatchKeepsTheIndexFresh(t *testing.T) {
 		t.Errorf("a second watcher: %v; want %v", err, index.ErrWatched)
 	}
 }
+
+// TestWatchedIndexRebuilt: an index made again while a watcher keeps the
+// old one (stead index --rebuild) is not answered for by that watcher,
+// which stops with ErrReplaced.
+func TestWatchedIndexRebuilt(t *testing.T) {
+	env := samples.AllCLIs(t)
+	path := filepath.Join(t.TempDir(), "index.db")
+	wix := openIndex(t, path)
+	ctx := context.Background()
+	ready := make(chan struct{})
+	errc := make(chan error, 1)
+	go func() { errc <- wix.Watch(ctx, env, func(index.Refreshed) { close(ready) }) }()
+	select {
+	case <-ready:
+	case err := <-errc:
+		if errors.Is(err, errors.ErrUnsupported) {
+			t.Skip(err)
+		}
+		t.Fatal(err)
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
+	ix := openIndex(t, path)
+	res, err := ix.Fresh(ctx, env, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Watcher != 0 || res.Added == 0 {
+		t.Errorf("Fresh on the new index: %+v; want it refreshed here, every session added", res)
+	}
+	select {
+	case err := <-errc:
+		if !errors.Is(err, index.ErrReplaced) {
+			t.Errorf("the watcher of the old index stopped with %v; want %v", err, index.ErrReplaced)
+		}
+	case <-time.After(30 * time.Second):
+		t.Error("the watcher of the old index still runs")
+	}
+}
