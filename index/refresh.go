@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -845,20 +846,17 @@ func (b *batch) write(ctx context.Context, old int64, ref session.Ref, fp finger
 	if err != nil {
 		return held{}, err
 	}
-	if err := dropSession(ctx, tx, old); err != nil {
-		return held{}, err
+	// The session's row: the one this refresh looked at, or one a
+	// refresh in another process wrote since (its key is unique).
+	var base int64
+	err = tx.QueryRowContext(ctx, `SELECT id FROM sessions WHERE cli = ? AND sid = ? AND path = ?`, ref.CLI, ref.ID, ref.Path).Scan(&base)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return held{}, fmt.Errorf("index: %w", err)
 	}
-	// A refresh in another process may have written it since this one
-	// looked: its row goes too.
-	var other int64
-	err = tx.QueryRowContext(ctx, `SELECT id FROM sessions WHERE cli = ? AND sid = ? AND path = ?`, ref.CLI, ref.ID, ref.Path).Scan(&other)
-	switch {
-	case err == nil:
-		if err := dropSession(ctx, tx, other); err != nil {
+	if old != 0 && old != base {
+		if err := dropSession(ctx, tx, old); err != nil {
 			return held{}, err
 		}
-	case !errors.Is(err, sql.ErrNoRows):
-		return held{}, fmt.Errorf("index: %w", err)
 	}
 	sum, err := encodeSummary(doc.sum)
 	if err != nil {
@@ -873,18 +871,33 @@ func (b *batch) write(ctx context.Context, old int64, ref session.Ref, fp finger
 		w, _ := json.Marshal(doc.list.warnings)
 		warns = string(w)
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO sessions (cli, sid, path, size, mtime, inode, host, project, title, start, end, entries,
-		reftitle, messages, turns, parent, warnings, skipped, sumsize, summary)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		ref.CLI, ref.ID, ref.Path, fp.size, fp.mtime, fp.inode, host, doc.sum.Project, doc.sum.Title,
+	cols := []any{ref.CLI, ref.ID, ref.Path, fp.size, fp.mtime, fp.inode, host, doc.sum.Project, doc.sum.Title,
 		unixNano(doc.sum.Start), unixNano(doc.sum.End), len(doc.rows),
-		ref.Title, doc.sum.Messages, doc.sum.Turns, parent, warns, doc.list.skipped, doc.sum.Size, string(sum))
-	if err != nil {
-		return held{}, fmt.Errorf("index: %w", err)
-	}
-	id, err := res.LastInsertId()
-	if err != nil {
-		return held{}, fmt.Errorf("index: %w", err)
+		ref.Title, doc.sum.Messages, doc.sum.Turns, parent, warns, doc.list.skipped, doc.sum.Size, string(sum)}
+	id, kept := base, 0
+	if base != 0 {
+		// The entries it still has, where it had them, are kept: a
+		// session a CLI appended to keeps all but its last few, and the
+		// full-text index is spared taking them out and in again.
+		if kept, err = keepEntries(ctx, tx, base, doc.rows); err != nil {
+			return held{}, err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE sessions SET cli = ?, sid = ?, path = ?, size = ?, mtime = ?, inode = ?, host = ?,
+			project = ?, title = ?, start = ?, end = ?, entries = ?, reftitle = ?, messages = ?, turns = ?, parent = ?,
+			warnings = ?, skipped = ?, sumsize = ?, summary = ? WHERE id = ?`, append(cols, base)...)
+		if err != nil {
+			return held{}, fmt.Errorf("index: %w", err)
+		}
+	} else {
+		res, err := tx.ExecContext(ctx, `INSERT INTO sessions (cli, sid, path, size, mtime, inode, host, project, title, start, end, entries,
+			reftitle, messages, turns, parent, warnings, skipped, sumsize, summary)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, cols...)
+		if err != nil {
+			return held{}, fmt.Errorf("index: %w", err)
+		}
+		if id, err = res.LastInsertId(); err != nil {
+			return held{}, fmt.Errorf("index: %w", err)
+		}
 	}
 	h := held{id: id, fp: fp, title: ref.Title, list: listed{
 		project: doc.sum.Project, title: doc.sum.Title, start: unixNano(doc.sum.Start), end: unixNano(doc.sum.End),
@@ -901,7 +914,7 @@ func (b *batch) write(ctx context.Context, old int64, ref session.Ref, fp finger
 		return held{}, fmt.Errorf("index: %w", err)
 	}
 	defer pend.Close()
-	for _, r := range doc.rows {
+	for _, r := range doc.rows[kept:] {
 		res, err := stmt.ExecContext(ctx, id, r.entry, unixNano(r.time), r.role, r.tool, r.model, r.packed)
 		if err != nil {
 			return held{}, fmt.Errorf("index: %w", err)
@@ -919,6 +932,46 @@ func (b *batch) write(ctx context.Context, old int64, ref session.Ref, fp finger
 		b.bytes += len(r.text)
 	}
 	return h, b.done()
+}
+
+// keepEntries keeps the entries of session id that rows begins with, as
+// they are (the same entry, time, role, tool, model and text, in the same
+// place), drops the others, and says how many it kept.
+func keepEntries(ctx context.Context, tx *sql.Tx, id int64, rows []row) (int, error) {
+	stored, err := tx.QueryContext(ctx, `SELECT id, entry, time, role, tool, model, text FROM entries WHERE session = ? ORDER BY id`, id)
+	if err != nil {
+		return 0, fmt.Errorf("index: %w", err)
+	}
+	kept, cut := 0, int64(0)
+	for stored.Next() {
+		var eid, at int64
+		var entry, role, tool, model string
+		var packed []byte
+		if err := stored.Scan(&eid, &entry, &at, &role, &tool, &model, &packed); err != nil {
+			stored.Close()
+			return 0, fmt.Errorf("index: %w", err)
+		}
+		if kept == len(rows) {
+			cut = eid
+			break
+		}
+		r := &rows[kept]
+		if entry != r.entry || at != unixNano(r.time) || role != r.role || tool != r.tool || model != r.model || !bytes.Equal(packed, r.packed) {
+			cut = eid
+			break
+		}
+		kept++
+	}
+	stored.Close()
+	if err := stored.Err(); err != nil {
+		return 0, fmt.Errorf("index: %w", err)
+	}
+	if cut != 0 {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM entries WHERE session = ? AND id >= ?`, id, cut); err != nil {
+			return 0, fmt.Errorf("index: %w", err)
+		}
+	}
+	return kept, nil
 }
 
 func unixNano(t time.Time) int64 {
