@@ -447,8 +447,13 @@ func (w *watcher) same() error {
 func (w *watcher) heard(e event, timer *time.Timer) {
 	switch {
 	case e.overflow:
-		// Events were lost: anything may have changed.
+		// Events were lost: anything may have changed, and a sync's
+		// marker may be among them: each waits for a full refresh.
 		w.change(timer, nil)
+		for name, s := range w.marked {
+			delete(w.marked, name)
+			w.synced(s)
+		}
 		return
 	case w.wds[e.wd] == nil:
 		return
