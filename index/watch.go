@@ -63,9 +63,12 @@ type watchReply struct {
 }
 
 type watchProgress struct {
-	Done  int   `json:"done"`
-	Total int   `json:"total"`
-	Bytes int64 `json:"bytes"`
+	// Refreshing is set while a refresh runs (listing the stores, before
+	// it knows what it will read).
+	Refreshing bool  `json:"refreshing,omitempty"`
+	Done       int   `json:"done"`
+	Total      int   `json:"total"`
+	Bytes      int64 `json:"bytes"`
 }
 
 const (
@@ -148,6 +151,7 @@ func (ix *Index) askWatcher(ctx context.Context, env session.Env, progress Progr
 		ix.log.Warn("index: the watcher did not answer; refreshing here", "err", err)
 		return res, false
 	}
+	moved := time.Now() // when the watcher last said it got further
 	for {
 		conn.SetDeadline(time.Now().Add(silent))
 		var r watchReply
@@ -166,8 +170,15 @@ func (ix *Index) askWatcher(ctx context.Context, env session.Env, progress Progr
 			res.Watcher = hello.PID
 			res.Took = time.Since(begin)
 			return res, true
-		case r.Progress != nil && progress != nil && r.Progress.Total > 0:
-			progress(r.Progress.Done, r.Progress.Total, r.Progress.Bytes)
+		case r.Progress != nil && r.Progress.Refreshing:
+			moved = time.Now()
+			if progress != nil && r.Progress.Total > 0 {
+				progress(r.Progress.Done, r.Progress.Total, r.Progress.Bytes)
+			}
+		case time.Since(moved) > silent:
+			// Heartbeats, and no refresh under way: a watcher stuck.
+			ix.log.Warn("index: the watcher has run no refresh in 30 s; refreshing here", "pid", hello.PID)
+			return res, false
 		}
 	}
 }
@@ -381,8 +392,9 @@ func (w *watcher) refresher(ctx context.Context) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		}
+		w.progress.Store(&watchProgress{Refreshing: true})
 		res, lk, err := w.ix.refresh(ctx, w.env, func(done, total int, bytes int64) {
-			w.progress.Store(&watchProgress{Done: done, Total: total, Bytes: bytes})
+			w.progress.Store(&watchProgress{Refreshing: true, Done: done, Total: total, Bytes: bytes})
 		}, only)
 		w.progress.Store(nil)
 		select {
