@@ -177,6 +177,9 @@ func (b *Bus) embed() error {
 		StoreDir:   b.opts.StoreDir,
 		NoSigs:     true,
 		MaxPayload: maxPayload,
+		// A client has 5 s, not 2, to say who it is: on a small machine
+		// busy starting many runs, stead watch was turned away.
+		AuthTimeout: 5,
 	}
 	if b.opts.Listen != "" {
 		host, port, err := net.SplitHostPort(b.opts.Listen)
@@ -304,7 +307,10 @@ func (b *Bus) heal() {
 func (b *Bus) StoreFailed() bool { return b.fault.Load() }
 
 func (b *Bus) dial() error {
-	o := []nats.Option{nats.Name(b.opts.Name), nats.MaxReconnects(-1)}
+	// A server busy starting many runs on a small machine can take more
+	// than nats.go's 2 s to greet a client: stead watch failed so, with
+	// 16 runs starting on 2 cores.
+	o := []nats.Option{nats.Name(b.opts.Name), nats.MaxReconnects(-1), nats.Timeout(5 * time.Second)}
 	if b.opts.Reconnect > 0 {
 		const wait = 500 * time.Millisecond
 		o = append(o, nats.MaxReconnects(int(b.opts.Reconnect/wait)+1), nats.ReconnectWait(wait),

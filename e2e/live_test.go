@@ -306,7 +306,7 @@ func (w *watcher) until(t *testing.T, what string, timeout time.Duration, cond f
 				if cond(msgs) {
 					return msgs
 				}
-				t.Fatalf("stead watch ended before %s:\n%s", what, describe(msgs))
+				t.Fatalf("stead watch ended before %s:\n%s\nand on its standard error:\n%s", what, describe(msgs), w.stderr.String())
 			}
 		case <-deadline:
 			t.Fatalf("no %s within %s; stead watch printed:\n%s\nand on its standard error:\n%s", what, timeout, describe(msgs), w.stderr.String())
