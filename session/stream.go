@@ -278,13 +278,37 @@ func isDelim(c byte) bool {
 	return false
 }
 
-// str writes s as a JSON string, escaped as encoding/json escapes it
-// without HTML escaping: runs of plain characters are written as they
-// are.
+// str writes s as a JSON string (see AppendJSONString), escaped a chunk
+// at a time so that a huge string needs no buffer of its size.
 func (j *jsonStream) str(s string) {
+	const chunk = 64 << 10
+	j.w.WriteByte('"')
+	for len(s) > 0 {
+		n := min(chunk, len(s))
+		for n < len(s) && n > 0 && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		if n == 0 {
+			n = min(chunk, len(s))
+		}
+		j.scratch = appendEscaped(j.scratch[:0], s[:n])
+		j.w.Write(j.scratch)
+		s = s[n:]
+	}
+	j.w.WriteByte('"')
+}
+
+// AppendJSONString appends s as a JSON string, escaped as encoding/json
+// escapes it without HTML escaping: ", \ and control characters, U+2028
+// and U+2029; invalid UTF-8 made U+FFFD. Runs of plain characters are
+// copied as they are.
+func AppendJSONString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	return append(appendEscaped(dst, s), '"')
+}
+
+func appendEscaped(dst []byte, s string) []byte {
 	const hex = "0123456789abcdef"
-	w := j.w
-	w.WriteByte('"')
 	start := 0
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
@@ -292,25 +316,22 @@ func (j *jsonStream) str(s string) {
 				i++
 				continue
 			}
-			w.WriteString(s[start:i])
+			dst = append(dst, s[start:i]...)
 			switch c {
 			case '\\', '"':
-				w.WriteByte('\\')
-				w.WriteByte(c)
+				dst = append(dst, '\\', c)
 			case '\b':
-				w.WriteString(`\b`)
+				dst = append(dst, `\b`...)
 			case '\f':
-				w.WriteString(`\f`)
+				dst = append(dst, `\f`...)
 			case '\n':
-				w.WriteString(`\n`)
+				dst = append(dst, `\n`...)
 			case '\r':
-				w.WriteString(`\r`)
+				dst = append(dst, `\r`...)
 			case '\t':
-				w.WriteString(`\t`)
+				dst = append(dst, `\t`...)
 			default:
-				w.WriteString(`\u00`)
-				w.WriteByte(hex[c>>4])
-				w.WriteByte(hex[c&0xf])
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
 			}
 			i++
 			start = i
@@ -319,12 +340,12 @@ func (j *jsonStream) str(s string) {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == utf8.RuneError && size == 1:
-			w.WriteString(s[start:i])
-			w.WriteString(`\ufffd`)
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
 		case r == '\u2028' || r == '\u2029':
-			w.WriteString(s[start:i])
-			w.WriteString(`\u202`)
-			w.WriteByte(hex[r&0xf])
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\u202`...)
+			dst = append(dst, hex[r&0xf])
 		default:
 			i += size
 			continue
@@ -332,8 +353,7 @@ func (j *jsonStream) str(s string) {
 		i += size
 		start = i
 	}
-	w.WriteString(s[start:])
-	w.WriteByte('"')
+	return append(dst, s[start:]...)
 }
 
 func (j *jsonStream) session(s *Session, entries Entries, records Records) error {

@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"sync"
 	"text/tabwriter"
-	"unicode/utf8"
 
 	"github.com/stead-dev/stead/session"
 )
@@ -157,60 +156,6 @@ func (e *jsonEncoder) encode(v any, depth int) ([]byte, error) {
 // with HTML characters left as they are.
 type jsonAppender interface {
 	appendJSON(b []byte) ([]byte, error)
-}
-
-// appendJSONString appends s as a JSON string, as json.Marshal does with
-// HTML characters left as they are: ", \ and control characters escaped,
-// U+2028 and U+2029 too, invalid UTF-8 made U+FFFD.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c < utf8.RuneSelf {
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, "\\ufffd"...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
 
 // plural is n and noun, with an s unless n is 1: "1 session", "2 sessions".

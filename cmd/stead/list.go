@@ -71,7 +71,7 @@ type listJSON struct {
 func (l listJSON) appendJSON(b []byte) ([]byte, error) {
 	str := func(name, v string) {
 		b = append(b, name...)
-		b = appendJSONString(b, v)
+		b = session.AppendJSONString(b, v)
 	}
 	optional := func(name string, v *string) {
 		if v == nil {
