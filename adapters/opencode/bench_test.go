@@ -272,3 +272,39 @@ func BenchmarkSummarizeExport(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkReadDB reads 1,000 sessions of a database whole, one after
+// another, as `stead show` and the search index read them: the rows
+// through SQL, then the same decoder as an export's. Its bytes are those
+// of the rows' data columns.
+func BenchmarkReadDB(b *testing.B) {
+	const n = 1000
+	data := b.TempDir()
+	db := benchDB(b, filepath.Join(data, "opencode"), n)
+	refs, warns := Discover(envFor(b.TempDir(), data))
+	if len(refs) != n || len(warns) > 0 {
+		b.Fatalf("discovered %d sessions, %v", len(refs), warns)
+	}
+	var size int64
+	for i := range n {
+		_, _, msgs := genSession(i)
+		for _, m := range msgs {
+			j, _ := json.Marshal(m.data)
+			size += int64(len(j))
+			for _, p := range m.parts {
+				j, _ := json.Marshal(p.data)
+				size += int64(len(j))
+			}
+		}
+	}
+	b.SetBytes(size)
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, ref := range refs {
+			s, err := readDB(db, ref.ID)
+			if err != nil || len(s.Warnings) > 0 || len(s.Timeline) == 0 {
+				b.Fatal(err, s.Warnings)
+			}
+		}
+	}
+}

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/stead-dev/stead/adapters/internal/jsonl"
+	"github.com/stead-dev/stead/adapters/internal/jsonread"
 
 	"github.com/stead-dev/stead/session"
 )
@@ -22,11 +24,19 @@ import (
 // beside the fields the database keeps in its data column.
 
 // exportWalker reads an export document one message at a time, so memory
-// holds one message with its parts, never the whole document.
+// holds one message with its parts, never the whole document. It finds
+// each value's end by its brackets and quotes, then checks its syntax with
+// jsonread (encoding/json for what that leaves), reading each byte of a
+// message about twice at memory speed where encoding/json's scanner read
+// it four times over.
 type exportWalker struct {
-	dec  *json.Decoder
 	in   *errReader
+	br   *bufio.Reader
+	off  int64 // bytes of the document read
 	line int
+	// started is set once the document shows more than white space.
+	started bool
+	buf     []byte // the value being read
 	// warn receives problems with the document's shape.
 	warn func(line int, msg string)
 }
@@ -46,35 +56,78 @@ func (e *errReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// syntaxError is malformed JSON at a byte of the document.
+type syntaxError struct {
+	msg string
+	at  int64
+}
+
+func (e *syntaxError) Error() string { return e.msg }
+
 // walk calls fn for each row of the document: the session's info, each
 // message, each part. It returns an error only when reading fails; a
 // malformed document is reported through w.warn and ends the walk.
 func (w *exportWalker) walk(fn func(r row, info *sessionInfo)) error {
-	br := bufio.NewReaderSize(w.in, 64<<10)
-	head, _ := br.Peek(len(sqliteMagic))
+	w.br = bufio.NewReaderSize(w.in, 64<<10)
+	head, _ := w.br.Peek(len(sqliteMagic))
 	if bytes.Equal(head, sqliteMagic) {
 		w.warn(0, "this is a SQLite database (opencode.db), not an export: open it by path, or name a session as opencode:<id>")
 		return w.in.err
 	}
-	w.dec = json.NewDecoder(br)
-	tok, err := w.dec.Token()
+	c, err := w.ws()
 	if err != nil {
 		return w.fail(err, "an OpenCode export is a JSON object")
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
+	w.started = true
+	if c != '{' {
+		// Whatever it is, it is not an export; encoding/json says whether
+		// it is JSON at all.
+		if _, err := json.NewDecoder(w.br).Token(); err != nil {
+			return w.fail(err, "an OpenCode export is a JSON object")
+		}
 		w.warn(0, "not an OpenCode export: the document is not a JSON object")
 		return w.in.err
 	}
-	for w.dec.More() {
-		tok, err := w.dec.Token()
+	w.skip(1)
+	for first := true; ; first = false {
+		c, err := w.ws()
 		if err != nil {
 			return w.fail(err, "")
 		}
-		key, _ := tok.(string)
-		switch key {
+		if c == '}' {
+			return w.in.err
+		}
+		if !first {
+			if c != ',' {
+				return w.fail(w.badChar(c, "after object key:value pair"), "")
+			}
+			w.skip(1)
+			if c, err = w.ws(); err != nil {
+				return w.fail(err, "")
+			}
+		}
+		if c != '"' {
+			return w.fail(w.badChar(c, "looking for beginning of object key string"), "")
+		}
+		key, err := w.value()
+		if err != nil {
+			return w.fail(err, "")
+		}
+		var name string
+		if err := json.Unmarshal(key, &name); err != nil {
+			return w.fail(w.invalid(key, w.off-int64(len(key))), "")
+		}
+		if c, err = w.ws(); err != nil {
+			return w.fail(err, "")
+		}
+		if c != ':' {
+			return w.fail(w.badChar(c, "after object key"), "")
+		}
+		w.skip(1)
+		switch name {
 		case "info":
-			var raw json.RawMessage
-			if err := w.dec.Decode(&raw); err != nil {
+			raw, err := w.checkedValue()
+			if err != nil {
 				return w.fail(err, "")
 			}
 			w.line++
@@ -85,74 +138,342 @@ func (w *exportWalker) walk(fn func(r row, info *sessionInfo)) error {
 			fn(row{kind: rowSession, line: w.line, data: raw, record: raw}, &info)
 		case "messages":
 			if err := w.messages(fn); err != nil {
-				return err
+				return w.fail(err, "")
 			}
 		default:
-			var raw json.RawMessage
-			if err := w.dec.Decode(&raw); err != nil {
+			raw, err := w.checkedValue()
+			if err != nil {
 				return w.fail(err, "")
 			}
 			w.line++
-			rec, _ := json.Marshal(map[string]json.RawMessage{key: raw})
+			rec, _ := json.Marshal(map[string]json.RawMessage{name: raw})
 			fn(row{kind: rowSession, line: w.line, record: rec}, nil)
 		}
 	}
-	if _, err := w.dec.Token(); err != nil {
-		return w.fail(err, "")
-	}
-	return w.in.err
 }
 
+// messages reads the messages array. An error is a failing reader or
+// malformed JSON, which ends the walk.
 func (w *exportWalker) messages(fn func(r row, info *sessionInfo)) error {
-	tok, err := w.dec.Token()
+	c, err := w.ws()
 	if err != nil {
-		return w.fail(err, "")
+		return err
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		w.warn(w.line+1, "messages is not an array; skipped")
-		if d, ok := tok.(json.Delim); ok && d == '{' {
-			// Skip the object's contents.
-			for depth := 1; depth > 0; {
-				t, err := w.dec.Token()
-				if err != nil {
-					return w.fail(err, "")
-				}
-				if d, ok := t.(json.Delim); ok {
-					if d == '{' || d == '[' {
-						depth++
-					} else {
-						depth--
-					}
-				}
+	if c != '[' {
+		// encoding/json's tokens read a string, number or literal whole
+		// (and fail on a bad one) but only the brace of an object.
+		if c != '{' {
+			if _, err := w.checkedValue(); err != nil {
+				return err
 			}
+		}
+		w.warn(w.line+1, "messages is not an array; skipped")
+		if c == '{' {
+			_, err := w.checkedValue()
+			return err
 		}
 		return nil
 	}
-	for w.dec.More() {
-		// The decoder checks the element's syntax as it reads it; the
-		// element is then split without another pass of encoding/json,
-		// and each info and part is decoded once, by the reader of rows.
-		var raw json.RawMessage
-		if err := w.dec.Decode(&raw); err != nil {
-			return w.fail(err, "")
+	w.skip(1)
+	var msg exportMessage
+	for first := true; ; first = false {
+		c, err := w.ws()
+		if err != nil {
+			return err
+		}
+		if c == ']' {
+			w.skip(1)
+			return nil
+		}
+		if !first {
+			if c != ',' {
+				return w.badChar(c, "after array element")
+			}
+			w.skip(1)
+		}
+		at := w.off
+		raw, err := w.value()
+		if err != nil {
+			return err
+		}
+		msg = exportMessage{parts: msg.parts[:0]}
+		if !jsonread.Parse(raw, &msg) {
+			// What jsonread leaves (odd bytes, duplicate keys, escapes in
+			// keys) is checked by encoding/json and split as it reads.
+			msg = exportMessage{parts: msg.parts[:0]}
+			if !json.Valid(raw) {
+				return w.invalid(raw, at)
+			}
+			info, parts, ok := splitMessage(raw)
+			msg.info, msg.ok = info, ok
+			eachElement(parts, func(p []byte) { msg.parts = append(msg.parts, p) })
 		}
 		w.line++
-		info, parts, ok := splitMessage(raw)
-		if !ok {
+		if !msg.ok {
 			w.warn(w.line, "message: not an object with an info object and a parts array; kept in records")
 			fn(row{kind: rowSession, line: w.line, record: raw}, nil)
 			continue
 		}
-		fn(row{kind: rowMessage, line: w.line, data: info, record: info}, nil)
-		eachElement(parts, func(p []byte) {
+		fn(row{kind: rowMessage, line: w.line, data: msg.info, record: msg.info}, nil)
+		for _, p := range msg.parts {
 			w.line++
 			fn(row{kind: rowPart, line: w.line, nested: true, data: p, record: p}, nil)
-		})
+		}
 	}
-	if _, err := w.dec.Token(); err != nil {
-		return w.fail(err, "")
+}
+
+// exportMessage is an element of the messages array, split as
+// splitMessage splits it: ok when it is an object with an info object and
+// a parts array (or none), whose elements are parts.
+type exportMessage struct {
+	info  json.RawMessage
+	parts []json.RawMessage
+	ok    bool
+	// notArray is set when parts is there and is not an array.
+	notArray bool
+}
+
+var exportMessageNames = map[string]bool{"info": true, "parts": true}
+
+func (m *exportMessage) Names() map[string]bool { return exportMessageNames }
+
+func (m *exportMessage) Member(p *jsonread.Parser, key []byte) int {
+	switch string(key) {
+	case "info":
+		p.Raw(&m.info)
+		m.ok = m.info[0] == '{' && !m.notArray
+		return 1
+	case "parts":
+		if p.Peek() != '[' {
+			var skipped json.RawMessage
+			p.Raw(&skipped)
+			m.notArray, m.ok = true, false
+			return 2
+		}
+		for more := p.OpenArray(); more; more = p.More() {
+			var part json.RawMessage
+			p.Raw(&part)
+			m.parts = append(m.parts, part)
+		}
+		return 2
 	}
-	return nil
+	return 0
+}
+
+// ws skips white space and returns the next byte, unread.
+func (w *exportWalker) ws() (byte, error) {
+	for {
+		c, err := w.br.ReadByte()
+		if err != nil {
+			if err == io.EOF && w.off > 0 {
+				err = io.ErrUnexpectedEOF
+			}
+			return 0, err
+		}
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			w.br.UnreadByte()
+			return c, nil
+		}
+		w.off++
+	}
+}
+
+// skip reads n bytes that ws or value has seen.
+func (w *exportWalker) skip(n int) {
+	w.br.Discard(n)
+	w.off += int64(n)
+}
+
+// value reads the value that starts at the next byte that is not white
+// space, to its end: a string to its closing quote, an object or array to
+// its closing bracket, a number or literal to the byte that ends it. It
+// does not check the syntax: its caller does. The result is the caller's
+// own (a copy). The document ending first is io.ErrUnexpectedEOF, or the
+// syntax error encoding/json finds in what was read.
+func (w *exportWalker) value() ([]byte, error) {
+	if _, err := w.ws(); err != nil {
+		return nil, err
+	}
+	w.buf = w.buf[:0]
+	at := w.off
+	depth := 0 // of objects and arrays, when not in a string
+	inString := false
+	slashes := 0 // backslashes just before the next byte, in a string
+	for first := true; ; first = false {
+		chunk, err := w.br.Peek(max(w.br.Buffered(), 1))
+		if len(chunk) == 0 {
+			if err == io.EOF {
+				return nil, w.invalid(w.buf, at)
+			}
+			return nil, err
+		}
+		if first {
+			switch c := chunk[0]; {
+			case c == '"' || c == '{' || c == '[':
+			case startsValue(c):
+				return w.scalar(at)
+			default:
+				return nil, w.badChar(c, "looking for beginning of value")
+			}
+		}
+		i := 0
+		for i < len(chunk) {
+			c := chunk[i]
+			if inString {
+				// The next quote that no backslash escapes ends the string.
+				j := bytes.IndexByte(chunk[i:], '"')
+				if j < 0 {
+					slashes = trailingSlashes(chunk[i:], slashes)
+					i = len(chunk)
+					break
+				}
+				if j > 0 {
+					slashes = trailingSlashes(chunk[i:i+j], slashes)
+				}
+				i += j + 1
+				if slashes%2 == 1 {
+					slashes = 0
+					continue
+				}
+				slashes = 0
+				inString = false
+				if depth == 0 {
+					return w.take(chunk[:i]), nil
+				}
+				continue
+			}
+			switch {
+			case c == '"':
+				inString = true
+			case c == '{' || c == '[':
+				depth++
+			case c == '}' || c == ']':
+				depth--
+				if depth <= 0 {
+					return w.take(chunk[:i+1]), nil
+				}
+			}
+			i++
+		}
+		w.buf = append(w.buf, chunk...)
+		w.skip(len(chunk))
+	}
+}
+
+// scalar reads a number or literal as encoding/json reads it: to the
+// first byte that cannot continue it.
+func (w *exportWalker) scalar(at int64) ([]byte, error) {
+	for n := 64; ; n *= 2 {
+		b, err := w.br.Peek(n)
+		end := 0
+		for end < len(b) && isScalarByte(b[end]) {
+			end++
+		}
+		if end < len(b) || err == io.EOF {
+			// With the byte after it, encoding/json tells where it ends
+			// or what is wrong with it.
+			cand := b[:min(end+1, len(b))]
+			dec := json.NewDecoder(bytes.NewReader(cand))
+			var v json.RawMessage
+			if dec.Decode(&v) != nil {
+				return nil, w.invalid(cand, at)
+			}
+			k := int(dec.InputOffset())
+			raw := bytes.Clone(b[:k])
+			w.skip(k)
+			return raw, nil
+		}
+		if err != nil {
+			if err == bufio.ErrBufferFull {
+				return nil, &syntaxError{msg: "a number or literal of over 64 KB", at: at}
+			}
+			return nil, err
+		}
+	}
+}
+
+// take ends value with the first n bytes of the buffered input.
+func (w *exportWalker) take(chunk []byte) []byte {
+	w.buf = append(w.buf, chunk...)
+	w.skip(len(chunk))
+	return w.done(len(w.buf))
+}
+
+// done returns a copy of the value read.
+func (w *exportWalker) done(n int) []byte {
+	return bytes.Clone(w.buf[:n])
+}
+
+// checkedValue is value, checked to be valid JSON.
+func (w *exportWalker) checkedValue() ([]byte, error) {
+	if _, err := w.ws(); err != nil {
+		return nil, err
+	}
+	at := w.off
+	raw, err := w.value()
+	if err != nil {
+		return nil, err
+	}
+	if !validJSON(raw) {
+		return nil, w.invalid(raw, at)
+	}
+	return raw, nil
+}
+
+// invalid returns what encoding/json finds wrong with raw, a value that
+// is not valid JSON, read from byte at of the document: a syntax error, or
+// io.ErrUnexpectedEOF when raw is cut short.
+func (w *exportWalker) invalid(raw []byte, at int64) error {
+	var v json.RawMessage
+	err := json.NewDecoder(bytes.NewReader(raw)).Decode(&v)
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &se):
+		return &syntaxError{msg: se.Error(), at: at}
+	case err == nil:
+		return &syntaxError{msg: "invalid character after " + strconv.Quote(string(v)), at: at}
+	}
+	return io.ErrUnexpectedEOF
+}
+
+// badChar is encoding/json's syntax error for byte c where it is.
+func (w *exportWalker) badChar(c byte, context string) error {
+	return &syntaxError{msg: "invalid character " + quoteChar(c) + " " + context, at: w.off}
+}
+
+// quoteChar formats c as encoding/json's errors do.
+func quoteChar(c byte) string {
+	if c == '\'' {
+		return `'\''`
+	}
+	if c == '"' {
+		return `'"'`
+	}
+	s := strconv.Quote(string(c))
+	return "'" + s[1:len(s)-1] + "'"
+}
+
+// startsValue reports whether c starts a JSON value.
+func startsValue(c byte) bool {
+	return c == '"' || c == '[' || c == '{' || c == '-' || c == 't' || c == 'f' || c == 'n' || '0' <= c && c <= '9'
+}
+
+// isScalarByte reports whether c can be part of a number or literal.
+func isScalarByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '+' || c == '.'
+}
+
+// trailingSlashes returns the backslashes that end b, counting on from
+// carry when b is all backslashes.
+func trailingSlashes(b []byte, carry int) int {
+	n := 0
+	for n < len(b) && b[len(b)-1-n] == '\\' {
+		n++
+	}
+	if n == len(b) {
+		return carry + n
+	}
+	return n
 }
 
 // fail reports a decoding error: a read error is returned, malformed JSON
@@ -162,16 +483,21 @@ func (w *exportWalker) fail(err error, what string) error {
 		return w.in.err
 	}
 	msg := "malformed export JSON"
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		msg = "the export ends early"
-		if w.line == 0 {
-			msg = "empty input"
+	at := w.off
+	var se *syntaxError
+	switch {
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		msg, err = "the export ends early", io.ErrUnexpectedEOF
+		if !w.started {
+			msg, err = "empty input", io.EOF
 		}
+	case errors.As(err, &se):
+		at = se.at
 	}
 	if what != "" {
 		msg += " (" + what + ")"
 	}
-	w.warn(w.line+1, fmt.Sprintf("%s at byte %d: %v; the rest was not read", msg, w.dec.InputOffset(), err))
+	w.warn(w.line+1, fmt.Sprintf("%s at byte %d: %v; the rest was not read", msg, at, err))
 	return nil
 }
 

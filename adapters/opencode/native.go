@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stead-dev/stead/adapters/internal/jsonread"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -60,24 +61,30 @@ func (c *count) UnmarshalJSON(b []byte) error {
 // sessionInfo is a session's info: the export's "info", a storage/
 // session file, or the session table's columns.
 type sessionInfo struct {
-	ID        string `json:"id"`
-	Slug      string `json:"slug"`
-	ProjectID string `json:"projectID"`
-	ParentID  string `json:"parentID"`
-	Directory string `json:"directory"`
-	Title     string `json:"title"`
-	Version   string `json:"version"`
-	Model     *struct {
-		ID         string `json:"id"`
-		ProviderID string `json:"providerID"`
-	} `json:"model"`
-	Time struct {
-		Created millis `json:"created"`
-		Updated millis `json:"updated"`
-	} `json:"time"`
+	ID        string        `json:"id"`
+	Slug      string        `json:"slug"`
+	ProjectID string        `json:"projectID"`
+	ParentID  string        `json:"parentID"`
+	Directory string        `json:"directory"`
+	Title     string        `json:"title"`
+	Version   string        `json:"version"`
+	Model     *sessionModel `json:"model"`
+	Time      sessionTime   `json:"time"`
 	// Metadata is a free-form record; stead keeps a written session's
 	// provenance in it as steadOrigin.
 	Metadata json.RawMessage `json:"metadata"`
+}
+
+// sessionModel is the model a session was last asked to use.
+type sessionModel struct {
+	ID         string `json:"id"`
+	ProviderID string `json:"providerID"`
+}
+
+// sessionTime is when a session was created and last updated.
+type sessionTime struct {
+	Created millis `json:"created"`
+	Updated millis `json:"updated"`
 }
 
 // steadOrigin returns the provenance stead keeps in the metadata of a
@@ -100,13 +107,16 @@ func (s *sessionInfo) steadOrigin() *session.Origin {
 // getUsage in 1.18.33), so input is already what USF calls Input and
 // output must have reasoning added back.
 type tokens struct {
-	Input     count `json:"input"`
-	Output    count `json:"output"`
-	Reasoning count `json:"reasoning"`
-	Cache     struct {
-		Read  count `json:"read"`
-		Write count `json:"write"`
-	} `json:"cache"`
+	Input     count       `json:"input"`
+	Output    count       `json:"output"`
+	Reasoning count       `json:"reasoning"`
+	Cache     cacheTokens `json:"cache"`
+}
+
+// cacheTokens is a response's cache reads and writes.
+type cacheTokens struct {
+	Read  count `json:"read"`
+	Write count `json:"write"`
 }
 
 func (t *tokens) usage() session.Usage {
@@ -125,10 +135,13 @@ func (t *tokens) usage() session.Usage {
 // apiError is an error as messages and retry parts hold it:
 // {"name","data":{"message",…}}.
 type apiError struct {
-	Name string `json:"name"`
-	Data struct {
-		Message string `json:"message"`
-	} `json:"data"`
+	Name string    `json:"name"`
+	Data errorData `json:"data"`
+}
+
+// errorData is the data of an apiError.
+type errorData struct {
+	Message string `json:"message"`
 }
 
 func (e *apiError) text() string {
@@ -145,24 +158,31 @@ func (e *apiError) text() string {
 
 // messageInfo is a message's info.
 type messageInfo struct {
-	ID         string `json:"id"`
-	Role       string `json:"role"`
-	ParentID   string `json:"parentID"`
-	ModelID    string `json:"modelID"`
+	ID         string          `json:"id"`
+	Role       string          `json:"role"`
+	ParentID   string          `json:"parentID"`
+	ModelID    string          `json:"modelID"`
+	ProviderID string          `json:"providerID"`
+	Model      *messageModel   `json:"model"`
+	Mode       string          `json:"mode"`
+	Time       messageTime     `json:"time"`
+	Cost       float64         `json:"cost"`
+	Tokens     *tokens         `json:"tokens"`
+	Error      *apiError       `json:"error"`
+	Summary    json.RawMessage `json:"summary"` // true on a compaction summary
+}
+
+// messageModel is the model a user message asked for.
+type messageModel struct {
 	ProviderID string `json:"providerID"`
-	Model      *struct {
-		ProviderID string `json:"providerID"`
-		ModelID    string `json:"modelID"`
-	} `json:"model"`
-	Mode string `json:"mode"`
-	Time struct {
-		Created   millis `json:"created"`
-		Completed millis `json:"completed"`
-	} `json:"time"`
-	Cost    float64         `json:"cost"`
-	Tokens  *tokens         `json:"tokens"`
-	Error   *apiError       `json:"error"`
-	Summary json.RawMessage `json:"summary"` // true on a compaction summary
+	ModelID    string `json:"modelID"`
+}
+
+// messageTime is when a message was created and, for a response,
+// completed.
+type messageTime struct {
+	Created   millis `json:"created"`
+	Completed millis `json:"completed"`
 }
 
 // model returns the model and provider that answered (assistant) or were
@@ -184,10 +204,7 @@ type part struct {
 	Text      string          `json:"text"`
 	Synthetic bool            `json:"synthetic"`
 	Metadata  json.RawMessage `json:"metadata"`
-	Time      struct {
-		Start millis `json:"start"`
-		End   millis `json:"end"`
-	} `json:"time"`
+	Time      span            `json:"time"`
 	// tool
 	Tool   string     `json:"tool"`
 	CallID string     `json:"callID"`
@@ -209,25 +226,38 @@ type part struct {
 
 // toolState is a tool part's state: pending, running, completed or error.
 type toolState struct {
-	Status   string          `json:"status"`
-	Input    json.RawMessage `json:"input"`
-	Output   string          `json:"output"`
-	Error    string          `json:"error"`
-	Metadata json.RawMessage `json:"metadata"`
-	Time     struct {
-		Start millis `json:"start"`
-		End   millis `json:"end"`
-	} `json:"time"`
-	Attachments []part `json:"attachments"`
+	Status      string          `json:"status"`
+	Input       json.RawMessage `json:"input"`
+	Output      string          `json:"output"`
+	Error       string          `json:"error"`
+	Metadata    json.RawMessage `json:"metadata"`
+	Time        span            `json:"time"`
+	Attachments []part          `json:"attachments"`
 }
 
-// parseJSON decodes a record's JSON object into v. A record that is not a
-// JSON object, or whose fields have the wrong types, is an error.
-func parseJSON(data []byte, v any) error {
+// span is when a part or a tool call started and ended.
+type span struct {
+	Start millis `json:"start"`
+	End   millis `json:"end"`
+}
+
+// parseJSON decodes a record's JSON object into v, a zero value. A record
+// that is not a JSON object, or whose fields have the wrong types, is an
+// error. The record types read their own members (fastrecord.go), several
+// times faster than encoding/json, which reads what they give up on.
+func parseJSON[T any, P interface {
+	*T
+	jsonread.Object
+}](data []byte, v P) error {
 	d := bytes.TrimSpace(data)
 	if len(d) == 0 || d[0] != '{' {
 		return errNotObject
 	}
+	if jsonread.Parse(d, v) {
+		return nil
+	}
+	var zero T
+	*v = zero
 	return json.Unmarshal(d, v)
 }
 
