@@ -78,7 +78,7 @@ CREATE TABLE entries (
 	role    TEXT NOT NULL,
 	tool    TEXT NOT NULL,
 	model   TEXT NOT NULL,
-	text    BLOB NOT NULL -- packText: deflated (the full-text index keeps only its words)
+	text    BLOB NOT NULL -- packText: compressed (the full-text index keeps only its words)
 );
 CREATE INDEX entries_session ON entries (session);
 CREATE VIRTUAL TABLE entry_fts USING fts5 (text, content = '', contentless_delete = 1,

@@ -1,6 +1,9 @@
 package index
 
 import (
+	"bytes"
+	"compress/flate"
+	"io"
 	"strings"
 	"testing"
 )
@@ -32,16 +35,35 @@ func TestSnippet(t *testing.T) {
 }
 
 func TestPackText(t *testing.T) {
-	for _, s := range []string{"", "short", strings.Repeat("a long text that deflates well ", 100), "\x00\xff binary"} {
-		got, err := new(unpacker).unpack(packText(s))
+	long := strings.Repeat("a long text that compresses well ", 1000) // two frames
+	for _, s := range []string{"", "short", strings.Repeat("a text that compresses well ", 100), long, "\x00\xff binary"} {
+		packed := packText(s)
+		got, err := new(unpacker).unpack(packed)
 		if err != nil || got != s {
-			t.Errorf("%q: read back %q, %v", s, got, err)
+			t.Errorf("%.40q: read back %.40q, %v", s, got, err)
+		}
+		if len(s) >= packMin && packed[0] != packedZstd {
+			t.Errorf("%.40q: packed as %q", s, packed[0])
+		}
+		for _, n := range []int{10, rankText, rankText + 10} {
+			got, err := new(unpacker).unpackPrefix(packed, n)
+			if want := s[:min(n, len(s))]; err != nil || got != want {
+				t.Errorf("%.40q: its first %d bytes read back as %.40q, %v", s, n, got, err)
+			}
 		}
 	}
-	if _, err := new(unpacker).unpack([]byte("x123")); err == nil {
-		t.Error("an unknown packing was read")
+	// Indexes written before zstd hold deflated texts.
+	var deflated bytes.Buffer
+	deflated.WriteByte(packedDeflate)
+	w, _ := flate.NewWriter(&deflated, flate.BestSpeed)
+	io.WriteString(w, long)
+	w.Close()
+	if got, err := new(unpacker).unpack(deflated.Bytes()); err != nil || got != long {
+		t.Errorf("a deflated text read back as %.40q, %v", got, err)
 	}
-	if _, err := new(unpacker).unpack([]byte("dnot deflate")); err == nil {
-		t.Error("a damaged text was read")
+	for _, b := range []string{"x123", "dnot deflate", "z", "z\x05abc", "z\x03abc", "z\xff\xff\xff\xff\xff\xff"} {
+		if _, err := new(unpacker).unpack([]byte(b)); err == nil {
+			t.Errorf("%q: a damaged or unknown packing was read", b)
+		}
 	}
 }
