@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -205,4 +206,65 @@ func TestSearchBesideRefresh(t *testing.T) {
 	default:
 	}
 	t.Logf("%d searches beside 10 refreshes", searches)
+}
+
+// TestPhrases: the full-text index keeps no word positions, so Search
+// keeps the entries where a phrase's words come in order (and drops those
+// holding an excluded phrase); a term such as src/main.go is a phrase.
+func TestPhrases(t *testing.T) {
+	dir := t.TempDir()
+	day := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
+	texts := []string{
+		"run the tests now",            // 1
+		"the tests run",                // 2: the words, not in order
+		"Run, the TESTS!",              // 3: punctuation and case between
+		"edit src/main.go then build",  // 4
+		"src main go, all three words", // 5: a phrase too, for the tokenizer
+		"go main src in reverse",       // 6
+		"run the testsuite",            // 7: a prefix of the last word
+		"ran the tests",                // 8
+		"a needle in order, found behind its decoys",
+	}
+	var ps []prompt
+	for i, text := range texts {
+		ps = append(ps, prompt{uuid(i + 1), day.Add(time.Duration(i) * time.Minute), text})
+	}
+	// More recent than the needle, more decoys than a search ranks: all
+	// the words, not in order.
+	for i := range index.Candidates + 100 {
+		ps = append(ps, prompt{uuid(100 + i), day.Add(time.Hour + time.Duration(i)*time.Second), "in order, a needle"})
+	}
+	prompts(t, dir, "11111111-0000-4000-8000-000000000009", ps)
+	env := session.Env{Home: t.TempDir(), Vars: map[string]string{"CLAUDE_CONFIG_DIR": dir}}
+	ix := openIndex(t, filepath.Join(t.TempDir(), "index.db"))
+	refresh(t, ix, env)
+	for _, c := range []struct {
+		query string
+		want  []int
+	}{
+		{`"run the tests"`, []int{1, 3}},
+		{`"run the tests"*`, []int{1, 3, 7}},
+		{`"the tests"`, []int{1, 2, 3, 8}},
+		{`src/main.go`, []int{4, 5}},
+		{`"main src"`, []int{6}},
+		{`tests -"run the"`, []int{2, 8}},
+		{`"run the tests" OR "go main"`, []int{1, 3, 6}},
+		{`the -"the tests"`, []int{7}},
+		{`"tests run" OR "src main" -go`, []int{2}},
+		{`"tests now" src`, nil},
+		{`"a needle in order"`, []int{9}},
+	} {
+		var got []string
+		for _, h := range search(t, ix, index.Query{Text: c.query}) {
+			got = append(got, h.Entry)
+		}
+		var want []string
+		for _, n := range c.want {
+			want = append(want, uuid(n))
+		}
+		slices.Sort(got)
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("search %s: %v; want %v", c.query, got, want)
+		}
+	}
 }

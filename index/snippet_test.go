@@ -22,7 +22,8 @@ func TestSnippet(t *testing.T) {
 		{"nothing to see", "absent", "nothing to see"},
 		{long + "the needle is here " + long, "needle", "…words here filler words here the \x02needle\x03 is here filler words here filler words here filler words here filler words here filler words here…"},
 	} {
-		_, terms, err := parseQuery(c.query)
+		pq, err := parseQuery(c.query)
+		terms := pq.terms
 		if err != nil {
 			t.Fatal(err)
 		}
