@@ -18,7 +18,7 @@ import (
 
 // SchemaVersion is the version of the index's tables. An index of another
 // version is rebuilt.
-const SchemaVersion = 5
+const SchemaVersion = 6
 
 // MaxEntryText is how much of one entry's text is indexed: its start.
 // (Tool outputs and file writes run to megabytes; their start is what a

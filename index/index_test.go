@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -263,4 +264,59 @@ func ftsConfigOf(t *testing.T, path string) string {
 		out = append(out, k+"="+v)
 	}
 	return strings.Join(out, " ")
+}
+
+// TestFilters: a search with filters finds what the search without them
+// finds and the filters pass (FTS5 is handed the filters' tags, SQL checks
+// them again), over the testdata stores of all five CLIs.
+func TestFilters(t *testing.T) {
+	env := samples.AllCLIs(t)
+	ix := openIndex(t, filepath.Join(t.TempDir(), "index.db"))
+	refresh(t, ix, env)
+	const all = 100000
+	for _, text := range []string{"the", "file OR error", `"the file"`, "a* -the"} {
+		every := search(t, ix, index.Query{Text: text, Limit: all})
+		if len(every) == 0 {
+			t.Fatalf("%s: nothing found", text)
+		}
+		tools := map[string]bool{}
+		for _, h := range every {
+			tools[h.Tool] = true
+		}
+		var filters []index.Query
+		for _, cli := range adapters.Names() {
+			filters = append(filters, index.Query{CLIs: []string{cli}}, index.Query{CLIs: []string{cli, "claude"}, Roles: []string{"tool_call", "user"}})
+		}
+		for _, role := range []string{"user", "assistant", "thinking", "tool_call", "tool_result", "system"} {
+			filters = append(filters, index.Query{Roles: []string{role}})
+		}
+		for tool := range tools {
+			if tool != "" {
+				filters = append(filters, index.Query{Tool: strings.ToUpper(tool)}, index.Query{Tool: tool, CLIs: []string{"codex"}})
+			}
+		}
+		for _, f := range filters {
+			pass := func(h index.Hit) bool {
+				return (len(f.CLIs) == 0 || slices.Contains(f.CLIs, h.CLI)) && (len(f.Roles) == 0 || slices.Contains(f.Roles, h.Role)) &&
+					(f.Tool == "" || strings.EqualFold(f.Tool, h.Tool))
+			}
+			var want []string
+			for _, h := range every {
+				if pass(h) {
+					want = append(want, h.Ref()+"/"+h.Entry)
+				}
+			}
+			q := f
+			q.Text, q.Limit = text, all
+			var got []string
+			for _, h := range search(t, ix, q) {
+				got = append(got, h.Ref()+"/"+h.Entry)
+			}
+			slices.Sort(want)
+			slices.Sort(got)
+			if !slices.Equal(got, want) {
+				t.Errorf("%s with %+v: %d hits; %d of the unfiltered pass", text, f, len(got), len(want))
+			}
+		}
+	}
 }

@@ -709,6 +709,40 @@ func toolName(e *session.Entry) string {
 	return e.OriginalTool
 }
 
+// tags are words the full-text index holds beside an entry's text (and
+// not in it: the entries table keeps the text alone) for the filters a
+// search hands FTS5 with its words: the entry's CLI, role and tool. FTS5
+// intersects a word's entries with a filter's far faster than SQL checks
+// the filter on each of them; Search still checks the filters in SQL.
+func tags(cli, role, tool string) string {
+	t := tag("cli", cli) + " " + tag("role", role)
+	if tool != "" {
+		t += " " + tag("tool", tool)
+	}
+	return t
+}
+
+// tagPrefix starts every tag: not a word anyone writes.
+const tagPrefix = "steadx"
+
+// tag is a filter's word: tagPrefix, what it filters, and the value
+// lower-cased with only its ASCII letters and digits (one word for the
+// tokenizer; values that come out the same are told apart by SQL).
+func tag(kind, value string) string {
+	b := make([]byte, 0, len(tagPrefix)+len(kind)+len(value))
+	b = append(b, tagPrefix...)
+	b = append(b, kind...)
+	for i := 0; i < len(value); i++ {
+		switch c := value[i]; {
+		case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+			b = append(b, c)
+		case 'A' <= c && c <= 'Z':
+			b = append(b, c+'a'-'A')
+		}
+	}
+	return string(b)
+}
+
 // keyArgs are the universal arguments a tool call is found by.
 var keyArgs = []string{session.ArgCommand, session.ArgPath, session.ArgPattern, session.ArgURL, session.ArgQuery}
 
@@ -923,7 +957,7 @@ func (b *batch) write(ctx context.Context, old int64, ref session.Ref, fp finger
 		if err != nil {
 			return held{}, fmt.Errorf("index: %w", err)
 		}
-		if _, err := pend.ExecContext(ctx, eid, r.text); err != nil {
+		if _, err := pend.ExecContext(ctx, eid, r.text+"\n"+tags(ref.CLI, r.role, r.tool)); err != nil {
 			return held{}, fmt.Errorf("index: %w", err)
 		}
 		if b.first == 0 {

@@ -95,7 +95,7 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Hit, int64, error) {
 		limit = 20
 	}
 	where := []string{"entry_fts MATCH ?"}
-	args := []any{match}
+	args := []any{filtered(match, q)}
 	in := func(col string, vals []string) {
 		if len(vals) == 0 {
 			return
@@ -234,6 +234,32 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Hit, int64, error) {
 		hits = append(hits, h)
 	}
 	return hits, gen, nil
+}
+
+// filtered is match with the words (tags) of q's CLI, role and tool
+// filters required: FTS5 then finds only the entries that can pass them.
+func filtered(match string, q Query) string {
+	oneOf := func(kind string, vals []string) string {
+		var alts []string
+		for _, v := range vals {
+			alts = append(alts, `"`+tag(kind, v)+`"`)
+		}
+		return "(" + strings.Join(alts, " OR ") + ")"
+	}
+	var and []string
+	if len(q.CLIs) > 0 {
+		and = append(and, oneOf("cli", q.CLIs))
+	}
+	if len(q.Roles) > 0 {
+		and = append(and, oneOf("role", q.Roles))
+	}
+	if t := tag("tool", q.Tool); q.Tool != "" && t != tagPrefix+"tool" {
+		and = append(and, `"`+t+`"`)
+	}
+	if len(and) == 0 {
+		return match
+	}
+	return "(" + match + ") AND " + strings.Join(and, " AND ")
 }
 
 // SearchFresh searches the index brought up to date with the stores env
