@@ -56,6 +56,10 @@ func (e *errReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// exportBuffer is how much of the document is read at a time. Tests make
+// it small, so that values cross from one read to the next.
+var exportBuffer = 64 << 10
+
 // syntaxError is malformed JSON at a byte of the document.
 type syntaxError struct {
 	msg string
@@ -68,7 +72,7 @@ func (e *syntaxError) Error() string { return e.msg }
 // message, each part. It returns an error only when reading fails; a
 // malformed document is reported through w.warn and ends the walk.
 func (w *exportWalker) walk(fn func(r row, info *sessionInfo)) error {
-	w.br = bufio.NewReaderSize(w.in, 64<<10)
+	w.br = bufio.NewReaderSize(w.in, exportBuffer)
 	head, _ := w.br.Peek(len(sqliteMagic))
 	if bytes.Equal(head, sqliteMagic) {
 		w.warn(0, "this is a SQLite database (opencode.db), not an export: open it by path, or name a session as opencode:<id>")
@@ -363,33 +367,44 @@ func (w *exportWalker) value() ([]byte, error) {
 // scalar reads a number or literal as encoding/json reads it: to the
 // first byte that cannot continue it.
 func (w *exportWalker) scalar(at int64) ([]byte, error) {
-	for n := 64; ; n *= 2 {
-		b, err := w.br.Peek(n)
-		end := 0
-		for end < len(b) && isScalarByte(b[end]) {
-			end++
-		}
-		if end < len(b) || err == io.EOF {
-			// With the byte after it, encoding/json tells where it ends
-			// or what is wrong with it.
-			cand := b[:min(end+1, len(b))]
-			dec := json.NewDecoder(bytes.NewReader(cand))
-			var v json.RawMessage
-			if dec.Decode(&v) != nil {
-				return nil, w.invalid(cand, at)
-			}
-			k := int(dec.InputOffset())
-			raw := bytes.Clone(b[:k])
-			w.skip(k)
-			return raw, nil
-		}
-		if err != nil {
-			if err == bufio.ErrBufferFull {
-				return nil, &syntaxError{msg: "a number or literal of over 64 KB", at: at}
-			}
+	w.buf = w.buf[:0]
+	for {
+		chunk, err := w.br.Peek(max(w.br.Buffered(), 1))
+		if len(chunk) == 0 && err != io.EOF {
 			return nil, err
 		}
+		end := 0
+		for end < len(chunk) && isScalarByte(chunk[end]) {
+			end++
+		}
+		if end == len(chunk) && len(chunk) > 0 {
+			w.buf = append(w.buf, chunk...)
+			w.skip(len(chunk))
+			continue
+		}
+		// With the byte after it, encoding/json tells where it ends or
+		// what is wrong with it.
+		cand := append(w.buf, chunk[:min(end+1, len(chunk))]...)
+		dec := json.NewDecoder(bytes.NewReader(cand))
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			return nil, w.invalid(cand, at)
+		}
+		k := int(dec.InputOffset())
+		raw := bytes.Clone(cand[:k])
+		if read := len(w.buf); k >= read {
+			w.skip(k - read)
+		} else {
+			w.unread(cand[k:read])
+		}
+		return raw, nil
 	}
+}
+
+// unread puts back b, the last bytes read, to be read again.
+func (w *exportWalker) unread(b []byte) {
+	w.br = bufio.NewReaderSize(io.MultiReader(bytes.NewReader(bytes.Clone(b)), w.br), exportBuffer)
+	w.off -= int64(len(b))
 }
 
 // take ends value with the first n bytes of the buffered input.

@@ -198,6 +198,8 @@ var exportSeeds = []string{
 	`{"messages":[{"info":{},"info":{"id":"2"},"parts":[]}, {"inf\u006f":{},"parts":[]}, {"INFO":{},"parts":[]}]}`,
 	`{"messages":[{"info":{"t":"\xff"},"parts":[]}]}`, `{"messages":[{"info":{},"parts":[]}}`, `{"messages":[{"info":{},"parts":[]]}`, `{"a":1 "b":2}`, `{"a" 1}`, `{1:2}`,
 	`{"messages":[{"info":{"a":1e5,"b":-0.5,"c":true,"d":null},"parts":[{"type":"text","text":"a\nb"}]}] }  trailing`,
+	`{"messages":[12345678901234567890123456789,00000000000000000000000000000001,truefalse,{"info":{},"parts":[]}]}`,
+	`{"x":-12345678901234567890.5e+10,"messages":[],"info":{"text":"\\\\\\\"\\\\\\\\\"}"}}`,
 }
 
 // nativeFiles returns the native files of a testdata case.
@@ -229,13 +231,17 @@ func FuzzExportWalk(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		rows, warnings, err := walkRows(data, false)
 		refRows, refWarnings, refErr := walkRows(data, true)
-		if strings.Join(rows, "\n") != strings.Join(refRows, "\n") || (err == nil) != (refErr == nil) {
-			t.Fatalf("%q:\nrows %q, %v\nencoding/json's %q, %v", data, rows, err, refRows, refErr)
-		}
-		if strings.Join(warnings, "\n") != strings.Join(refWarnings, "\n") {
-			t.Fatalf("%q:\nwarnings %q\nencoding/json's %q", data, warnings, refWarnings)
+		for _, size := range []int{64 << 10, 16} { // 16: bufio's least
+			exportBuffer = size
+			rows, warnings, err := walkRows(data, false)
+			exportBuffer = 64 << 10
+			if strings.Join(rows, "\n") != strings.Join(refRows, "\n") || (err == nil) != (refErr == nil) {
+				t.Fatalf("%q, read %d bytes at a time:\nrows %q, %v\nencoding/json's %q, %v", data, size, rows, err, refRows, refErr)
+			}
+			if strings.Join(warnings, "\n") != strings.Join(refWarnings, "\n") {
+				t.Fatalf("%q, read %d bytes at a time:\nwarnings %q\nencoding/json's %q", data, size, warnings, refWarnings)
+			}
 		}
 	})
 }
