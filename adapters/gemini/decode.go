@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -44,7 +45,12 @@ type Decoder struct {
 	unknown map[string]bool
 
 	rec record          // the record being read, reused
-	jp  jsonread.Parser // reads records, reused
+	jp  jsonread.Parser // reads records, and the JSON inside them
+	sc  scratch         // the lists of the record being read
+
+	// Scratch space of view, reused from one message to the next.
+	texts, thinking []string
+	prefix, probe   []byte
 }
 
 const (
@@ -67,10 +73,8 @@ func NewDecoder(r io.Reader) *Decoder {
 // Decode returns the event for the next record, or io.EOF at the end. A
 // record that cannot be parsed yields an event holding only a warning.
 func (d *Decoder) Decode() (session.Event, error) {
-	if d.mode == modeUnknown {
-		if err := d.start(); err != nil {
-			return session.Event{}, fmt.Errorf("gemini: read %s: %w", d.name(), err)
-		}
+	if err := d.sniff(); err != nil {
+		return session.Event{}, err
 	}
 	if d.mode != modeJSONL {
 		if len(d.queue) == 0 {
@@ -86,8 +90,28 @@ func (d *Decoder) Decode() (session.Event, error) {
 		return session.Event{}, io.EOF
 	}
 	if err != nil {
-		return session.Event{}, fmt.Errorf("gemini: read %s: %w", d.name(), err)
+		return session.Event{}, d.readError(err)
 	}
+	return d.event(ln, rec), nil
+}
+
+// sniff tells the format apart, once.
+func (d *Decoder) sniff() error {
+	if d.mode != modeUnknown {
+		return nil
+	}
+	if err := d.start(); err != nil {
+		return d.readError(err)
+	}
+	return nil
+}
+
+func (d *Decoder) readError(err error) error {
+	return fmt.Errorf("gemini: read %s: %w", d.name(), err)
+}
+
+// event turns a line of JSON Lines, read into rec, into its event.
+func (d *Decoder) event(ln jsonl.Record, rec *record) session.Event {
 	ev := session.Event{Line: ln.Line}
 	if p := ln.Report(d.Path); p != "" {
 		// Name a field by its JSON path, not the Go structs it is in.
@@ -96,15 +120,23 @@ func (d *Decoder) Decode() (session.Event, error) {
 	if !ln.Skipped {
 		d.convert(rec, ln.Raw, &ev)
 	}
-	return ev, nil
+	return ev
 }
 
-// parse reads a record with jsonread.Parse, several times faster than
-// encoding/json, as jsonl.ReadInto calls it: encoding/json reads what
-// Parse leaves to it, and decides what is wrong with a line. Parse
-// declines invalid UTF-8, so what it reads needs no check.
+// parse reads a record as jsonl.ReadInto calls it, with parseRecord.
 func (d *Decoder) parse(line []byte, rec *record) (ok, nonASCII bool) {
-	return d.jp.Parse(line, rec), false
+	d.sc.reset()
+	return parseRecord(&d.jp, &d.sc, line, rec), false
+}
+
+// parseRecord reads a line into rec with jsonread.Parse, several times
+// faster than encoding/json, and reports whether it could: encoding/json
+// reads what Parse leaves to it, and decides what is wrong with a line.
+// Parse declines invalid UTF-8, so what it reads needs no check. The
+// record's lists go to sc.
+func parseRecord(jp *jsonread.Parser, sc *scratch, line []byte, rec *record) bool {
+	rec.sc = sc
+	return jp.Parse(line, rec)
 }
 
 // start looks at the first line to tell the formats apart: a line holding
@@ -212,7 +244,7 @@ func (d *Decoder) convert(rec *record, raw []byte, ev *session.Event) {
 	switch rec.kind() {
 	case recMessage:
 		rec.ID = str(rec.RawID)
-		entries = d.message(&rec.message, ev)
+		entries = d.message(&rec.message, ev, nil)
 	case recSet:
 		entries = d.set(rec.Set, ev)
 	case recMeta:
@@ -236,12 +268,14 @@ func (d *Decoder) attach(entries []session.Entry, raw []byte, ev *session.Event)
 		ev.Record = &session.Record{Line: ev.Line, Record: raw}
 		return
 	}
+	natives := make([]session.Native, len(entries)) // one allocation, not one each
 	for i := range entries {
 		if i == 0 {
-			entries[i].Native = &session.Native{Line: ev.Line, Record: raw}
+			natives[i] = session.Native{Line: ev.Line, Record: raw}
 		} else {
-			entries[i].Native = &session.Native{Line: ev.Line, Part: i}
+			natives[i] = session.Native{Line: ev.Line, Part: i}
 		}
+		entries[i].Native = &natives[i]
 	}
 	ev.Entries = entries
 }
@@ -288,7 +322,7 @@ func (d *Decoder) messages(msgs []msgRecord, ev *session.Event) []session.Entry 
 			continue
 		}
 		m.ID = str(m.RawID)
-		entries = append(entries, d.message(&m.message, ev)...)
+		entries = d.message(&m.message, ev, entries)
 	}
 	return entries
 }
@@ -336,7 +370,7 @@ func (d *Decoder) unique(id string, line int) string {
 
 // full is a message read in full, beside its view.
 type full struct {
-	prefix   []byte // the first textMax bytes of a user's text
+	prefix   []byte // the first textMax bytes of a user's text, until the next view
 	text     string
 	thinking string
 	atts     []session.Attachment
@@ -367,8 +401,9 @@ func (d *Decoder) view(m *message, ev *session.Event) (view, full) {
 			d.note(ev, "content read in part: "+err.Error())
 		}
 	}
-	var text, thinking []string
-	for _, p := range ps {
+	text, thinking := d.texts[:0], d.thinking[:0]
+	for i := range ps {
+		p := &ps[i] // not a copy: a part is large
 		switch {
 		case p.Thought:
 			if p.Text != "" {
@@ -378,12 +413,12 @@ func (d *Decoder) view(m *message, ev *session.Event) (view, full) {
 			text = append(text, p.Text)
 		}
 		if p.FunctionResponse != nil && m.Type == typeUser {
-			t, out, errKey := responseText(p.FunctionResponse.Response)
+			t, out, errKey := responseText(&d.jp, p.FunctionResponse)
 			probe, trunc := clip(out, probeMax)
 			v.results = append(v.results, resultView{
 				callID: p.FunctionResponse.ID,
 				name:   p.FunctionResponse.Name,
-				status: resultStatus("", p.FunctionResponse.Name, errKey, []byte(probe), trunc, t),
+				status: resultStatus("", p.FunctionResponse.Name, errKey, d.bytes(probe), trunc, t),
 			})
 			f.results = append(f.results, result{text: t, errKey: errKey, probe: out, set: true})
 		}
@@ -414,10 +449,19 @@ func (d *Decoder) view(m *message, ev *session.Event) (view, full) {
 		d.calls(m, ps, &v, &f, ev)
 	default:
 		p, trunc := clip(f.text, textMax)
-		f.prefix = []byte(p)
+		d.prefix = append(d.prefix[:0], p...)
+		f.prefix = d.prefix
 		v.cls = classify(f.prefix, trunc)
 	}
+	d.texts, d.thinking = text, thinking
 	return v, f
+}
+
+// bytes returns s as bytes, for the functions the summarizer shares that
+// read bytes: a copy in scratch space, good until the next call.
+func (d *Decoder) bytes(s string) []byte {
+	d.probe = append(d.probe[:0], s...)
+	return d.probe
 }
 
 // calls reads a gemini message's tool calls: toolCalls[] with their
@@ -426,6 +470,14 @@ func (d *Decoder) view(m *message, ev *session.Event) (view, full) {
 func (d *Decoder) calls(m *message, ps []part, v *view, f *full, ev *session.Event) {
 	ids := map[string]bool{}
 	names := map[string]bool{}
+	size := len(m.ToolCalls)
+	for i := range ps {
+		if ps[i].FunctionCall != nil {
+			size++
+		}
+	}
+	v.calls = make([]callView, 0, size)
+	f.calls = make([]fullCall, 0, size)
 	n := 0
 	add := func(id, name string, args json.RawMessage, res result, status, ts, agent string) {
 		n++
@@ -436,7 +488,7 @@ func (d *Decoder) calls(m *message, ps []part, v *view, f *full, ev *session.Eve
 		c := callView{id: id, key: key, name: name, hasResult: res.set, agentID: agent}
 		if res.set {
 			probe, trunc := clip(res.probe, probeMax)
-			c.status = resultStatus(status, name, res.errKey, []byte(probe), trunc, res.text)
+			c.status = resultStatus(status, name, res.errKey, d.bytes(probe), trunc, res.text)
 		} else {
 			c.status = callStatus(status)
 		}
@@ -446,8 +498,9 @@ func (d *Decoder) calls(m *message, ps []part, v *view, f *full, ev *session.Eve
 		v.calls = append(v.calls, c)
 		f.calls = append(f.calls, fullCall{name: name, input: objectArgs(args), res: res, ts: ts})
 	}
-	for _, tc := range m.ToolCalls {
-		res, err := readResult(tc.Result)
+	for i := range m.ToolCalls {
+		tc := &m.ToolCalls[i]
+		res, err := readResult(&d.jp, tc)
 		if err != nil {
 			d.note(ev, "tool result read in part: "+err.Error())
 		}
@@ -458,8 +511,8 @@ func (d *Decoder) calls(m *message, ps []part, v *view, f *full, ev *session.Eve
 		}
 		add(tc.ID, tc.Name, tc.Args, res, tc.Status, tc.Timestamp, tc.AgentID)
 	}
-	for _, p := range ps {
-		fc := p.FunctionCall
+	for i := range ps {
+		fc := ps[i].FunctionCall
 		if fc == nil || (fc.ID != "" && ids[fc.ID]) || (fc.ID == "" && names[fc.Name]) {
 			continue
 		}
@@ -475,9 +528,9 @@ func clip(s string, n int) (string, bool) {
 	return s, false
 }
 
-// message turns one version of a message into the entries it adds, and
+// message appends the entries one version of a message adds to out, and
 // puts the message at the end of the list unless it is already in it.
-func (d *Decoder) message(m *message, ev *session.Event) []session.Entry {
+func (d *Decoder) message(m *message, ev *session.Event, out []session.Entry) []session.Entry {
 	v, f := d.view(m, ev)
 	p := d.t.apply(&v)
 	st := p.st
@@ -500,9 +553,17 @@ func (d *Decoder) message(m *message, ev *session.Event) []session.Entry {
 		d.unknown["type:"+m.Type] = true
 		d.note(ev, fmt.Sprintf("unknown message type %q kept in the native record", m.Type))
 	}
-	ts, _ := session.ParseTime(m.Timestamp)
-	var out []session.Entry
+	// The timestamp is read once an entry needs it: a message restated
+	// in a $set.messages usually adds none.
+	var ts time.Time
+	tsRead := false
+	out = slices.Grow(out, p.entries())
+	start := len(out)
 	add := func(e session.Entry) {
+		if e.Timestamp.IsZero() && !tsRead {
+			ts, _ = session.ParseTime(m.Timestamp)
+			tsRead = true
+		}
 		e.Timestamp = orTime(e.Timestamp, ts)
 		e.ParentID = parent
 		parent = e.ID
@@ -596,21 +657,22 @@ func (d *Decoder) message(m *message, ev *session.Event) []session.Entry {
 		}
 	}
 	first := st.first == ""
-	if len(out) > 0 {
+	mine := out[start:]
+	if len(mine) > 0 {
 		if first {
-			st.first = out[0].ID
+			st.first = mine[0].ID
 		}
-		st.last = out[len(out)-1].ID
+		st.last = mine[len(mine)-1].ID
 	}
-	for _, e := range out {
+	for _, e := range mine {
 		if e.Model != "" {
 			st.modelled = append(st.modelled, e.ID)
 		}
 	}
 	if p.usage != usageNone && st.entries {
 		u := st.usage
-		if first && len(out) > 0 {
-			out[0].Usage = &u
+		if first && len(mine) > 0 {
+			mine[0].Usage = &u
 		} else {
 			ev.Updates = append(ev.Updates, session.Update{EntryID: st.first, Usage: &u})
 		}

@@ -1,6 +1,8 @@
 package gemini
 
 import (
+	"bytes"
+	"encoding/json"
 	"reflect"
 
 	"github.com/stead-dev/stead/adapters/internal/jsonread"
@@ -29,7 +31,7 @@ func (r *record) Names() map[string]bool { return recordNames }
 func (r *record) Member(p *jsonread.Parser, key []byte) int {
 	switch string(key) {
 	case "$set":
-		jsonread.ObjectPtr(p, &r.Set)
+		r.sc.setRecord(p, &r.Set)
 		return 9
 	case "$rewindTo":
 		p.Raw(&r.RewindTo)
@@ -53,7 +55,7 @@ func (r *record) Member(p *jsonread.Parser, key []byte) int {
 		p.Raw(&r.Summary)
 		return 16
 	case "messages":
-		jsonread.Objects(p, &r.Messages)
+		r.sc.messages(p, &r.Messages)
 		return 17
 	default:
 		return r.msgRecord.Member(p, key) // 1 to 8
@@ -74,7 +76,7 @@ func (s *setRecord) Member(p *jsonread.Parser, key []byte) int {
 		p.Raw(&s.Directories)
 		return 3
 	case "messages":
-		jsonread.Objects(p, &s.Messages)
+		s.sc.messages(p, &s.Messages)
 		return 4
 	default:
 		return 0
@@ -92,24 +94,36 @@ func (m *msgRecord) Member(p *jsonread.Parser, key []byte) int {
 		p.Str(&m.Timestamp)
 		return 2
 	case "type":
-		p.Str(&m.Type)
+		word(p, &m.Type)
 		return 3
 	case "content":
 		start := p.Begin()
-		m.parts, m.parsed = content(p), true
+		m.parts, m.parsed = content(p, m.sc), true
 		m.Content = p.Since(start)
 		return 4
 	case "thoughts":
-		jsonread.Objects(p, &m.Thoughts)
+		if m.sc == nil {
+			jsonread.Objects(p, &m.Thoughts)
+		} else {
+			objects(p, &m.Thoughts, &m.sc.thoughts, nil)
+		}
 		return 5
 	case "tokens":
-		jsonread.ObjectPtr(p, &m.Tokens)
+		if m.sc == nil {
+			jsonread.ObjectPtr(p, &m.Tokens)
+		} else {
+			objectPtr(p, &m.Tokens, &m.sc.tokens, nil)
+		}
 		return 6
 	case "model":
-		p.Str(&m.Model)
+		m.sc.model(p, &m.Model)
 		return 7
 	case "toolCalls":
-		jsonread.Objects(p, &m.ToolCalls)
+		if m.sc == nil {
+			jsonread.Objects(p, &m.ToolCalls)
+		} else {
+			objects(p, &m.ToolCalls, &m.sc.toolCalls, func(c *toolCall) { c.sc = m.sc })
+		}
 		return 8
 	default:
 		return 0
@@ -166,16 +180,25 @@ func (c *toolCall) Member(p *jsonread.Parser, key []byte) int {
 		p.Str(&c.ID)
 		return 1
 	case "name":
-		p.Str(&c.Name)
+		word(p, &c.Name)
 		return 2
 	case "args":
 		p.Raw(&c.Args)
 		return 3
 	case "result":
-		p.Raw(&c.Result)
+		if c.sc == nil {
+			p.Raw(&c.Result)
+		} else {
+			// Read now what readResult reads: declining the line when
+			// jsonread cannot leaves the record to encoding/json, which
+			// reads it as without this.
+			start := p.Begin()
+			c.resultParts, c.resultRead = content(p, c.sc), true
+			c.Result = p.Since(start)
+		}
 		return 4
 	case "status":
-		p.Str(&c.Status)
+		word(p, &c.Status)
 		return 5
 	case "timestamp":
 		p.Str(&c.Timestamp)
@@ -199,10 +222,18 @@ func (pt *part) Member(p *jsonread.Parser, key []byte) int {
 		p.Bool(&pt.Thought)
 		return 2
 	case "functionCall":
-		jsonread.ObjectPtr(p, &pt.FunctionCall)
+		if pt.sc == nil {
+			jsonread.ObjectPtr(p, &pt.FunctionCall)
+		} else {
+			objectPtr(p, &pt.FunctionCall, &pt.sc.calls, nil)
+		}
 		return 3
 	case "functionResponse":
-		jsonread.ObjectPtr(p, &pt.FunctionResponse)
+		if pt.sc == nil {
+			jsonread.ObjectPtr(p, &pt.FunctionResponse)
+		} else {
+			objectPtr(p, &pt.FunctionResponse, &pt.sc.responses, func(r *functionResponse) { r.sc = pt.sc })
+		}
 		return 4
 	case "inlineData":
 		jsonread.ObjectPtr(p, &pt.InlineData)
@@ -226,7 +257,7 @@ func (d *inlineData) Names() map[string]bool { return inlineNames }
 func (d *inlineData) Member(p *jsonread.Parser, key []byte) int {
 	switch string(key) {
 	case "mimeType":
-		p.Str(&d.MimeType)
+		word(p, &d.MimeType)
 		return 1
 	case "data":
 		p.Str(&d.Data)
@@ -241,7 +272,7 @@ func (d *fileData) Names() map[string]bool { return fileNames }
 func (d *fileData) Member(p *jsonread.Parser, key []byte) int {
 	switch string(key) {
 	case "mimeType":
-		p.Str(&d.MimeType)
+		word(p, &d.MimeType)
 		return 1
 	case "fileUri":
 		p.Str(&d.FileURI)
@@ -262,7 +293,7 @@ func (c *functionCall) Member(p *jsonread.Parser, key []byte) int {
 		p.Str(&c.ID)
 		return 1
 	case "name":
-		p.Str(&c.Name)
+		word(p, &c.Name)
 		return 2
 	case "args":
 		p.Raw(&c.Args)
@@ -280,10 +311,19 @@ func (r *functionResponse) Member(p *jsonread.Parser, key []byte) int {
 		p.Str(&r.ID)
 		return 1
 	case "name":
-		p.Str(&r.Name)
+		word(p, &r.Name)
 		return 2
 	case "response":
-		p.Raw(&r.Response)
+		if r.sc == nil || p.Peek() != '{' {
+			p.Raw(&r.Response)
+		} else {
+			// Read now what responseText reads, as toolCall reads its
+			// result.
+			start := p.Begin()
+			p.Object(&r.resp)
+			r.respRead = true
+			r.Response = p.Since(start)
+		}
 		return 3
 	default:
 		return 0
@@ -295,10 +335,10 @@ func (r *response) Names() map[string]bool { return respNames }
 func (r *response) Member(p *jsonread.Parser, key []byte) int {
 	switch string(key) {
 	case "output":
-		p.Raw(&r.Output)
+		r.Output, r.out, r.outRead = rawString(p)
 		return 1
 	case "error":
-		p.Raw(&r.Error)
+		r.Error, r.err, r.errRead = rawString(p)
 		return 2
 	default:
 		return 0
@@ -315,4 +355,240 @@ func (a *fileArgs) Member(p *jsonread.Parser, key []byte) int {
 	}
 	p.Raw(&a.FilePath)
 	return 1
+}
+
+// scratch is where a Decoder's records keep the lists and objects they
+// read, reused from one line to the next: a record is done with once it is converted (the entries hold
+// strings and slices of the line, never the record's own lists), and
+// allocating them afresh for every line was a good part of the decoder's
+// work. The lists of one line are taken one after another from the same
+// pools, so they never overlap. A nil *scratch, as records read outside a
+// Decoder have, allocates as jsonread.Objects and jsonread.ObjectPtr do.
+//
+// With a scratch, records also read with the line what the decoder would
+// otherwise read again from the raw JSON: a tool call's result as parts
+// (toolCall.resultParts) and a function response's output
+// (functionResponse.resp). Where jsonread cannot read those, it gives up
+// on the whole line, which encoding/json then reads as before: the
+// decoder only ever uses them when they are what a second read would
+// give. scratch_test.go holds the records read so to the ones read
+// without.
+type scratch struct {
+	msgs      []msgRecord
+	toolCalls []toolCall
+	thoughts  []thought
+	parts     []part
+	tokens    []tokens
+	calls     []functionCall
+	responses []functionResponse
+	sets      []setRecord
+	// models holds one copy of each model name read.
+	models map[string]string
+}
+
+// Bounds on what a scratch keeps between lines, so that one huge line
+// does not hold on to its memory for the rest of the file.
+const (
+	scratchMax = 1 << 12 // elements of a pool
+	modelsMax  = 64      // model names
+)
+
+// reset makes the pools ready for the next line, or batch of lines.
+func (sc *scratch) reset() {
+	sc.msgs = reuse(sc.msgs)
+	sc.toolCalls = reuse(sc.toolCalls)
+	sc.thoughts = reuse(sc.thoughts)
+	sc.parts = reuse(sc.parts)
+	sc.tokens = reuse(sc.tokens)
+	sc.calls = reuse(sc.calls)
+	sc.responses = reuse(sc.responses)
+	sc.sets = reuse(sc.sets)
+}
+
+func reuse[T any](pool []T) []T {
+	if cap(pool) > scratchMax {
+		return nil
+	}
+	return pool[:0]
+}
+
+// objects reads an array of objects, or null, into *s as jsonread.Objects
+// does, taking the elements from the end of *pool. init, when not nil,
+// readies each element before it is read.
+func objects[T any, P interface {
+	*T
+	jsonread.Object
+}](p *jsonread.Parser, s *[]T, pool *[]T, init func(*T)) {
+	if p.Peek() == 'n' {
+		skipNull(p)
+		*s = nil
+		return
+	}
+	start := len(*pool)
+	for more := p.OpenArray(); more; more = p.More() {
+		var zero T
+		*pool = append(*pool, zero)
+		e := &(*pool)[len(*pool)-1]
+		if init != nil {
+			init(e)
+		}
+		if c := p.Peek(); c != '{' && c != 'n' {
+			p.Fail()
+		}
+		p.Object(P(e))
+	}
+	if len(*pool) == start {
+		*s = []T{} // an empty array reads as an empty slice, not nil
+		return
+	}
+	*s = (*pool)[start:len(*pool):len(*pool)]
+}
+
+// objectPtr reads an object, or null, into *v as jsonread.ObjectPtr does,
+// taking the object from the end of *pool. The pointer stays good when the
+// pool grows: it points into the array the pool had.
+func objectPtr[T any, P interface {
+	*T
+	jsonread.Object
+}](p *jsonread.Parser, v **T, pool *[]T, init func(*T)) {
+	switch p.Peek() {
+	case 'n':
+		skipNull(p)
+		*v = nil
+		return
+	case '{':
+	default:
+		p.Fail()
+	}
+	if *v == nil {
+		var zero T
+		*pool = append(*pool, zero)
+		*v = &(*pool)[len(*pool)-1]
+		if init != nil {
+			init(*v)
+		}
+	}
+	p.Object(P(*v))
+}
+
+// skipNull reads a null, once Peek has seen its 'n', or gives up as
+// jsonread does on anything else.
+func skipNull(p *jsonread.Parser) {
+	var raw json.RawMessage
+	p.Raw(&raw)
+}
+
+// messages reads a list of message records.
+func (sc *scratch) messages(p *jsonread.Parser, s *[]msgRecord) {
+	if sc == nil {
+		jsonread.Objects(p, s)
+		return
+	}
+	objects(p, s, &sc.msgs, func(m *msgRecord) { m.sc = sc })
+}
+
+// setRecord reads the object of a "$set" line.
+func (sc *scratch) setRecord(p *jsonread.Parser, s **setRecord) {
+	if sc == nil {
+		jsonread.ObjectPtr(p, s)
+		return
+	}
+	objectPtr(p, s, &sc.sets, func(s *setRecord) { s.sc = sc })
+}
+
+// model reads a model name as p.Str does, keeping one copy of each name:
+// every gemini message names its model.
+func (sc *scratch) model(p *jsonread.Parser, s *string) {
+	if sc == nil {
+		p.Str(s)
+		return
+	}
+	raw := readString(p, s)
+	if raw == nil {
+		return
+	}
+	if m, ok := sc.models[string(raw)]; ok {
+		*s = m
+		return
+	}
+	*s = string(raw)
+	if sc.models == nil {
+		sc.models = make(map[string]string)
+	}
+	if len(sc.models) < modelsMax {
+		sc.models[*s] = *s
+	}
+}
+
+// words are the values of the fields word reads that recur in every
+// session: message types, call statuses, tool names and common media
+// types.
+var words = func() map[string]string {
+	m := map[string]string{}
+	for _, w := range []string{
+		typeUser, typeGemini, typeInfo, typeError, typeWarning,
+		"success", "error", "cancelled", "scheduled", "validating",
+		"awaiting_approval", "executing",
+		"image/png", "image/jpeg", "image/webp", "image/gif",
+		"application/pdf", "text/plain",
+	} {
+		m[w] = w
+	}
+	for name := range Tools {
+		m[name] = name
+	}
+	return m
+}()
+
+// word reads a string as p.Str does, with no copy of the common values
+// words holds.
+func word(p *jsonread.Parser, s *string) {
+	raw := readString(p, s)
+	if raw == nil {
+		return
+	}
+	if w, ok := words[string(raw)]; ok {
+		*s = w
+		return
+	}
+	*s = string(raw)
+}
+
+// readString reads a string, or a null that leaves s as it is, as p.Str
+// does. It returns the string's bytes when they need no unescaping (as
+// slice of the line, for the caller to copy or look up), or sets *s and
+// returns nil.
+func readString(p *jsonread.Parser, s *string) []byte {
+	switch p.Peek() {
+	case '"':
+	case 'n':
+		skipNull(p)
+		return nil
+	default:
+		p.Fail()
+	}
+	var raw json.RawMessage
+	p.Raw(&raw)
+	body := raw[1 : len(raw)-1]
+	if bytes.IndexByte(body, '\\') < 0 {
+		return body
+	}
+	v, ok := jsonread.QuickString(raw)
+	if !ok {
+		p.Fail()
+	}
+	*s = v
+	return nil
+}
+
+// rawString reads any value as p.Raw does and, when it is a string, its
+// text too (read is set then), as str would read the raw value.
+func rawString(p *jsonread.Parser) (raw json.RawMessage, text string, read bool) {
+	start := p.Begin()
+	if p.Peek() == '"' {
+		text, read = p.StringValue(), true
+	} else {
+		p.Skip()
+	}
+	return p.Since(start), text, read
 }

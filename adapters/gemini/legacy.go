@@ -143,7 +143,7 @@ func (d *Decoder) legacyMessages(dec *json.Decoder, data []byte, ln *lines) erro
 			}
 			if isString(m.RawID) {
 				m.ID = str(m.RawID)
-				entries = d.message(&m.message, &ev)
+				entries = d.message(&m.message, &ev, nil)
 			}
 		}
 		d.attach(entries, b.Bytes(), &ev)

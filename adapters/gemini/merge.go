@@ -390,6 +390,26 @@ func (p *plan) emits() bool {
 	return false
 }
 
+// entries returns how many entries the plan adds.
+func (p *plan) entries() int {
+	n := len(p.results)
+	if p.text {
+		n++
+	}
+	if p.assist {
+		n++
+	}
+	for _, c := range p.calls {
+		if c.call {
+			n++
+		}
+		if c.result {
+			n++
+		}
+	}
+	return n
+}
+
 // resultKey finds the call a functionResponse answers: by id, or, when it
 // names none, the latest call of the same tool still waiting for a result
 // (as Gemini CLI pairs them).

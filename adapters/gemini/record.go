@@ -68,8 +68,23 @@ func str(raw json.RawMessage) string {
 // firstString returns the first element of raw when it is an array whose
 // first element is a string.
 func firstString(raw json.RawMessage) string {
+	if len(raw) == 0 || raw[0] != '[' {
+		return ""
+	}
+	var first json.RawMessage
+	if jsonread.ParseValue(raw, func(p *jsonread.Parser) {
+		for more := p.OpenArray(); more; more = p.More() {
+			if first == nil {
+				p.Raw(&first)
+			} else {
+				p.Skip()
+			}
+		}
+	}) {
+		return str(first)
+	}
 	var a []json.RawMessage
-	if len(raw) == 0 || raw[0] != '[' || json.Unmarshal(raw, &a) != nil || len(a) == 0 {
+	if json.Unmarshal(raw, &a) != nil || len(a) == 0 {
 		return ""
 	}
 	return str(a[0])
@@ -82,6 +97,8 @@ type setRecord struct {
 	Summary     json.RawMessage `json:"summary"`
 	Directories json.RawMessage `json:"directories"`
 	Messages    []msgRecord     `json:"messages"`
+
+	sc *scratch // where its lists go when a Decoder reads it
 }
 
 // msgRecord is a message record: a message with an "id" that must be a
@@ -89,6 +106,8 @@ type setRecord struct {
 type msgRecord struct {
 	RawID json.RawMessage `json:"id"`
 	message
+
+	sc *scratch // where its lists go when a Decoder reads it
 }
 
 // message is one chat message of any type.
@@ -133,6 +152,12 @@ type toolCall struct {
 	Status    string          `json:"status"`
 	Timestamp string          `json:"timestamp"`
 	AgentID   string          `json:"agentId"`
+
+	sc *scratch // set when a Decoder reads it
+	// resultParts is Result read as content reads it, when resultRead is
+	// set: a Decoder reads it with the rest of the line (see scratch).
+	resultParts []part
+	resultRead  bool
 }
 
 // part is a part of an API content, as messages store them.
@@ -145,6 +170,8 @@ type part struct {
 	FileData            *fileData         `json:"fileData"`
 	ExecutableCode      json.RawMessage   `json:"executableCode"`
 	CodeExecutionResult json.RawMessage   `json:"codeExecutionResult"`
+
+	sc *scratch // set when a Decoder reads it
 }
 
 type inlineData struct {
@@ -168,6 +195,12 @@ type functionResponse struct {
 	ID       string          `json:"id"`
 	Name     string          `json:"name"`
 	Response json.RawMessage `json:"response"`
+
+	sc *scratch // set when a Decoder reads it
+	// resp is Response read as responseText reads it, when respRead is
+	// set: a Decoder reads it with the rest of the line (see scratch).
+	resp     response
+	respRead bool
 }
 
 // parts reads a content or result: a string (one text part), a list of
@@ -235,63 +268,98 @@ func slowParts(raw json.RawMessage) ([]part, error) {
 
 // quickParts reads a list of parts as parts does, or reports false.
 func quickParts(raw []byte) (ps []part, ok bool) {
-	ok = jsonread.ParseValue(raw, func(p *jsonread.Parser) { ps = partList(p) })
+	ok = jsonread.ParseValue(raw, func(p *jsonread.Parser) { ps = partList(p, nil) })
 	return ps, ok
 }
 
-// partList reads a list of parts as parts does.
-func partList(p *jsonread.Parser) []part {
-	ps := []part{}
+// partList reads a list of parts as parts does. With a scratch (a
+// Decoder's), the parts come from its pool and read what they hold
+// through it.
+func partList(p *jsonread.Parser, sc *scratch) []part {
+	var ps []part
+	pool := &ps
+	if sc != nil {
+		pool = &sc.parts
+	}
+	start := len(*pool)
 	for more := p.OpenArray(); more; more = p.More() {
 		switch p.Peek() {
 		case '"':
-			ps = append(ps, part{Text: p.StringValue()})
+			*pool = append(*pool, part{Text: p.StringValue()})
 		case '{', 'n':
-			ps = append(ps, part{})
-			p.Object(&ps[len(ps)-1])
+			*pool = append(*pool, part{sc: sc})
+			p.Object(&(*pool)[len(*pool)-1])
 		default:
 			p.Fail()
 		}
 	}
-	return ps
+	if len(*pool) == start {
+		return []part{}
+	}
+	return (*pool)[start:len(*pool):len(*pool)]
 }
 
-// content reads a message's content as parts reads it.
-func content(p *jsonread.Parser) []part {
+// content reads a message's content as parts reads it, with a scratch as
+// partList does.
+func content(p *jsonread.Parser, sc *scratch) []part {
+	var ps []part
+	pool := &ps
+	if sc != nil {
+		pool = &sc.parts
+	}
+	start := len(*pool)
 	switch p.Peek() {
 	case '"':
-		return []part{{Text: p.StringValue()}}
+		*pool = append(*pool, part{Text: p.StringValue()})
 	case '{':
-		ps := []part{{}}
-		p.Object(&ps[0])
-		return ps
+		*pool = append(*pool, part{sc: sc})
+		p.Object(&(*pool)[start])
 	case '[':
-		return partList(p)
+		return partList(p, sc)
+	default:
+		p.Skip()
+		return nil
 	}
-	p.Skip()
-	return nil
+	return (*pool)[start:len(*pool):len(*pool)]
 }
 
 // response is what stead reads of a functionResponse's response.
 type response struct {
 	Output json.RawMessage `json:"output"`
 	Error  json.RawMessage `json:"error"`
+
+	// out and err are Output and Error as str reads them, when jsonread
+	// read them as strings (outRead, errRead): most outputs have escapes,
+	// and reading them with the rest saves a second pass.
+	out, err         string
+	outRead, errRead bool
 }
 
 // responseText is the text a functionResponse carried: its output, or its
 // error, or the whole response as JSON. out is the output when it is a
-// string; errKey reports a non-null error.
-func responseText(raw json.RawMessage) (text, out string, errKey bool) {
-	var r response
-	if len(raw) == 0 || raw[0] != '{' || !jsonread.Parse(raw, &r) && json.Unmarshal(raw, resetResponse(&r)) != nil {
-		return compactJSON(raw), "", false
+// string; errKey reports a non-null error. jp, reused, reads the response
+// unless the Decoder read it with the line.
+func responseText(jp *jsonread.Parser, fr *functionResponse) (text, out string, errKey bool) {
+	raw := fr.Response
+	r := &fr.resp
+	if !fr.respRead {
+		r = &response{}
+		if len(raw) == 0 || raw[0] != '{' || !jp.Parse(raw, r) && json.Unmarshal(raw, resetResponse(r)) != nil {
+			return compactJSON(raw), "", false
+		}
 	}
 	errKey = len(r.Error) > 0 && string(r.Error) != "null"
 	switch {
 	case isString(r.Output):
-		out = str(r.Output)
+		out = r.out
+		if !r.outRead {
+			out = str(r.Output)
+		}
 		return out, out, errKey
 	case errKey && isString(r.Error):
+		if r.errRead {
+			return r.err, "", errKey
+		}
 		return str(r.Error), "", errKey
 	}
 	return compactJSON(raw), "", errKey
@@ -313,26 +381,38 @@ type result struct {
 }
 
 // readResult reads a toolCalls[].result: a string, one part, or a list of
-// parts (functionResponse, text, inlineData).
-func readResult(raw json.RawMessage) (result, error) {
-	raw = bytes.TrimSpace(raw)
+// parts (functionResponse, text, inlineData). jp, reused, reads what the
+// Decoder did not read with the line.
+func readResult(jp *jsonread.Parser, c *toolCall) (result, error) {
+	raw := bytes.TrimSpace(c.Result)
 	var res result
 	res.set = hasResult(raw)
 	if !res.set {
 		return res, nil
 	}
 	if raw[0] == '"' {
-		res.text = str(raw)
+		if c.resultRead {
+			res.text = c.resultParts[0].Text
+		} else {
+			res.text = str(raw)
+		}
 		res.probe = res.text
 		return res, nil
 	}
-	ps, err := parts(raw)
+	var ps []part
+	var err error
+	if c.resultRead {
+		ps = c.resultParts
+	} else {
+		ps, err = parts(raw)
+	}
 	var texts []string
 	probed := false
-	for _, p := range ps {
+	for i := range ps {
+		p := &ps[i] // not a copy: a part is large
 		switch {
 		case p.FunctionResponse != nil:
-			t, out, e := responseText(p.FunctionResponse.Response)
+			t, out, e := responseText(jp, p.FunctionResponse)
 			res.errKey = res.errKey || e
 			if !probed {
 				res.probe, probed = out, true
@@ -368,7 +448,7 @@ func hasResult(raw json.RawMessage) bool {
 	return false // null, or a number or boolean the CLI could not send
 }
 
-func attachment(p part) (session.Attachment, bool) {
+func attachment(p *part) (session.Attachment, bool) {
 	switch {
 	case p.InlineData != nil:
 		t := "file"
