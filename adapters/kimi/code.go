@@ -42,6 +42,9 @@ func isKnownCode(t string) bool {
 func (d *Decoder) code(rec *record, ev *session.Event) []session.Entry {
 	switch rec.Type {
 	case "context.append_message":
+		if rec.in != nil && rec.in.msgOK {
+			return d.message(&rec.in.msg, ev, (*Decoder).codeUserKind)
+		}
 		return d.appendMessage(rec.Message, ev)
 	case "context.append_loop_event":
 		return d.loop(rec.Event, ev)
@@ -57,7 +60,7 @@ func (d *Decoder) code(rec *record, ev *session.Event) []session.Entry {
 			addInfo(ev).Path = rec.EnvironmentDisclosure.Cwd
 		}
 		if rec.SystemPrompt != "" {
-			return []session.Entry{{Type: session.System, Kind: session.KindInstructions, Content: rec.SystemPrompt}}
+			return d.one(session.Entry{Type: session.System, Kind: session.KindInstructions, Content: rec.SystemPrompt})
 		}
 	case "llm.request":
 		if rec.ModelAlias != "" {
@@ -84,7 +87,7 @@ func (d *Decoder) code(rec *record, ev *session.Event) []session.Entry {
 			d.interrupt(ev)
 		}
 		d.pending = d.pending[:0]
-		return []session.Entry{turnEnded(rec)}
+		return d.one(turnEnded(rec))
 	case "turn.step.interrupted":
 		text := "Step " + strconv.Itoa(rec.Step) + " " + rec.Reason
 		if m := jsonText(rec.Message); m != "" {
@@ -94,13 +97,13 @@ func (d *Decoder) code(rec *record, ev *session.Event) []session.Entry {
 		if rec.Reason == "error" {
 			kind = session.KindError
 		}
-		return []session.Entry{{Type: session.System, Kind: kind, Content: text}}
+		return d.one(session.Entry{Type: session.System, Kind: kind, Content: text})
 	case "turn.step.retrying":
 		text := fmt.Sprintf("Retrying step %d (attempt %d of %d) after %s", rec.Step, rec.NextAttempt, rec.MaxAttempts, rec.ErrorName)
 		if rec.ErrorMessage != "" {
 			text += ": " + rec.ErrorMessage
 		}
-		return []session.Entry{{Type: session.System, Kind: session.KindError, Content: text}}
+		return d.one(session.Entry{Type: session.System, Kind: session.KindError, Content: text})
 	case "context.apply_compaction":
 		text := rec.ContextSummary
 		if s := jsonText(rec.Summary); s != "" {
@@ -111,17 +114,17 @@ func (d *Decoder) code(rec *record, ev *session.Event) []session.Entry {
 				text = d.content(m.Content).text
 			}
 		}
-		return []session.Entry{{Type: session.System, Kind: session.KindCompaction, Content: text}}
+		return d.one(session.Entry{Type: session.System, Kind: session.KindCompaction, Content: text})
 	case "context.clear":
-		return []session.Entry{{Type: session.System, Kind: session.KindCompaction, Content: "Context cleared"}}
+		return d.one(session.Entry{Type: session.System, Kind: session.KindCompaction, Content: "Context cleared"})
 	case "context.undo":
 		text := "Undid the last turn"
 		if rec.Count != 1 {
 			text = fmt.Sprintf("Undid the last %d turns", rec.Count)
 		}
-		return []session.Entry{{Type: session.System, Content: text}}
+		return d.one(session.Entry{Type: session.System, Content: text})
 	case "context.undone":
-		return []session.Entry{{Type: session.System, Content: "Turns from " + string(rec.FromTurnID) + " on were undone"}}
+		return d.one(session.Entry{Type: session.System, Content: "Turns from " + string(rec.FromTurnID) + " on were undone"})
 	case "subagent.spawned":
 		d.link(ev, rec.SubagentID, rec.ParentToolCallID)
 	case "task.started", "task.terminated":
@@ -183,8 +186,8 @@ func turnEnded(rec *record) session.Entry {
 // migrated, forked and subagent journals.
 func (d *Decoder) appendMessage(raw json.RawMessage, ev *session.Event) []session.Entry {
 	var m contextMessage
-	if jsonread.Parse(raw, &m) {
-		return d.message(&m, ev, codeUserKind)
+	if d.jp.Parse(raw, &m) {
+		return d.message(&m, ev, (*Decoder).codeUserKind)
 	}
 	m = contextMessage{}
 	if err := json.Unmarshal(raw, &m); err != nil {
@@ -194,12 +197,12 @@ func (d *Decoder) appendMessage(raw json.RawMessage, ev *session.Event) []sessio
 			return nil
 		}
 	}
-	return d.message(&m, ev, codeUserKind)
+	return d.message(&m, ev, (*Decoder).codeUserKind)
 }
 
 // codeUserKind classifies a Kimi Code user message by its origin.
-func codeUserKind(m *contextMessage, _ *content) (session.EntryType, string) {
-	return codeKind(origin(m.Origin))
+func (d *Decoder) codeUserKind(m *contextMessage, _ string) (session.EntryType, string) {
+	return codeKind(d.origin(m.Origin))
 }
 
 // codeKind classifies a user message by its origin's kind, name and
@@ -228,22 +231,33 @@ func codeKind(kind, name, trigger string) (session.EntryType, string) {
 
 // origin reads a PromptOrigin: an object with kind (and name, trigger), or
 // a bare kind.
-func origin(raw json.RawMessage) (kind, name, trigger string) {
+func (d *Decoder) origin(raw json.RawMessage) (kind, name, trigger string) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
-		return
+		return "", "", ""
 	}
 	if raw[0] == '"' {
-		_ = json.Unmarshal(raw, &kind)
-		return
+		if s, ok := jsonread.QuickString(raw); ok {
+			return s, "", ""
+		}
+		var s string
+		_ = json.Unmarshal(raw, &s)
+		return s, "", ""
 	}
-	var o struct {
-		Kind    string `json:"kind"`
-		Name    string `json:"name"`
-		Trigger string `json:"trigger"`
+	o := &d.po // not a variable of its own, which Parse would move to the heap
+	*o = promptOrigin{}
+	if !d.jp.Parse(raw, o) {
+		*o = promptOrigin{}
+		_ = json.Unmarshal(raw, o)
 	}
-	_ = json.Unmarshal(raw, &o)
 	return o.Kind, o.Name, o.Trigger
+}
+
+// promptOrigin is a PromptOrigin object.
+type promptOrigin struct {
+	Kind    string `json:"kind"`
+	Name    string `json:"name"`
+	Trigger string `json:"trigger"`
 }
 
 // loop converts the assistant side of the loop: step.begin opens a model
@@ -266,7 +280,7 @@ func (d *Decoder) loop(le *loopEvent, ev *session.Event) []session.Entry {
 			return nil
 		}
 		d.stepEntry(&e, ev.Line)
-		return []session.Entry{e}
+		return d.one(e)
 	case "tool.call":
 		id := le.ToolCallID
 		if id == "" {
@@ -274,7 +288,7 @@ func (d *Decoder) loop(le *loopEvent, ev *session.Event) []session.Entry {
 		}
 		e := session.Entry{ID: id, Type: session.ToolCall, Tool: UniversalTool(le.Name), OriginalTool: le.Name, Input: objectInput(le.Args, "args")}
 		d.stepEntry(&e, ev.Line)
-		return []session.Entry{e}
+		return d.one(e)
 	case "tool.result":
 		r := le.Result
 		if r == nil {
@@ -286,7 +300,7 @@ func (d *Decoder) loop(le *loopEvent, ev *session.Event) []session.Entry {
 			text = r.Note
 		}
 		d.resolve(le.ToolCallID)
-		return []session.Entry{toolResultEntry(le.ToolCallID, !r.IsError, text, c.atts)}
+		return d.one(toolResultEntry(le.ToolCallID, !r.IsError, text, c.atts))
 	case "step.end":
 		u := le.Usage.universal()
 		if u.IsZero() {

@@ -64,6 +64,10 @@ type record struct {
 	Info                  json.RawMessage `json:"info"`
 	ToolCallID            string          `json:"toolCallId"`
 	Result                json.RawMessage `json:"result"`
+
+	// in, when set, has the fast reader read the message into it as
+	// well (see inline).
+	in *inline
 }
 
 type envDisclosure struct {
@@ -115,6 +119,10 @@ type contextMessage struct {
 	Origin      json.RawMessage `json:"origin"`
 	IsError     bool            `json:"isError"`
 	Usage       *tokenUsage     `json:"usage"`
+
+	// in, when set, has the fast reader read the content into it as
+	// well (see inline).
+	in *inline
 }
 
 type toolCall struct {
@@ -202,6 +210,9 @@ type Decoder struct {
 	r       *jsonl.Reader
 	rec     record          // the record being read, reused
 	jp      jsonread.Parser // reads records, reused
+	in      inline          // what jp reads of a record beyond its fields
+	row     contextMessage  // a legacy context row being read
+	po      promptOrigin    // the origin of a message being read
 	ids     session.IDs
 	last    string // id of the last entry, for linear parent links
 	format  string
@@ -214,6 +225,7 @@ type Decoder struct {
 	linked  map[string]bool   // subagents already linked to their call
 	asks    map[string]string // legacy approval request id -> tool call id
 	forked  int               // "forked" records seen
+	batch   *batch            // allocates for a whole-session read (see batch); nil for a stream
 }
 
 // step is the model response being read: Kimi Code's step.begin to
@@ -260,6 +272,8 @@ func (d *Decoder) Decode() (session.Event, error) {
 // Parse leaves to it, and decides what is wrong with a line. Parse
 // declines invalid UTF-8, so what it reads needs no check.
 func (d *Decoder) parse(line []byte, rec *record) (ok, nonASCII bool) {
+	d.in.reset()
+	rec.in = &d.in
 	return d.jp.Parse(line, rec), false
 }
 
@@ -268,10 +282,6 @@ func (d *Decoder) name() string {
 		return "input"
 	}
 	return d.Path
-}
-
-func (d *Decoder) warn(line int, msg string) *session.Warning {
-	return &session.Warning{Path: d.Path, Line: line, Message: msg}
 }
 
 // warnOnce warns about an unknown kind of record the first time it is seen.
@@ -320,7 +330,11 @@ func (d *Decoder) convert(rec *record, raw []byte, ev *session.Event) {
 	case len(rec.Message) > 0 && rec.Role == nil:
 		d.setFormat(ev, FormatLegacyWire)
 		ts = secTime(rec.Timestamp)
-		entries = d.wire(rec.Message, ev)
+		var m *wireMessage
+		if rec.in != nil && rec.in.wireOK {
+			m = &rec.in.wire
+		}
+		entries = d.wire(rec.Message, m, ev)
 	case rec.Role != nil:
 		d.setFormat(ev, FormatLegacyContext)
 		entries = d.contextRow(*rec.Role, raw, ev)
@@ -334,7 +348,7 @@ func (d *Decoder) convert(rec *record, raw []byte, ev *session.Event) {
 // native record, or keeps the record when it produced none.
 func (d *Decoder) finish(ev *session.Event, raw []byte, ts time.Time, entries []session.Entry) {
 	if len(entries) == 0 {
-		ev.Record = &session.Record{Line: ev.Line, Record: raw}
+		ev.Record = d.newRecord(session.Record{Line: ev.Line, Record: raw})
 		return
 	}
 	origin := ""
@@ -354,9 +368,9 @@ func (d *Decoder) finish(ev *session.Event, raw []byte, ts time.Time, entries []
 			d.pending = append(d.pending, e.ID)
 		}
 		if i == 0 {
-			e.Native = &session.Native{Line: ev.Line, Record: raw}
+			e.Native = d.newNative(session.Native{Line: ev.Line, Record: raw})
 		} else {
-			e.Native = &session.Native{Line: ev.Line, Part: i}
+			e.Native = d.newNative(session.Native{Line: ev.Line, Part: i})
 		}
 		d.last = e.ID
 	}
@@ -372,10 +386,13 @@ func (d *Decoder) currentModel() string {
 
 func (d *Decoder) unique(id string, line, part int) string {
 	if id == "" {
-		id = "L" + strconv.Itoa(line)
+		// L<line>, or L<line>.<part>, built in one allocation.
+		var buf [32]byte
+		b := strconv.AppendInt(append(buf[:0], 'L'), int64(line), 10)
 		if part > 0 {
-			id += "." + strconv.Itoa(part)
+			b = strconv.AppendInt(append(b, '.'), int64(part), 10)
 		}
+		id = string(b)
 	}
 	// A repeated id (a journal copied into itself, a provider reusing
 	// call ids) gets the next free #n.
@@ -402,10 +419,10 @@ func (d *Decoder) usage(ev *session.Event, u session.Usage) []session.Entry {
 	}
 	if d.step.open && d.step.first != "" && !d.step.used {
 		d.step.used = true
-		ev.Updates = append(ev.Updates, session.Update{EntryID: d.step.first, Usage: &u})
+		ev.Updates = append(ev.Updates, session.Update{EntryID: d.step.first, Usage: d.newUsage(u)})
 		return nil
 	}
-	return []session.Entry{{Type: session.Assistant, Usage: &u}}
+	return d.one(session.Entry{Type: session.Assistant, Usage: d.newUsage(u)})
 }
 
 // resolve removes a tool call from those awaiting a result.
@@ -442,21 +459,26 @@ func (d *Decoder) link(ev *session.Event, agent, callID string) {
 }
 
 // message converts a context message (Kimi Code's or a legacy context
-// row); userKind classifies a user message.
-func (d *Decoder) message(m *contextMessage, ev *session.Event, userKind func(m *contextMessage, c *content) (session.EntryType, string)) []session.Entry {
-	c := d.content(m.Content)
+// row); userKind classifies a user message, given its first text part.
+func (d *Decoder) message(m *contextMessage, ev *session.Event, userKind func(d *Decoder, m *contextMessage, first string) (session.EntryType, string)) []session.Entry {
+	c := d.messageContent(m)
 	switch m.Role {
 	case "user":
-		typ, kind := userKind(m, &c)
-		return []session.Entry{{ID: m.ID, Type: typ, Kind: kind, Content: c.text, Attachments: c.atts}}
+		typ, kind := userKind(d, m, c.first)
+		return d.one(session.Entry{ID: m.ID, Type: typ, Kind: kind, Content: c.text, Attachments: c.atts})
 	case "assistant":
 		calls := m.ToolCalls
 		if len(calls) == 0 {
 			calls = m.ToolCallsL
 		}
-		var entries []session.Entry
 		u := m.Usage.universal()
-		if c.text != "" || c.thinking != "" || len(c.atts) > 0 || len(calls) == 0 || !u.IsZero() {
+		text := c.text != "" || c.thinking != "" || len(c.atts) > 0 || len(calls) == 0 || !u.IsZero()
+		n := len(calls)
+		if text {
+			n++
+		}
+		entries := d.entries(n)[:0]
+		if text {
 			entries = append(entries, session.Entry{
 				ID: m.ID, Type: session.Assistant, Content: c.text, Thinking: c.thinking,
 				Reasoning: c.reasoning, Attachments: c.atts,
@@ -470,7 +492,7 @@ func (d *Decoder) message(m *contextMessage, ev *session.Event, userKind func(m 
 			})
 		}
 		if !u.IsZero() {
-			entries[0].Usage = &u
+			entries[0].Usage = d.newUsage(u)
 		}
 		return entries
 	case "tool":
@@ -484,9 +506,9 @@ func (d *Decoder) message(m *contextMessage, ev *session.Event, userKind func(m 
 		if ok {
 			text = stripSystem(text)
 		}
-		return []session.Entry{toolResultEntry(callID, ok, text, c.atts)}
+		return d.one(toolResultEntry(callID, ok, text, c.atts))
 	case "system":
-		return []session.Entry{{ID: m.ID, Type: session.System, Kind: session.KindInstructions, Content: c.text}}
+		return d.one(session.Entry{ID: m.ID, Type: session.System, Kind: session.KindInstructions, Content: c.text})
 	}
 	d.warnOnce(ev, "role/"+m.Role, fmt.Sprintf("message of unknown role %q kept verbatim", m.Role))
 	return nil
@@ -544,6 +566,24 @@ func quickParts(raw []byte) (ps []part, ok bool) {
 		}
 	})
 	return ps, ok
+}
+
+// messageContent flattens the content of m, as read with it when it
+// was (see inline).
+func (d *Decoder) messageContent(m *contextMessage) content {
+	in := m.in
+	if in == nil || !in.contentOK {
+		return d.content(m.Content)
+	}
+	var c content
+	if in.isText {
+		d.addPart(&c, &part{Type: "text", Text: in.text})
+		return c
+	}
+	for i := range in.parts {
+		d.addPart(&c, &in.parts[i])
+	}
+	return c
 }
 
 // content flattens content: a string, an array of parts, or null.
@@ -755,6 +795,7 @@ func Read(r io.Reader) (*session.Session, error) {
 }
 
 func read(dec *Decoder) (*session.Session, error) {
+	dec.batch = new(batch)
 	b := session.NewBuilder(session.Kimi, dec.Path)
 	for {
 		ev, err := dec.Decode()

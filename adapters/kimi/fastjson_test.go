@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -61,6 +63,7 @@ func sameAll(t *testing.T, b []byte) bool {
 	sameAsEncodingJSON[contextMessage](t, b)
 	sameAsEncodingJSON[wireMessage](t, b)
 	sameAsEncodingJSON[loopEvent](t, b)
+	sameAsEncodingJSON[promptOrigin](t, b)
 	return read
 }
 
@@ -188,4 +191,155 @@ func TestReadSameWithoutParser(t *testing.T) {
 	if len(inputs) < 10 {
 		t.Fatalf("only %d inputs", len(inputs))
 	}
+}
+
+// floatValue must read a number as Parser.Float (strconv.ParseFloat)
+// does, to the bit.
+func TestFloatValue(t *testing.T) {
+	for _, s := range []string{
+		"0", "-0", "0.0", "-0.0", "1", "-1", "1795297191787", "1784600000.731", "1761234567890.5",
+		"0.1", "0.3", "123456789012345", "1234567890123456", "12345678901234567890", "999999999999999",
+		"0.000000000000001", "0.0000000000000001", "1e3", "1.5E-7", "-2.5e+10", "1e400", "4.9e-324",
+		"9007199254740993", "1.7976931348623157e308",
+	} {
+		want, werr := strconv.ParseFloat(s, 64)
+		var got float64
+		ok := jsonread.ParseValue([]byte(s), func(p *jsonread.Parser) { floatValue(p, &got) })
+		if werr != nil {
+			if ok {
+				t.Errorf("floatValue(%s) = %v, want it to give up (%v)", s, got, werr)
+			}
+			continue
+		}
+		if !ok || math.Float64bits(got) != math.Float64bits(want) {
+			t.Errorf("floatValue(%s) = %v, %v; want %v", s, got, ok, want)
+		}
+	}
+}
+
+func FuzzFloatValue(f *testing.F) {
+	f.Add(uint64(1795297191787), uint8(3), false)
+	f.Add(uint64(0), uint8(0), true)
+	f.Fuzz(func(t *testing.T, m uint64, frac uint8, neg bool) {
+		s := strconv.FormatUint(m, 10)
+		if k := int(frac % 20); k > 0 {
+			for len(s) <= k {
+				s = "0" + s
+			}
+			s = s[:len(s)-k] + "." + s[len(s)-k:]
+		}
+		if neg {
+			s = "-" + s
+		}
+		want, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			t.Skip()
+		}
+		var got float64
+		if !jsonread.ParseValue([]byte(s), func(p *jsonread.Parser) { floatValue(p, &got) }) {
+			t.Fatalf("floatValue gave up on %s", s)
+		}
+		if math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("floatValue(%s) = %v, want %v", s, got, want)
+		}
+	})
+}
+
+// strCommon must read what Parser.Str reads, shared or not.
+func TestStrCommon(t *testing.T) {
+	for _, s := range []string{
+		`"context.append_message"`, `"user"`, `"us\u0065r"`, `"user "`, `"novel"`, `"é"`, `"a\"b"`, `""`,
+		`null`, `5`, `true`, `{}`, `"\ud800"`,
+	} {
+		var fast, slow string
+		fast, slow = "kept", "kept"
+		fok := jsonread.ParseValue([]byte(s), func(p *jsonread.Parser) { strCommon(p, &fast) })
+		sok := jsonread.ParseValue([]byte(s), func(p *jsonread.Parser) { p.Str(&slow) })
+		if fok != sok || fast != slow {
+			t.Errorf("strCommon(%s) = %q, %v; Str %q, %v", s, fast, fok, slow, sok)
+		}
+		var pf, ps *string
+		fok = jsonread.ParseValue([]byte(s), func(p *jsonread.Parser) { strPtrCommon(p, &pf) })
+		sok = jsonread.ParseValue([]byte(s), func(p *jsonread.Parser) { p.StrPtr(&ps) })
+		if fok != sok || (pf == nil) != (ps == nil) || pf != nil && *pf != *ps {
+			t.Errorf("strPtrCommon(%s) = %v, %v; StrPtr %v, %v", s, pf, fok, ps, sok)
+		}
+	}
+}
+
+// TestReadOneRecordSameWithoutParser reads records whose message and
+// content the fast reader reads with the record (see inline), including
+// ones it gives up on part of the way, with and without it.
+func TestReadOneRecordSameWithoutParser(t *testing.T) {
+	for _, l := range []string{
+		`{"type":"context.append_message","message":{"role":"user","content":"hi","origin":{"kind":"user"}},"time":1795297191787}`,
+		`{"type":"context.append_message","message":{"role":"user","content":[{"type":"text","text":"a"},5,null,{"type":"text","text":"b"}]}}`,
+		`{"type":"context.append_message","message":{"role":"user","content":[{"type":"text","text":5}]}}`,
+		`{"type":"context.append_message","message":{"role":"user","content":[{"type":"text","text":"a","text":"b"}]}}`,
+		`{"type":"context.append_message","message":{"role":"assistant","content":null,"toolCalls":[{"id":"c","name":"Shell","arguments":"{\"command\":\"ls\"}"}]}}`,
+		`{"type":"context.append_message","message":{"role":"tool","content":{"x":1},"toolCallId":"c"}}`,
+		`{"type":"context.append_message","message":{"role":"user","content":"a","content":"b"}}`,
+		`{"type":"context.append_message","message":{"role":"user","Content":"a"}}`,
+		`{"type":"context.append_message","message":{"role":"user","content":"x","origin":"system_trigger"}}`,
+		`{"type":"context.append_message","message":{"role":"user","content":"x","origin":{"kind":"skill_activation","trigger":5}}}`,
+		`{"message":{"role":"user","content":"late type"},"type":"context.append_message"}`,
+		`{"type":"context.append_message","message":"not an object"}`,
+		`{"timestamp":1784600000.731,"message":{"type":"TurnBegin","payload":{"user_input":[{"type":"text","text":"hi"}]}}}`,
+		`{"timestamp":1784600000.731,"message":{"type":"ContentPart","payload":{"type":"text","text":"x","n":"bad"}}}`,
+		`{"message":{"type":"TurnBegin","payload":{"user_input":"hi"}},"role":"user","content":"row"}`,
+		`{"message":{"type":"TurnBegin","payload":{}},"type":"turn.prompt"}`,
+		`{"role":"user","content":[{"type":"text","text":"row"}]}`,
+		`{"role":"user","content":[{"type":"text","text":"row"}],"content":"again"}`,
+		`{"type":"context.append_loop_event","event":{"type":"content.part","uuid":"u","part":{"type":"text","text":"x"}}}`,
+		`{"type":"context.append_loop_event","event":null}`,
+		`{"type":"context.append_loop_event","event":{"type":"tool.call","toolCallId":"c","name":"Shell","args":{}},"event":{}}`,
+		`{"type":"turn.ended","reason":"completed","durationMs":1500.25,"time":-0}`,
+	} {
+		data := []byte(l + "\n" + l + "\n")
+		fast, ferr := Read(bytes.NewReader(data))
+		jsonread.Disabled = true
+		slow, serr := Read(bytes.NewReader(data))
+		jsonread.Disabled = false
+		if (ferr == nil) != (serr == nil) || !reflect.DeepEqual(fast, slow) {
+			fj, _ := json.Marshal(fast)
+			sj, _ := json.Marshal(slow)
+			t.Errorf("%s: read otherwise without jsonread.Parse:\n%s\n%s", l, fj, sj)
+		}
+	}
+}
+
+// FuzzReadSameWithoutParser: whatever the input, Read gives the same
+// session with the fast reader as with encoding/json alone.
+func FuzzReadSameWithoutParser(f *testing.F) {
+	for _, l := range nativeLines(f) {
+		f.Add(l)
+	}
+	// The start of each native file too, for records read one after
+	// another.
+	cases, _ := filepath.Glob("testdata/*.txtar")
+	for _, c := range cases {
+		ar, err := txtar.ParseFile(c)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, file := range ar.Files {
+			if strings.HasPrefix(file.Name, "native/") {
+				f.Add(file.Data[:min(len(file.Data), 2<<10)])
+			}
+		}
+	}
+	for _, s := range parseSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		fast, ferr := Read(bytes.NewReader(b))
+		jsonread.Disabled = true
+		slow, serr := Read(bytes.NewReader(b))
+		jsonread.Disabled = false
+		if (ferr == nil) != (serr == nil) || !reflect.DeepEqual(fast, slow) {
+			fj, _ := json.Marshal(fast)
+			sj, _ := json.Marshal(slow)
+			t.Fatalf("%q: read otherwise without jsonread.Parse:\n%s\n%s", b, fj, sj)
+		}
+	})
 }

@@ -2,12 +2,15 @@ package kimi
 
 import (
 	"reflect"
+	"strconv"
+	"strings"
 
 	"github.com/stead-dev/stead/adapters/internal/jsonread"
 )
 
 // How each record type reads its members with a jsonread.Parser:
-// the same names and types as their json tags.
+// the same names and types as their json tags. Type-like strings are read
+// with strCommon, which shares the values most records repeat.
 
 var (
 	recordNames         = jsonread.Names(reflect.TypeFor[record]())
@@ -23,6 +26,7 @@ var (
 	wireMessageNames    = jsonread.Names(reflect.TypeFor[wireMessage]())
 	wirePayloadNames    = jsonread.Names(reflect.TypeFor[wirePayload]())
 	returnValueNames    = jsonread.Names(reflect.TypeFor[returnValue]())
+	promptOriginNames   = jsonread.Names(reflect.TypeFor[promptOrigin]())
 )
 
 func (r *record) Names() map[string]bool { return recordNames }
@@ -30,34 +34,59 @@ func (r *record) Names() map[string]bool { return recordNames }
 func (r *record) Member(p *jsonread.Parser, key []byte) int {
 	switch string(key) {
 	case "type":
-		p.Str(&r.Type)
+		strCommon(p, &r.Type)
 		return 1
 	case "kind":
-		p.Str(&r.Kind)
+		strCommon(p, &r.Kind)
 		return 2
 	case "time":
-		p.Float(&r.Time)
+		floatValue(p, &r.Time)
 		return 3
 	case "created_at":
-		p.Float(&r.CreatedAt)
+		floatValue(p, &r.CreatedAt)
 		return 4
 	case "protocol_version":
 		p.Str(&r.ProtocolVersion)
 		return 5
 	case "timestamp":
-		p.Float(&r.Timestamp)
+		floatValue(p, &r.Timestamp)
 		return 6
 	case "message":
-		p.Raw(&r.Message)
+		if r.in != nil {
+			r.in.readMessage(p, r)
+		} else {
+			p.Raw(&r.Message)
+		}
 		return 7
 	case "role":
-		p.StrPtr(&r.Role)
+		if r.in != nil && p.Peek() == '"' {
+			// The role, event and usage live in r.in, not in
+			// allocations of their own: the record is converted
+			// before the next one is read, and nothing keeps a
+			// pointer to them.
+			strCommon(p, &r.in.role)
+			r.Role = &r.in.role
+		} else {
+			strPtrCommon(p, &r.Role)
+		}
 		return 8
 	case "event":
-		jsonread.ObjectPtr(p, &r.Event)
+		if r.in != nil && p.Peek() == '{' {
+			r.in.event = loopEvent{}
+			r.Event = &r.in.event
+			p.Object(r.Event)
+		} else {
+			jsonread.ObjectPtr(p, &r.Event)
+		}
 		return 9
 	case "usage":
-		jsonread.ObjectPtr(p, &r.Usage)
+		if r.in != nil && p.Peek() == '{' {
+			r.in.usage = tokenUsage{}
+			r.Usage = &r.in.usage
+			p.Object(r.Usage)
+		} else {
+			jsonread.ObjectPtr(p, &r.Usage)
+		}
 		return 10
 	case "model":
 		p.Str(&r.Model)
@@ -87,13 +116,13 @@ func (r *record) Member(p *jsonread.Parser, key []byte) int {
 		p.Raw(&r.FromTurnID)
 		return 19
 	case "reason":
-		p.Str(&r.Reason)
+		strCommon(p, &r.Reason)
 		return 20
 	case "error":
 		p.Raw(&r.Error)
 		return 21
 	case "durationMs":
-		p.Float(&r.DurationMs)
+		floatValue(p, &r.DurationMs)
 		return 22
 	case "step":
 		p.Int(&r.Step)
@@ -174,10 +203,14 @@ func (m *contextMessage) Names() map[string]bool { return contextMessageNames }
 func (m *contextMessage) Member(p *jsonread.Parser, key []byte) int {
 	switch string(key) {
 	case "role":
-		p.Str(&m.Role)
+		strCommon(p, &m.Role)
 		return 1
 	case "content":
-		p.Raw(&m.Content)
+		if m.in != nil {
+			m.in.readContent(p, m)
+		} else {
+			p.Raw(&m.Content)
+		}
 		return 2
 	case "toolCalls":
 		jsonread.Objects(p, &m.ToolCalls)
@@ -246,7 +279,7 @@ func (e *loopEvent) Names() map[string]bool { return loopEventNames }
 func (e *loopEvent) Member(p *jsonread.Parser, key []byte) int {
 	switch string(key) {
 	case "type":
-		p.Str(&e.Type)
+		strCommon(p, &e.Type)
 		return 1
 	case "uuid":
 		p.Str(&e.UUID)
@@ -267,7 +300,7 @@ func (e *loopEvent) Member(p *jsonread.Parser, key []byte) int {
 		jsonread.ObjectPtr(p, &e.Result)
 		return 7
 	case "finishReason":
-		p.Str(&e.FinishReason)
+		strCommon(p, &e.FinishReason)
 		return 8
 	case "usage":
 		jsonread.ObjectPtr(p, &e.Usage)
@@ -298,7 +331,7 @@ func (pt *part) Names() map[string]bool { return partNames }
 func (pt *part) Member(p *jsonread.Parser, key []byte) int {
 	switch string(key) {
 	case "type":
-		p.Str(&pt.Type)
+		strCommon(p, &pt.Type)
 		return 1
 	case "text":
 		p.Str(&pt.Text)
@@ -347,7 +380,7 @@ func (m *wireMessage) Names() map[string]bool { return wireMessageNames }
 func (m *wireMessage) Member(p *jsonread.Parser, key []byte) int {
 	switch string(key) {
 	case "type":
-		p.Str(&m.Type)
+		strCommon(p, &m.Type)
 		return 1
 	case "payload":
 		p.Object(&m.Payload)
@@ -427,4 +460,147 @@ func (r *returnValue) Member(p *jsonread.Parser, key []byte) int {
 		return 3
 	}
 	return 0
+}
+
+func (o *promptOrigin) Names() map[string]bool { return promptOriginNames }
+
+func (o *promptOrigin) Member(p *jsonread.Parser, key []byte) int {
+	switch string(key) {
+	case "kind":
+		strCommon(p, &o.Kind)
+		return 1
+	case "name":
+		p.Str(&o.Name)
+		return 2
+	case "trigger":
+		p.Str(&o.Trigger)
+		return 3
+	}
+	return 0
+}
+
+// common holds the string values that recur on most records: record,
+// loop event, wire message and part types, roles, kinds and reasons.
+// Reading one of them through strCommon costs a map lookup, not an
+// allocation. It is only read after init, so decoders may share it.
+var common = func() map[string]string {
+	m := map[string]string{}
+	add := func(w string) { m[w] = w }
+	for w := range knownCode {
+		add(w)
+	}
+	for w := range knownWire {
+		add(w)
+	}
+	for _, w := range strings.Fields(`metadata event loop
+		context.append_message context.append_loop_event llm.request usage.record turn.ended
+		turn.step.interrupted turn.step.retrying subagent.spawned task.started task.terminated
+		agent.message.appended agent.turn.started agent.turn.ended
+		step.begin step.end content.part tool.call tool.result
+		TurnBegin SteerInput TurnEnd StepBegin StepInterrupted StepRetry CompactionBegin
+		StatusUpdate ContentPart ToolCall ToolResult
+		user assistant tool system _system_prompt _checkpoint _usage
+		text think image_url audio_url video_url
+		completed cancelled error failed end_turn tool_calls tool_use stop
+		system_trigger skill_activation plugin_command shell_command compaction_summary injection`) {
+		add(w)
+	}
+	return m
+}()
+
+// strCommon reads a string as Parser.Str does, sharing it when it is one
+// of the common values.
+func strCommon(p *jsonread.Parser, s *string) {
+	if p.Peek() != '"' {
+		p.Str(s) // null, or not a string: Str reads or rejects it
+		return
+	}
+	start := p.Begin()
+	p.Skip()
+	raw := p.Since(start)
+	// No common value holds a backslash or a quote, so a string whose
+	// bytes are one of them is one of them: it has no escapes. (The
+	// conversion in the map index does not allocate.)
+	if v, ok := common[string(raw[1:len(raw)-1])]; ok {
+		*s = v
+		return
+	}
+	v, ok := jsonread.QuickString(raw)
+	if !ok {
+		p.Fail()
+	}
+	*s = v
+}
+
+// strPtrCommon reads a string or null into a *string as Parser.StrPtr
+// does, sharing the string as strCommon does.
+func strPtrCommon(p *jsonread.Parser, s **string) {
+	if p.Peek() == 'n' {
+		p.StrPtr(s)
+		return
+	}
+	v := ""
+	strCommon(p, &v)
+	*s = &v
+}
+
+// pow10 holds the powers of ten a float64 holds exactly.
+var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
+
+// floatValue reads a number or null as Parser.Float does, reading the
+// numbers Kimi writes for times (epoch milliseconds, epoch seconds with a
+// fraction) without strconv.
+func floatValue(p *jsonread.Parser, v *float64) {
+	if c := p.Peek(); c != '-' && (c < '0' || c > '9') {
+		p.Float(v) // null, or not a number: Float reads or rejects it
+		return
+	}
+	start := p.Begin()
+	p.Skip() // checks the number's syntax
+	t := p.Since(start)
+	f, ok := exactFloat(t)
+	if !ok {
+		var err error
+		if f, err = strconv.ParseFloat(string(t), 64); err != nil {
+			p.Fail() // out of range
+		}
+	}
+	*v = f
+}
+
+// exactFloat returns the value of t, a valid JSON number, when it has no
+// exponent and at most 15 digits, or reports false. Such a number is
+// m / 10^k with m and 10^k both held exactly by a float64, and a division
+// of exact values is correctly rounded: the result is the float64 nearest
+// the number, which is what strconv.ParseFloat returns (it takes the same
+// shortcut).
+func exactFloat(t []byte) (float64, bool) {
+	neg := t[0] == '-'
+	if neg {
+		t = t[1:]
+	}
+	var m uint64
+	digits, frac, point := 0, 0, false
+	for _, c := range t {
+		switch {
+		case c == '.':
+			point = true
+		case '0' <= c && c <= '9':
+			m = m*10 + uint64(c-'0')
+			digits++
+			if point {
+				frac++
+			}
+		default:
+			return 0, false // an exponent
+		}
+	}
+	if digits >= len(pow10) {
+		return 0, false
+	}
+	f := float64(m) / pow10[frac]
+	if neg {
+		f = -f
+	}
+	return f, true
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/stead-dev/stead/adapters/internal/jsonread"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -54,16 +53,19 @@ var knownWire = wordSet(`CompactionEnd ToolCallPart ApprovalRequest ApprovalResp
 		HookResolved SubagentEvent Notification PlanDisplay BtwBegin BtwEnd MCPLoadingBegin
 		MCPLoadingEnd`)
 
-// wire converts a legacy wire record (kimi.md §2.9).
-func (d *Decoder) wire(raw json.RawMessage, ev *session.Event) []session.Entry {
-	var m wireMessage
-	if !jsonread.Parse(raw, &m) {
-		m = wireMessage{}
-		if err := json.Unmarshal(raw, &m); err != nil {
-			var te *json.UnmarshalTypeError
-			if !errors.As(err, &te) {
-				ev.Warning = d.warn(ev.Line, "unreadable message: "+err.Error())
-				return nil
+// wire converts a legacy wire record (kimi.md §2.9): its message raw, or
+// m when the fast reader read it with the record.
+func (d *Decoder) wire(raw json.RawMessage, m *wireMessage, ev *session.Event) []session.Entry {
+	if m == nil {
+		m = new(wireMessage)
+		if !d.jp.Parse(raw, m) {
+			*m = wireMessage{}
+			if err := json.Unmarshal(raw, m); err != nil {
+				var te *json.UnmarshalTypeError
+				if !errors.As(err, &te) {
+					ev.Warning = d.warn(ev.Line, "unreadable message: "+err.Error())
+					return nil
+				}
 			}
 		}
 	}
@@ -79,24 +81,24 @@ func (d *Decoder) wire(raw json.RawMessage, ev *session.Event) []session.Entry {
 		if m.Type == "TurnBegin" && isSlashCommand(c.first) {
 			e.Kind = session.KindCommand
 		}
-		return []session.Entry{e}
+		return d.one(e)
 	case "TurnEnd":
 		d.step = step{}
 		d.pending = d.pending[:0]
-		return []session.Entry{{Type: session.System, Kind: session.KindTurn, Content: "Turn complete"}}
+		return d.one(session.Entry{Type: session.System, Kind: session.KindTurn, Content: "Turn complete"})
 	case "StepBegin":
 		d.step = step{open: true}
 	case "StepInterrupted":
 		d.interrupt(ev)
-		return []session.Entry{{Type: session.System, Kind: session.KindInterrupt, Content: "Step interrupted"}}
+		return d.one(session.Entry{Type: session.System, Kind: session.KindInterrupt, Content: "Step interrupted"})
 	case "StepRetry":
 		text := fmt.Sprintf("Retrying step %d (attempt %d of %d) after %s", p.N, p.NextAttempt, p.MaxAttempts, p.ErrorType)
 		if p.StatusCode != nil {
 			text += fmt.Sprintf(" (HTTP %d)", *p.StatusCode)
 		}
-		return []session.Entry{{Type: session.System, Kind: session.KindError, Content: text}}
+		return d.one(session.Entry{Type: session.System, Kind: session.KindError, Content: text})
 	case "CompactionBegin":
-		return []session.Entry{{Type: session.System, Kind: session.KindCompaction, Content: "Context compacted"}}
+		return d.one(session.Entry{Type: session.System, Kind: session.KindCompaction, Content: "Context compacted"})
 	case "StatusUpdate":
 		return d.usage(ev, p.TokenUsage.universal())
 	case "ContentPart":
@@ -107,10 +109,10 @@ func (d *Decoder) wire(raw json.RawMessage, ev *session.Event) []session.Entry {
 		if !d.step.open {
 			// Output of a slash command, outside any model step: a
 			// notice, not model output.
-			return []session.Entry{{Type: session.System, Content: joinNonEmpty(e.Thinking, e.Content), Attachments: e.Attachments}}
+			return d.one(session.Entry{Type: session.System, Content: joinNonEmpty(e.Thinking, e.Content), Attachments: e.Attachments})
 		}
 		d.stepEntry(&e, ev.Line)
-		return []session.Entry{e}
+		return d.one(e)
 	case "ToolCall":
 		var name string
 		var args json.RawMessage
@@ -119,7 +121,7 @@ func (d *Decoder) wire(raw json.RawMessage, ev *session.Event) []session.Entry {
 		}
 		e := session.Entry{ID: p.ID, Type: session.ToolCall, Tool: UniversalTool(name), OriginalTool: name, Input: argsInput(args)}
 		d.stepEntry(&e, ev.Line)
-		return []session.Entry{e}
+		return d.one(e)
 	case "ToolResult":
 		var ok = true
 		var text, msg string
@@ -132,7 +134,7 @@ func (d *Decoder) wire(raw json.RawMessage, ev *session.Event) []session.Entry {
 			text = joinNonEmpty(msg, text)
 		}
 		d.resolve(p.ToolCallID)
-		return []session.Entry{toolResultEntry(p.ToolCallID, ok, text, atts)}
+		return d.one(toolResultEntry(p.ToolCallID, ok, text, atts))
 	case "ApprovalRequest":
 		if p.ID != "" {
 			d.asks[p.ID] = p.ToolCallID
@@ -164,7 +166,7 @@ func (d *Decoder) contextRow(role string, raw []byte, ev *session.Event) []sessi
 			Content json.RawMessage `json:"content"`
 		}
 		_ = json.Unmarshal(raw, &r)
-		return []session.Entry{{Type: session.System, Kind: session.KindInstructions, Content: d.content(r.Content).text}}
+		return d.one(session.Entry{Type: session.System, Kind: session.KindInstructions, Content: d.content(r.Content).text})
 	case "_checkpoint", "_usage":
 		// Checkpoints for D-Mail, and context sizes (not usage).
 		return nil
@@ -173,10 +175,12 @@ func (d *Decoder) contextRow(role string, raw []byte, ev *session.Event) []sessi
 		d.warnOnce(ev, "row/"+role, fmt.Sprintf("unknown marker row %q kept verbatim", role))
 		return nil
 	}
-	var m contextMessage
-	if !jsonread.Parse(raw, &m) {
-		m = contextMessage{}
-		if err := json.Unmarshal(raw, &m); err != nil {
+	d.in.contentOK = false
+	m := &d.row // not a variable of its own, which Parse would move to the heap
+	*m = contextMessage{in: &d.in}
+	if !d.jp.Parse(raw, m) {
+		*m = contextMessage{}
+		if err := json.Unmarshal(raw, m); err != nil {
 			var te *json.UnmarshalTypeError
 			if !errors.As(err, &te) {
 				ev.Warning = d.warn(ev.Line, "unreadable message: "+err.Error())
@@ -184,13 +188,13 @@ func (d *Decoder) contextRow(role string, raw []byte, ev *session.Event) []sessi
 			}
 		}
 	}
-	return d.message(&m, ev, contextUserKind)
+	return d.message(m, ev, (*Decoder).contextUserKind)
 }
 
 // contextUserKind classifies a legacy context user row: a prompt, or one
 // of the synthetic rows kimi-cli injects (kimi.md §2.3).
-func contextUserKind(_ *contextMessage, c *content) (session.EntryType, string) {
-	return legacyUserKind(c.first)
+func (d *Decoder) contextUserKind(_ *contextMessage, first string) (session.EntryType, string) {
+	return legacyUserKind(first)
 }
 
 func legacyUserKind(first string) (session.EntryType, string) {
