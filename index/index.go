@@ -18,7 +18,7 @@ import (
 
 // SchemaVersion is the version of the index's tables. An index of another
 // version is rebuilt.
-const SchemaVersion = 6
+const SchemaVersion = 7
 
 // MaxEntryText is how much of one entry's text is indexed: its start.
 // (Tool outputs and file writes run to megabytes; their start is what a
@@ -82,7 +82,7 @@ CREATE TABLE entries (
 );
 CREATE INDEX entries_session ON entries (session);
 CREATE VIRTUAL TABLE entry_fts USING fts5 (text, content = '', contentless_delete = 1,
-	tokenize = 'unicode61 remove_diacritics 2', detail = none);
+	tokenize = 'unicode61 remove_diacritics 2');
 CREATE TRIGGER entries_ad AFTER DELETE ON entries BEGIN
 	DELETE FROM entry_fts WHERE rowid = old.id;
 END;

@@ -18,10 +18,7 @@ import (
 type candidate struct {
 	id, time int64 // time: Unix nanoseconds, 0 for none
 	packed   []byte
-	// text is the start of the text (rankText) when the search has
-	// read it already.
-	text  string
-	score float64
+	score    float64
 }
 
 // rankText is how much of a candidate's text is read to rank it: a
@@ -57,13 +54,10 @@ func rank(cands []candidate, ps []pattern, df []float64, total float64, now time
 			var ws words
 			var u unpacker
 			for i := w; i < len(cands); i += workers {
-				text := cands[i].text
-				if text == "" {
-					var err error
-					if text, err = u.unpackPrefix(cands[i].packed, rankText); err != nil {
-						errs[w] = err
-						return
-					}
+				text, err := u.unpackPrefix(cands[i].packed, rankText)
+				if err != nil {
+					errs[w] = err
+					return
 				}
 				ws.split(text)
 				lens[i] = ws.len()

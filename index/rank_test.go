@@ -208,9 +208,9 @@ func TestSearchBesideRefresh(t *testing.T) {
 	t.Logf("%d searches beside 10 refreshes", searches)
 }
 
-// TestPhrases: the full-text index keeps no word positions, so Search
-// keeps the entries where a phrase's words come in order (and drops those
-// holding an excluded phrase); a term such as src/main.go is a phrase.
+// TestPhrases: a phrase's words in order, whatever lies between them but
+// words, found however many more recent entries hold them otherwise; a
+// term such as src/main.go is a phrase.
 func TestPhrases(t *testing.T) {
 	dir := t.TempDir()
 	day := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)

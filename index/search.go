@@ -66,12 +66,6 @@ func (h Hit) Ref() string { return h.CLI + ":" + h.SessionID }
 // ranked (see Search).
 const Candidates = 2000
 
-// MaxExamined is how many of a query's most recently indexed entries
-// holding all the words of its phrases are read, at most, to find the
-// Candidates where the words come in order (the full-text index keeps no
-// word positions: see parsedQuery.verify).
-const MaxExamined = 50000
-
 // recencyDays is the age at which an entry's relevance counts half: a
 // match from last week outranks an equal one from last year.
 const recencyDays = 60
@@ -85,11 +79,10 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 // search is Search also saying the generation of the index it read (see
 // generation).
 func (ix *Index) search(ctx context.Context, q Query) ([]Hit, int64, error) {
-	pq, err := parseQuery(q.Text)
+	match, terms, err := parseQuery(q.Text)
 	if err != nil {
 		return nil, 0, err
 	}
-	match, terms := pq.match, pq.terms
 	limit := q.Limit
 	if limit <= 0 {
 		limit = 20
@@ -141,11 +134,8 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Hit, int64, error) {
 	}
 	stmt := `SELECT e.id, e.time, e.text FROM ` + from + `
 		WHERE ` + strings.Join(where, " AND ") + `
-		ORDER BY entry_fts.rowid DESC`
-	if !pq.verify {
-		stmt += ` LIMIT ?`
-		args = append(args, Candidates)
-	}
+		ORDER BY entry_fts.rowid DESC LIMIT ?`
+	args = append(args, Candidates)
 	// One read transaction: the hits are read from the snapshot their
 	// candidates came from, whatever a refresh beside it writes.
 	tx, err := ix.db.BeginTx(ctx, nil)
@@ -162,36 +152,13 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Hit, int64, error) {
 		return nil, 0, fmt.Errorf("index: search: %w", err)
 	}
 	var cands []candidate
-	var ws words
-	var u unpacker
-	for examined := 0; rows.Next(); {
+	for rows.Next() {
 		var c candidate
 		if err := rows.Scan(&c.id, &c.time, &c.packed); err != nil {
 			rows.Close()
 			return nil, 0, fmt.Errorf("index: search: %w", err)
 		}
-		if pq.verify {
-			// FTS5 found all the words: keep the entries where a phrase's
-			// come in order and no excluded phrase is.
-			text, err := u.unpack(c.packed)
-			if err != nil {
-				rows.Close()
-				return nil, 0, err
-			}
-			ws.split(text)
-			examined++
-			if !pq.holds(&ws) {
-				if examined == MaxExamined {
-					break
-				}
-				continue
-			}
-			c.text = text[:min(len(text), rankText)]
-		}
 		cands = append(cands, c)
-		if len(cands) == Candidates {
-			break
-		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -214,6 +181,8 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Hit, int64, error) {
 		return nil, 0, err
 	}
 	hits := make([]Hit, 0, len(best))
+	var ws words
+	var u unpacker
 	for _, c := range best {
 		h := Hit{Score: c.score}
 		err := tx.QueryRowContext(ctx, `SELECT s.cli, s.sid, s.path, s.project, s.title, s.host, e.entry, e.role, e.tool, e.model

@@ -22,8 +22,7 @@ func TestSnippet(t *testing.T) {
 		{"nothing to see", "absent", "nothing to see"},
 		{long + "the needle is here " + long, "needle", "…words here filler words here the \x02needle\x03 is here filler words here filler words here filler words here filler words here filler words here…"},
 	} {
-		pq, err := parseQuery(c.query)
-		terms := pq.terms
+		_, terms, err := parseQuery(c.query)
 		if err != nil {
 			t.Fatal(err)
 		}
