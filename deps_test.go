@@ -57,7 +57,7 @@ var rules = map[string][]string{
 	"runs": {"session", "live", "adapters", "catalog", "inject", "supervisor", "capture", "bus", "vt", "scenarios", "pricing",
 		"internal/atomicfile", "internal/safetext", "github.com/oklog/run", "golang.org/x/sys/unix", "golang.org/x/term"},
 	"daemon":            {"session", "live", "bus", "runs", "index", "internal/atomicfile", "github.com/oklog/run"},
-	"index":             {"session", "adapters", "catalog", "modernc.org/sqlite", "github.com/oklog/run", "golang.org/x/sys/unix"},
+	"index":             {"session", "adapters", "catalog", "modernc.org/sqlite", "github.com/oklog/run", "golang.org/x/sys/unix", "github.com/klauspost/compress/zstd"},
 	"internal/testdisk": {},
 	"cmd/stead":         {"*"},
 	"":                  {},
