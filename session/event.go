@@ -2,6 +2,7 @@ package session
 
 import (
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -113,13 +114,13 @@ func (b *Builder) Add(ev Event) {
 			e.Input = emptyObject
 		}
 		b.index[e.ID] = len(b.s.Timeline)
-		b.s.Timeline = append(b.s.Timeline, e)
+		b.s.Timeline = append(double(b.s.Timeline), e)
 	}
 	if ev.Record != nil {
 		if b.opts.Records != nil {
 			b.opts.Records(*ev.Record)
 		} else {
-			b.s.Records = append(b.s.Records, *ev.Record)
+			b.s.Records = append(double(b.s.Records), *ev.Record)
 		}
 	}
 	for _, u := range ev.Updates {
@@ -136,6 +137,16 @@ func (b *Builder) Add(ev Event) {
 	if ev.Warning != nil {
 		b.s.Warnings = append(b.s.Warnings, *ev.Warning)
 	}
+}
+
+// double makes room in a full s for as many again. append grows a long
+// slice by a quarter at a time, so a timeline of 400-byte entries was
+// copied about five times over as it grew; doubled, about twice.
+func double[T any](s []T) []T {
+	if len(s) < cap(s) || len(s) < 256 {
+		return s
+	}
+	return slices.Grow(s, len(s))
 }
 
 // Warn records a warning that belongs to no event.

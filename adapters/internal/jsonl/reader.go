@@ -26,6 +26,33 @@ type Reader struct {
 	// partial is set when the current line is the last and has no
 	// newline.
 	partial bool
+	// kept is the chunk the lines handed over are copied into (keep).
+	kept []byte
+}
+
+// Lines handed over (Record.Raw) are copied into chunks of keepChunk
+// bytes, one allocation for many lines instead of one each: a session's
+// lines are most of what its decoder allocates. A line over keepMax gets
+// a copy of its own, so that a chunk wastes little at its end. A line
+// kept keeps its chunk alive: a caller that keeps a few lines of a long
+// stream holds at most keepChunk for each.
+const (
+	keepChunk = 32 << 10
+	keepMax   = 4 << 10
+)
+
+// keep returns a copy of line that the Reader does not touch again, its
+// capacity its length (appending to it cannot write over the next).
+func (r *Reader) keep(line []byte) []byte {
+	if len(line) > keepMax {
+		return bytes.Clone(line)
+	}
+	if cap(r.kept)-len(r.kept) < len(line) {
+		r.kept = make([]byte, 0, keepChunk)
+	}
+	start := len(r.kept)
+	r.kept = append(r.kept, line...)
+	return r.kept[start:len(r.kept):len(r.kept)]
 }
 
 // shrinkAbove is the buffer size above which a Reader lets go of a buffer
@@ -228,7 +255,7 @@ func (r *Reader) Decode(v any) (Record, error) {
 		r.line = rec.Raw
 		return rec, nil
 	}
-	rec.Raw = bytes.Clone(r.line)
+	rec.Raw = r.keep(r.line)
 	return rec, nil
 }
 
@@ -285,7 +312,7 @@ func ReadInto[T any](r *Reader, v *T, fast func(raw []byte, v *T) (ok, nonASCII 
 	if rec.Skipped {
 		return rec, nil
 	}
-	rec.Raw = bytes.Clone(r.line)
+	rec.Raw = r.keep(r.line)
 	if ok, nonASCII := fast(rec.Raw, v); !ok {
 		*v = zero
 		if !r.unmarshal(rec.Raw, &rec, v) {

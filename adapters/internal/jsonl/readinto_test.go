@@ -2,6 +2,7 @@ package jsonl
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"reflect"
 	"strings"
@@ -38,6 +39,48 @@ func TestReadIntoAsDecode(t *testing.T) {
 			}
 			if werr == io.EOF {
 				break
+			}
+		}
+	}
+}
+
+// TestKeptLines: the lines Decode and ReadInto hand over are each the
+// line, stay so while the Reader reads on (short lines share chunks, long
+// ones have their own), and appending to one never writes over another.
+func TestKeptLines(t *testing.T) {
+	var lines []string
+	for i := range 3000 {
+		lines = append(lines, fmt.Sprintf(`{"n":%d,"pad":%q}`, i, strings.Repeat("x", i%7*1000)))
+	}
+	in := strings.Join(lines, "\n")
+	for name, read := range map[string]func(r *Reader) (Record, error){
+		"Decode": func(r *Reader) (Record, error) { var v map[string]any; return r.Decode(&v) },
+		"ReadInto": func(r *Reader) (Record, error) {
+			var v struct{}
+			return ReadInto(r, &v, func([]byte, *struct{}) (bool, bool) { return true, false })
+		},
+	} {
+		r := NewReader(strings.NewReader(in))
+		var raws [][]byte
+		for {
+			rec, err := read(r)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			raws = append(raws, rec.Raw)
+		}
+		for i := range len(raws) - 1 {
+			_ = append(raws[i], "garbage"...)
+			if string(raws[i+1]) != lines[i+1] {
+				t.Fatalf("%s: line %d became %.40q after appending to the one before", name, i+2, raws[i+1])
+			}
+		}
+		for i, raw := range raws {
+			if string(raw) != lines[i] {
+				t.Fatalf("%s: line %d handed over as %.40q", name, i+1, raw)
 			}
 		}
 	}
