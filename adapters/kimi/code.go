@@ -186,18 +186,33 @@ func turnEnded(rec *record) session.Entry {
 // migrated, forked and subagent journals.
 func (d *Decoder) appendMessage(raw json.RawMessage, ev *session.Event) []session.Entry {
 	var m contextMessage
-	if d.jp.Parse(raw, &m) {
-		return d.message(&m, ev, (*Decoder).codeUserKind)
+	if !readMessage(d, raw, &m, ev) {
+		return nil
 	}
-	m = contextMessage{}
-	if err := json.Unmarshal(raw, &m); err != nil {
+	return d.message(&m, ev, (*Decoder).codeUserKind)
+}
+
+// readMessage reads raw, a message, into m with the decoder's parser, or
+// with encoding/json where the parser gives up (from a zero m, keeping
+// what it reads beside fields of the wrong type). It reports false, with a
+// warning on ev, when raw cannot be read at all.
+func readMessage[T any, P interface {
+	*T
+	jsonread.Object
+}](d *Decoder, raw json.RawMessage, m P, ev *session.Event) bool {
+	if d.jp.Parse(raw, m) {
+		return true
+	}
+	var zero T
+	*m = zero
+	if err := json.Unmarshal(raw, m); err != nil {
 		var te *json.UnmarshalTypeError
 		if !errors.As(err, &te) {
 			ev.Warning = d.warn(ev.Line, "unreadable message: "+err.Error())
-			return nil
+			return false
 		}
 	}
-	return d.message(&m, ev, (*Decoder).codeUserKind)
+	return true
 }
 
 // codeUserKind classifies a Kimi Code user message by its origin.

@@ -555,16 +555,7 @@ type content struct {
 // quickParts reads a list of parts as content does (an element that is
 // not an object is no part), or reports false.
 func quickParts(raw []byte) (ps []part, ok bool) {
-	ok = jsonread.ParseValue(raw, func(p *jsonread.Parser) {
-		for more := p.OpenArray(); more; more = p.More() {
-			if p.Peek() == '{' {
-				ps = append(ps, part{})
-				p.Object(&ps[len(ps)-1])
-			} else {
-				p.Skip()
-			}
-		}
-	})
+	ok = jsonread.ParseValue(raw, func(p *jsonread.Parser) { ps = readParts(p, ps) })
 	return ps, ok
 }
 

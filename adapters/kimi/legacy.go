@@ -2,7 +2,6 @@ package kimi
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -58,15 +57,8 @@ var knownWire = wordSet(`CompactionEnd ToolCallPart ApprovalRequest ApprovalResp
 func (d *Decoder) wire(raw json.RawMessage, m *wireMessage, ev *session.Event) []session.Entry {
 	if m == nil {
 		m = new(wireMessage)
-		if !d.jp.Parse(raw, m) {
-			*m = wireMessage{}
-			if err := json.Unmarshal(raw, m); err != nil {
-				var te *json.UnmarshalTypeError
-				if !errors.As(err, &te) {
-					ev.Warning = d.warn(ev.Line, "unreadable message: "+err.Error())
-					return nil
-				}
-			}
+		if !readMessage(d, raw, m, ev) {
+			return nil
 		}
 	}
 	p := &m.Payload // fields of other types read as zero
@@ -178,15 +170,8 @@ func (d *Decoder) contextRow(role string, raw []byte, ev *session.Event) []sessi
 	d.in.contentOK = false
 	m := &d.row // not a variable of its own, which Parse would move to the heap
 	*m = contextMessage{in: &d.in}
-	if !d.jp.Parse(raw, m) {
-		*m = contextMessage{}
-		if err := json.Unmarshal(raw, m); err != nil {
-			var te *json.UnmarshalTypeError
-			if !errors.As(err, &te) {
-				ev.Warning = d.warn(ev.Line, "unreadable message: "+err.Error())
-				return nil
-			}
-		}
+	if !readMessage(d, raw, m, ev) {
+		return nil
 	}
 	return d.message(m, ev, (*Decoder).contextUserKind)
 }

@@ -327,12 +327,12 @@ func (w *exportWalker) value() ([]byte, error) {
 				// The next quote that no backslash escapes ends the string.
 				j := bytes.IndexByte(chunk[i:], '"')
 				if j < 0 {
-					slashes = trailingSlashes(chunk[i:], slashes)
+					slashes = jsonl.TrailingBackslashes(chunk[i:], slashes)
 					i = len(chunk)
 					break
 				}
 				if j > 0 {
-					slashes = trailingSlashes(chunk[i:i+j], slashes)
+					slashes = jsonl.TrailingBackslashes(chunk[i:i+j], slashes)
 				}
 				i += j + 1
 				if slashes%2 == 1 {
@@ -407,16 +407,12 @@ func (w *exportWalker) unread(b []byte) {
 	w.off -= int64(len(b))
 }
 
-// take ends value with the first n bytes of the buffered input.
+// take ends value with chunk, the rest of it in the buffered input, and
+// returns a copy of the value.
 func (w *exportWalker) take(chunk []byte) []byte {
 	w.buf = append(w.buf, chunk...)
 	w.skip(len(chunk))
-	return w.done(len(w.buf))
-}
-
-// done returns a copy of the value read.
-func (w *exportWalker) done(n int) []byte {
-	return bytes.Clone(w.buf[:n])
+	return bytes.Clone(w.buf)
 }
 
 // checkedValue is value, checked to be valid JSON.
@@ -476,19 +472,6 @@ func startsValue(c byte) bool {
 // isScalarByte reports whether c can be part of a number or literal.
 func isScalarByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '+' || c == '.'
-}
-
-// trailingSlashes returns the backslashes that end b, counting on from
-// carry when b is all backslashes.
-func trailingSlashes(b []byte, carry int) int {
-	n := 0
-	for n < len(b) && b[len(b)-1-n] == '\\' {
-		n++
-	}
-	if n == len(b) {
-		return carry + n
-	}
-	return n
 }
 
 // fail reports a decoding error: a read error is returned, malformed JSON

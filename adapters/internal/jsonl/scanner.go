@@ -937,7 +937,7 @@ func (s *Scanner) skipString() {
 				s.fail("unterminated string")
 				return
 			}
-			carry = trailingBackslashes(seg, carry)
+			carry = TrailingBackslashes(seg, carry)
 			s.pos = s.end
 			if !s.more() {
 				s.fail("unterminated string")
@@ -950,7 +950,7 @@ func (s *Scanner) skipString() {
 			s.fail("unterminated string")
 			return
 		}
-		k := trailingBackslashes(seg[:i], carry)
+		k := TrailingBackslashes(seg[:i], carry)
 		carry = 0
 		s.pos += i + 1
 		if k%2 == 0 {
@@ -959,9 +959,11 @@ func (s *Scanner) skipString() {
 	}
 }
 
-// trailingBackslashes counts the backslashes ending b, adding carry when b
-// is all backslashes.
-func trailingBackslashes(b []byte, carry int) int {
+// TrailingBackslashes counts the backslashes ending b, adding carry when b
+// is all backslashes: a quote after an odd count is escaped. Scanning a
+// string a piece at a time, carry is the count that ended the piece
+// before.
+func TrailingBackslashes(b []byte, carry int) int {
 	k := 0
 	for k < len(b) && b[len(b)-1-k] == '\\' {
 		k++
