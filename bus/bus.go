@@ -621,6 +621,51 @@ func (b *Bus) Watch(ctx context.Context, run string, from From, fn func(Msg) err
 	if from == FromNew {
 		cfg.DeliverPolicy = jetstream.DeliverNewPolicy
 	}
+	return b.follow(ctx, run, stream, cfg, fn)
+}
+
+// Follow calls fn for each message of every run of the given kinds
+// (Native, Entry, Status: the kinds STEAD_RUNS keeps), in the order they
+// were stored, from the one after stream position after (0: the first),
+// until ctx ends or fn returns an error (as Watch). It is how a reader of
+// all runs (the daemon's search index) takes them, and goes on where it
+// left off.
+func (b *Bus) Follow(ctx context.Context, after uint64, fn func(Msg) error, kinds ...Kind) error {
+	if len(kinds) == 0 {
+		kinds = []Kind{Entry, Status}
+	}
+	subjects := make([]string, len(kinds))
+	for i, k := range kinds {
+		if k == PTY {
+			return errors.New("bus: terminal output is not followed across runs")
+		}
+		subjects[i] = Subject("*", k)
+	}
+	cfg := jetstream.OrderedConsumerConfig{FilterSubjects: subjects, DeliverPolicy: jetstream.DeliverAllPolicy}
+	if after > 0 {
+		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, after+1
+	}
+	return b.follow(ctx, "every run", StreamRuns, cfg, fn)
+}
+
+// RunsStream says what the stream of runs' messages holds: when it was
+// made (a stream made again numbers its messages from 1 again) and the
+// position of its last message.
+func (b *Bus) RunsStream(ctx context.Context) (created time.Time, last uint64, err error) {
+	st, err := b.js.Stream(ctx, StreamRuns)
+	if err != nil {
+		return time.Time{}, 0, fmt.Errorf("bus: %s: %w", StreamRuns, err)
+	}
+	info, err := st.Info(ctx)
+	if err != nil {
+		return time.Time{}, 0, fmt.Errorf("bus: %s: %w", StreamRuns, err)
+	}
+	return info.Created, info.State.LastSeq, nil
+}
+
+// follow is Watch's and Follow's loop: an ordered consumer, made again
+// after the message it last delivered when the client library closes it.
+func (b *Bus) follow(ctx context.Context, run, stream string, cfg jetstream.OrderedConsumerConfig, fn func(Msg) error) error {
 	// The client library can close a watch's iterator on its own (a
 	// consumer it could not recreate, a subscription closed under it).
 	// The watch then resumes after the last message it delivered; only

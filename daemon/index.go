@@ -7,6 +7,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/oklog/run"
+
 	"github.com/stead-dev/stead/index"
 )
 
@@ -67,12 +69,10 @@ func (d *Daemon) keepIndex(ctx context.Context) error {
 			return nil
 		case errors.Is(err, index.ErrWatched):
 			log.Info("daemon: another process keeps the search index fresh", "err", err)
-			<-ctx.Done()
-			return nil
+			return d.indexRunsOnly(ctx, log)
 		case errors.Is(err, errors.ErrUnsupported):
 			log.Info("daemon: the search index is refreshed by each search", "err", err)
-			<-ctx.Done()
-			return nil
+			return d.indexRunsOnly(ctx, log)
 		case errors.Is(err, index.ErrReplaced):
 			log.Info("daemon: the search index was made again; watching the new one", "err", err)
 			wait = 10 * time.Second
@@ -90,13 +90,59 @@ func (d *Daemon) keepIndex(ctx context.Context) error {
 	}
 }
 
+// watchOnce keeps the index fresh, and feeds it the bus's runs (see
+// indexRuns), until ctx ends or the watcher fails.
 func (d *Daemon) watchOnce(ctx context.Context, log *slog.Logger) error {
 	ix, err := index.Open(ctx, index.DefaultPath(d.Env), log)
 	if err != nil {
 		return err
 	}
 	defer ix.Close()
-	return ix.Watch(ctx, d.Env, func(r index.Refreshed) {
-		log.Info("daemon: keeping the search index fresh", "path", ix.Path(), "sessions", r.Sessions)
-	})
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var g run.Group
+	g.Add(func() error {
+		return ix.Watch(ctx, d.Env, func(r index.Refreshed) {
+			log.Info("daemon: keeping the search index fresh", "path", ix.Path(), "sessions", r.Sessions)
+		})
+	}, func(error) { cancel() })
+	if b := d.Bus(); b != nil {
+		g.Add(func() error { return d.feedRuns(ctx, ix, b, log) }, func(error) { cancel() })
+	}
+	return g.Run()
+}
+
+// indexRunsOnly feeds the index the bus's runs until ctx ends, where
+// another process keeps it fresh or the system cannot watch folders.
+func (d *Daemon) indexRunsOnly(ctx context.Context, log *slog.Logger) error {
+	b := d.Bus()
+	if b == nil {
+		<-ctx.Done()
+		return nil
+	}
+	ix, err := index.Open(ctx, index.DefaultPath(d.Env), log)
+	if err != nil {
+		log.Warn("daemon: the search index cannot be opened; runs are not indexed from the bus", "err", err)
+		<-ctx.Done()
+		return nil
+	}
+	defer ix.Close()
+	return d.feedRuns(ctx, ix, b, log)
+}
+
+// feedRuns is indexRuns until ctx ends: one that fails (the bus lost) is
+// started again a while later, not the end of the watcher beside it.
+func (d *Daemon) feedRuns(ctx context.Context, ix *index.Index, b runBus, log *slog.Logger) error {
+	for {
+		err := indexRuns(ctx, ix, b, log)
+		if ctx.Err() != nil {
+			return nil
+		}
+		log.Warn("daemon: indexing the bus's runs failed; trying again in 10 s", "err", err)
+		select {
+		case <-time.After(10 * time.Second):
+		case <-ctx.Done():
+			return nil
+		}
+	}
 }

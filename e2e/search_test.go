@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -149,6 +150,70 @@ func TestSearchFindsLiveRun(t *testing.T) {
 	t.Logf("found %s after stead watch showed it (the search process, its refresh and query)", took.Round(time.Millisecond))
 	if !watched(t, l) {
 		t.Error("after the run, the daemon no longer keeps the index fresh")
+	}
+}
+
+// TestSearchFindsRunFromTheBus: a run whose CLI's store the index does
+// not read is found through the bus, its hit naming the run. Here the
+// daemon's environment points Codex elsewhere while the detached run
+// takes the asking command's (a machine of a NATS cluster is the same
+// case: its runs' stores are not this machine's).
+func TestSearchFindsRunFromTheBus(t *testing.T) {
+	const reply = "The answer is WOMBATBUS. LIVE-REPLY"
+	l, ref := newLive(t, "claude", "codex", modelstub.Turn{Text: reply})
+	l.daemon.Process.Signal(syscall.SIGTERM)
+	l.daemon.Wait()
+	elsewhere := *l
+	elsewhere.env = nil
+	for _, kv := range l.env {
+		if !strings.HasPrefix(kv, "CODEX_HOME=") {
+			elsewhere.env = append(elsewhere.env, kv)
+		}
+	}
+	elsewhere.env = append(elsewhere.env, "CODEX_HOME="+t.TempDir())
+	l.daemonEnv = elsewhere.env
+	l.startDaemon(l.root)
+	elsewhere.stead("index")
+	deadline := time.Now().Add(30 * time.Second)
+	for !watched(t, &elsewhere) {
+		if time.Now().After(deadline) {
+			t.Fatal("30 s after the index was made, the daemon does not keep it fresh")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+
+	rec, w := l.startRun(t, ref, "codex")
+	w.until(t, "the reply", 3*time.Minute, replied)
+	begin := time.Now()
+	var got struct {
+		Hits []index.Hit `json:"hits"`
+	}
+	for len(got.Hits) == 0 {
+		if time.Since(begin) > 10*time.Second {
+			t.Fatal("the run's reply was not found 10 s after stead watch showed it")
+		}
+		if err := json.Unmarshal([]byte(elsewhere.stead("search", "wombatbus", "--json")), &got); err != nil {
+			t.Fatal(err)
+		}
+	}
+	took := time.Since(begin)
+	t.Logf("found %s after stead watch showed it, through the bus", took.Round(time.Millisecond))
+	if took > 2*time.Second {
+		t.Errorf("the run's reply was found %s after stead watch showed it; the goal is a second", took.Round(time.Millisecond))
+	}
+	if h := got.Hits[0]; h.CLI != "codex" || h.Role != "assistant" || h.SessionID != rec.SessionID || h.Run != rec.ID || h.Host != rec.Host {
+		t.Errorf("hit %+v; want the reply in the run's Codex session %s, naming run %s on %s", h, rec.SessionID, rec.ID, rec.Host)
+	}
+	// In the index of the stores the run wrote to, the store's copy is
+	// the one found.
+	var own struct {
+		Hits []index.Hit `json:"hits"`
+	}
+	if err := json.Unmarshal([]byte(l.stead("search", "wombatbus", "--json")), &own); err != nil {
+		t.Fatal(err)
+	}
+	if len(own.Hits) != 1 || own.Hits[0].Run != "" || own.Hits[0].SessionID != rec.SessionID {
+		t.Errorf("searched with the run's own stores: %+v; want one hit, the store's", own.Hits)
 	}
 }
 

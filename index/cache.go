@@ -106,7 +106,7 @@ func (ix *Index) Cache(ctx context.Context, env session.Env, detail session.Deta
 		return env, c, nil
 	}
 	c.byKey = make(map[key]cached, len(man.held))
-	rows, err := ix.db.QueryContext(ctx, `SELECT id, cli, sid, path, size, mtime, inode, reftitle, summary FROM sessions`)
+	rows, err := ix.db.QueryContext(ctx, `SELECT id, cli, sid, path, size, mtime, inode, reftitle, summary FROM sessions WHERE run = ''`)
 	if err != nil {
 		return env, nil, fmt.Errorf("index: %w", err)
 	}

@@ -18,7 +18,7 @@ import (
 
 // SchemaVersion is the version of the index's tables. An index of another
 // version is rebuilt.
-const SchemaVersion = 7
+const SchemaVersion = 8
 
 // MaxEntryText is how much of one entry's text is indexed: its start.
 // (Tool outputs and file writes run to megabytes; their start is what a
@@ -68,6 +68,9 @@ CREATE TABLE sessions (
 	skipped  INTEGER NOT NULL,
 	sumsize  INTEGER NOT NULL,
 	summary  TEXT NOT NULL,
+	-- The live run whose entries, as its bus carried them, the row
+	-- holds; '' for a session read from a store.
+	run      TEXT NOT NULL DEFAULT '',
 	UNIQUE (cli, sid, path)
 );
 CREATE TABLE entries (
@@ -155,6 +158,12 @@ func (ix *Index) migrate(ctx context.Context) error {
 	switch {
 	case err == nil && version == strconv.Itoa(SchemaVersion):
 		return ix.tune(ctx)
+	case err == nil && version == "7":
+		// Version 8 added the sessions' run column, and nothing else.
+		if err := ix.upgrade(ctx, `ALTER TABLE sessions ADD COLUMN run TEXT NOT NULL DEFAULT ''`); err != nil {
+			return err
+		}
+		return ix.tune(ctx)
 	case err == nil:
 		ix.log.Info("the search index is of another version: rebuilding it", "path", ix.path, "version", version, "want", SchemaVersion)
 	case errors.Is(err, sql.ErrNoRows):
@@ -207,6 +216,27 @@ func (ix *Index) migrate(ctx context.Context) error {
 	return nil
 }
 
+// upgrade brings an index of the previous schema version to this one with
+// stmt, in a transaction.
+func (ix *Index) upgrade(ctx context.Context, stmt string) error {
+	tx, err := ix.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, stmt); err != nil {
+		return fmt.Errorf("index: upgrading to version %d: %w", SchemaVersion, err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE meta SET value = ? WHERE key = 'schema'`, strconv.Itoa(SchemaVersion)); err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	ix.log.Info("the search index was upgraded", "path", ix.path, "version", SchemaVersion)
+	return nil
+}
+
 // tune sets ftsConfig in an index made before it.
 func (ix *Index) tune(ctx context.Context) error {
 	var n int
@@ -251,9 +281,14 @@ func (ix *Index) Path() string { return ix.path }
 
 // Status is what the index holds.
 type Status struct {
-	Path     string `json:"path"`
-	Sessions int    `json:"sessions"`
-	Entries  int    `json:"entries"`
+	Path string `json:"path"`
+	// Sessions and Entries count what the index holds of the stores;
+	// Runs the live runs it holds as their bus carried them (and
+	// RunEntries their entries), see Index.Runs.
+	Sessions   int `json:"sessions"`
+	Entries    int `json:"entries"`
+	Runs       int `json:"runs"`
+	RunEntries int `json:"runEntries"`
 	// Bytes is the size of the index's files; Indexed the size of the
 	// sessions it holds.
 	Bytes   int64     `json:"bytes"`
@@ -278,14 +313,17 @@ func (ix *Index) Status(ctx context.Context) (Status, error) {
 	if !sessions.Valid || !indexed.Valid {
 		// A file of many sessions (a database) counts once.
 		if err := ix.db.QueryRowContext(ctx, `SELECT coalesce(sum(n), 0), coalesce(sum(size), 0)
-			FROM (SELECT count(*) AS n, max(size) AS size FROM sessions GROUP BY path)`).Scan(&st.Sessions, &st.Indexed); err != nil {
+			FROM (SELECT count(*) AS n, max(size) AS size FROM sessions WHERE run = '' GROUP BY path)`).Scan(&st.Sessions, &st.Indexed); err != nil {
 			return st, fmt.Errorf("index: %w", err)
 		}
 	}
 	if !entries.Valid {
-		if err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM entries`).Scan(&st.Entries); err != nil {
+		if err := ix.db.QueryRowContext(ctx, `SELECT coalesce(sum(entries), 0) FROM sessions WHERE run = ''`).Scan(&st.Entries); err != nil {
 			return st, fmt.Errorf("index: %w", err)
 		}
+	}
+	if err := ix.db.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(entries), 0) FROM sessions WHERE run != ''`).Scan(&st.Runs, &st.RunEntries); err != nil {
+		return st, fmt.Errorf("index: %w", err)
 	}
 	var refreshed string
 	if ix.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'refreshed'`).Scan(&refreshed) == nil {

@@ -232,7 +232,7 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 			wrote[keyOf(d.j.ref)] = nil
 		} else {
 			var h held
-			h, werr = b.write(ctx, d.j.id, d.j.ref, d.j.fp, host, d.doc)
+			h, werr = b.write(ctx, d.j.id, d.j.ref, d.j.fp, host, d.doc, "")
 			wrote[keyOf(d.j.ref)] = &h
 			res.Warnings = append(res.Warnings, d.doc.warns...)
 			res.Entries += len(d.doc.rows)
@@ -447,7 +447,7 @@ func (ix *Index) refreshed(ctx context.Context, m *manifest, held map[key]held) 
 		for _, n := range size {
 			bytes += n
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta (key, value) SELECT 'entries', coalesce(sum(entries), 0) FROM sessions`); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta (key, value) SELECT 'entries', coalesce(sum(entries), 0) FROM sessions WHERE run = ''`); err != nil {
 			return fmt.Errorf("index: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta (key, value) VALUES ('sessions', ?), ('indexed', ?)`, len(held), bytes); err != nil {
@@ -518,10 +518,11 @@ type listed struct {
 
 func keyOf(ref session.Ref) key { return key{ref.CLI, ref.ID, ref.Path} }
 
-// fingerprints is what the index holds of each session.
+// fingerprints is what the index holds of each session of the stores (not
+// the runs it holds from the bus).
 func (ix *Index) fingerprints(ctx context.Context) (map[key]held, error) {
 	rows, err := ix.db.QueryContext(ctx, `SELECT id, cli, sid, path, size, mtime, inode, reftitle,
-		project, title, start, end, messages, turns, skipped, sumsize, parent, warnings FROM sessions`)
+		project, title, start, end, messages, turns, skipped, sumsize, parent, warnings FROM sessions WHERE run = ''`)
 	if err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
@@ -874,8 +875,10 @@ func (b *batch) drop(ctx context.Context, id int64) error {
 	return b.done()
 }
 
-// write replaces session old (0: none) with doc.
-func (b *batch) write(ctx context.Context, old int64, ref session.Ref, fp fingerprint, host string, doc *indexed) (held, error) {
+// write replaces session old (0: none) with doc, read from a store (run
+// "") or from the bus of a live run (see RunFeed). A store's session
+// replaces a run's of the same key.
+func (b *batch) write(ctx context.Context, old int64, ref session.Ref, fp fingerprint, host string, doc *indexed, run string) (held, error) {
 	tx, err := b.begin(ctx)
 	if err != nil {
 		return held{}, err
@@ -907,7 +910,7 @@ func (b *batch) write(ctx context.Context, old int64, ref session.Ref, fp finger
 	}
 	cols := []any{ref.CLI, ref.ID, ref.Path, fp.size, fp.mtime, fp.inode, host, doc.sum.Project, doc.sum.Title,
 		unixNano(doc.sum.Start), unixNano(doc.sum.End), len(doc.rows),
-		ref.Title, doc.sum.Messages, doc.sum.Turns, parent, warns, doc.list.skipped, doc.sum.Size, string(sum)}
+		ref.Title, doc.sum.Messages, doc.sum.Turns, parent, warns, doc.list.skipped, doc.sum.Size, string(sum), run}
 	id, kept := base, 0
 	if base != 0 {
 		// The entries it still has, where it had them, are kept: a
@@ -918,14 +921,14 @@ func (b *batch) write(ctx context.Context, old int64, ref session.Ref, fp finger
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE sessions SET cli = ?, sid = ?, path = ?, size = ?, mtime = ?, inode = ?, host = ?,
 			project = ?, title = ?, start = ?, end = ?, entries = ?, reftitle = ?, messages = ?, turns = ?, parent = ?,
-			warnings = ?, skipped = ?, sumsize = ?, summary = ? WHERE id = ?`, append(cols, base)...)
+			warnings = ?, skipped = ?, sumsize = ?, summary = ?, run = ? WHERE id = ?`, append(cols, base)...)
 		if err != nil {
 			return held{}, fmt.Errorf("index: %w", err)
 		}
 	} else {
 		res, err := tx.ExecContext(ctx, `INSERT INTO sessions (cli, sid, path, size, mtime, inode, host, project, title, start, end, entries,
-			reftitle, messages, turns, parent, warnings, skipped, sumsize, summary)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, cols...)
+			reftitle, messages, turns, parent, warnings, skipped, sumsize, summary, run)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, cols...)
 		if err != nil {
 			return held{}, fmt.Errorf("index: %w", err)
 		}

@@ -40,17 +40,22 @@ const (
 
 // Hit is an entry a search found.
 type Hit struct {
-	CLI       string    `json:"cli"`
-	SessionID string    `json:"session"`
-	Path      string    `json:"path"`
-	Project   string    `json:"project,omitempty"`
-	Title     string    `json:"title,omitempty"`
-	Host      string    `json:"host,omitempty"`
-	Entry     string    `json:"entry"`
-	Time      time.Time `json:"time,omitzero"`
-	Role      string    `json:"role"`
-	Tool      string    `json:"tool,omitempty"`
-	Model     string    `json:"model,omitempty"`
+	CLI       string `json:"cli"`
+	SessionID string `json:"session"`
+	Path      string `json:"path"`
+	Project   string `json:"project,omitempty"`
+	Title     string `json:"title,omitempty"`
+	Host      string `json:"host,omitempty"`
+	// Run is the live run the hit was indexed from, as its bus carried
+	// it, when the index holds no store's copy of its session (the run
+	// is another machine's, or its CLI's store is not one this index
+	// reads): `stead watch <run>` shows it.
+	Run   string    `json:"run,omitempty"`
+	Entry string    `json:"entry"`
+	Time  time.Time `json:"time,omitzero"`
+	Role  string    `json:"role"`
+	Tool  string    `json:"tool,omitempty"`
+	Model string    `json:"model,omitempty"`
 	// Snippet is the text around the matches, each between Mark and
 	// EndMark.
 	Snippet string `json:"snippet"`
@@ -185,9 +190,9 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Hit, int64, error) {
 	var u unpacker
 	for _, c := range best {
 		h := Hit{Score: c.score}
-		err := tx.QueryRowContext(ctx, `SELECT s.cli, s.sid, s.path, s.project, s.title, s.host, e.entry, e.role, e.tool, e.model
+		err := tx.QueryRowContext(ctx, `SELECT s.cli, s.sid, s.path, s.project, s.title, s.host, s.run, e.entry, e.role, e.tool, e.model
 			FROM entries e JOIN sessions s ON s.id = e.session WHERE e.id = ?`, c.id).Scan(&h.CLI, &h.SessionID, &h.Path, &h.Project, &h.Title, &h.Host,
-			&h.Entry, &h.Role, &h.Tool, &h.Model)
+			&h.Run, &h.Entry, &h.Role, &h.Tool, &h.Model)
 		if err != nil {
 			return nil, 0, fmt.Errorf("index: search: %w", err)
 		}

@@ -94,6 +94,9 @@ every CLI's store (inotify, Linux only) and reads what changes.`,
 			}
 			fmt.Fprintf(w, "index: %s\n  %d sessions (%s of session files), %d entries, %s on disk\n", st.Path, st.Sessions,
 				humanBytes(st.Indexed), st.Entries, humanBytes(st.Bytes))
+			if st.Runs > 0 {
+				fmt.Fprintf(w, "  %d runs from the bus (%d entries; the daemon indexes them as they run)\n", st.Runs, st.RunEntries)
+			}
 			if !st.Refresh.IsZero() {
 				fmt.Fprintf(w, "  last refresh: %s\n", st.Refresh.Local().Format("2006-01-02 15:04:05"))
 			}

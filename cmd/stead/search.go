@@ -160,7 +160,16 @@ func writeHit(w io.Writer, h index.Hit, home string, colour bool) {
 		what += " " + h.Tool
 	}
 	where := shortPath(h.Project, home)
-	fmt.Fprintf(w, "%s  %s  %s  %s  entry %s\n", safetext.Terminal(h.Ref()), formatTime(h.Time.Local()), safetext.Terminal(what),
+	ref := h.Ref()
+	if h.Run != "" {
+		// Indexed from the bus: stead watch shows the run.
+		ref += " (run " + h.Run
+		if h.Host != "" {
+			ref += " on " + h.Host
+		}
+		ref += ")"
+	}
+	fmt.Fprintf(w, "%s  %s  %s  %s  entry %s\n", safetext.Terminal(ref), formatTime(h.Time.Local()), safetext.Terminal(what),
 		safetext.Terminal(clip(where, 60)), safetext.Terminal(h.Entry))
 	open, end := "**", "**"
 	if colour {
