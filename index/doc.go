@@ -18,6 +18,12 @@
 // output and error. Each entry's indexed text is cut at MaxEntryText; the
 // native records, attachments and encrypted reasoning are not indexed.
 //
+// Watch keeps the index fresh from inotify, and reads a file a CLI keeps
+// appending to from where it left off (a tail: the file's decoder, paused
+// where the file ended; tail.go). A RunFeed writes a live run's entries as
+// its bus carries them (runs.go), for the daemon, so that a run is found
+// wherever it runs; a store's copy of the same session replaces the run's.
+//
 // An index written by another schema version is rebuilt, never misread; a
 // file SQLite cannot read is moved aside with a warning and rebuilt. Its
 // files are the user's alone (0600, its folder 0700).

@@ -39,6 +39,9 @@ type Index struct {
 	db   *sql.DB
 	path string
 	log  *slog.Logger
+	// tails, set while the index is watched, are the decoders of the
+	// files appended to most recently (see readTail).
+	tails *tails
 }
 
 const schema = `

@@ -33,6 +33,9 @@ type Refreshed struct {
 	Updated   int `json:"updated"`
 	Removed   int `json:"removed"`
 	Unchanged int `json:"unchanged"`
+	// Appended is how many of the Updated were read from what was
+	// appended to their files alone (a watcher's tails, see readTail).
+	Appended int `json:"appended"`
 	// Entries and Bytes are the entries indexed and the session bytes
 	// read.
 	// Folders is how many folders of the stores were looked at, Listed
@@ -97,7 +100,8 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 		a    adapters.Adapter
 		ref  session.Ref
 		fp   fingerprint
-		id   int64 // the row it replaces; 0 for a new session
+		id   int64       // the row it replaces; 0 for a new session
+		held fingerprint // what the index holds of it (id != 0)
 		size int64
 	}
 	var jobs []job
@@ -147,7 +151,7 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 		default:
 			res.Added++
 		}
-		jobs = append(jobs, job{a: a, ref: ref, fp: fp, id: h.id, size: fp.size})
+		jobs = append(jobs, job{a: a, ref: ref, fp: fp, id: h.id, held: h.fp, size: fp.size})
 	}
 	var gone []int64
 	var goneKeys []key
@@ -168,6 +172,13 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 		return res, nil, err
 	}
 	res.Removed = len(gone)
+	if ts := ix.tails; ts != nil {
+		for _, k := range goneKeys {
+			if t := ts.take(k.path); t != nil {
+				t.close()
+			}
+		}
+	}
 
 	// Sessions are read by a worker per core and written by this
 	// goroutine, oldest first: a search ranks a common word's most
@@ -175,9 +186,10 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 	sort.SliceStable(jobs, func(a, b int) bool { return jobs[a].ref.ModTime.Before(jobs[b].ref.ModTime) })
 	host, _ := os.Hostname()
 	type done struct {
-		j    job
-		doc  *indexed
-		warn *session.Warning
+		j        job
+		doc      *indexed
+		appended bool
+		warn     *session.Warning
 	}
 	work := make(chan job)
 	out := make(chan done, 2)
@@ -189,8 +201,8 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 		go func() {
 			defer wg.Done()
 			for j := range work {
-				doc, err := read(env, j.a, j.ref)
-				d := done{j: j, doc: doc}
+				doc, appended, err := ix.readTail(env, j.a, j.ref, j.fp, j.held, j.id != 0)
+				d := done{j: j, doc: doc, appended: appended}
 				if err != nil {
 					d.warn = &session.Warning{Path: j.ref.Path, Message: fmt.Sprintf("not indexed: %v", err)}
 				}
@@ -236,6 +248,9 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 			wrote[keyOf(d.j.ref)] = &h
 			res.Warnings = append(res.Warnings, d.doc.warns...)
 			res.Entries += len(d.doc.rows)
+			if d.appended {
+				res.Appended++
+			}
 			if !read[d.j.ref.Path] {
 				// A file of many sessions (a database) counts once.
 				read[d.j.ref.Path] = true
@@ -589,6 +604,10 @@ type indexed struct {
 	rows []row
 	// warns are the records that could not be read (the rest were).
 	warns []session.Warning
+	// held, when not 0, is how many of rows, from the first, the index
+	// holds as they are, when it holds that many (a tail's: it wrote
+	// them); 0 has them compared.
+	held int
 }
 
 // row is one indexed entry.
@@ -598,8 +617,9 @@ type row struct {
 	packed                         []byte // text as the entries table keeps it
 }
 
-// read reads a session for the index: its summary, and its entries' text.
-func read(env session.Env, a adapters.Adapter, ref session.Ref) (*indexed, error) {
+// summarize is what the index keeps of a session but its entries: its
+// summary, and what a listing shows of its problems.
+func summarize(a adapters.Adapter, ref session.Ref) (*indexed, error) {
 	sum, err := a.SummarizeFile(ref, session.DetailFull)
 	if err != nil {
 		return nil, err
@@ -611,6 +631,15 @@ func read(env session.Env, a adapters.Adapter, ref session.Ref) (*indexed, error
 		if l, err := a.SummarizeFile(ref, session.DetailList); err == nil {
 			doc.list.warnings, doc.list.skipped = l.Warnings, l.Skipped
 		}
+	}
+	return doc, nil
+}
+
+// read reads a session for the index: its summary, and its entries' text.
+func read(env session.Env, a adapters.Adapter, ref session.Ref) (*indexed, error) {
+	doc, err := summarize(a, ref)
+	if err != nil {
+		return nil, err
 	}
 	add := func(e *session.Entry) { doc.rows = append(doc.rows, rowsOf(a, e)...) }
 	if fi, err := os.Stat(ref.Path); err == nil && fi.Mode().IsRegular() && fi.Size() > catalog.TwoPassAbove && a.StreamDecoder != nil {
@@ -916,7 +945,7 @@ func (b *batch) write(ctx context.Context, old int64, ref session.Ref, fp finger
 		// The entries it still has, where it had them, are kept: a
 		// session a CLI appended to keeps all but its last few, and the
 		// full-text index is spared taking them out and in again.
-		if kept, err = keepEntries(ctx, tx, base, doc.rows); err != nil {
+		if kept, err = keptEntries(ctx, tx, base, doc); err != nil {
 			return held{}, err
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE sessions SET cli = ?, sid = ?, path = ?, size = ?, mtime = ?, inode = ?, host = ?,
@@ -969,6 +998,21 @@ func (b *batch) write(ctx context.Context, old int64, ref session.Ref, fp finger
 		b.bytes += len(r.text)
 	}
 	return h, b.done()
+}
+
+// keptEntries is keepEntries, sparing the comparison when the index holds
+// as many entries of the session as doc says it holds as they are.
+func keptEntries(ctx context.Context, tx *sql.Tx, id int64, doc *indexed) (int, error) {
+	if doc.held > 0 {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM entries WHERE session = ?`, id).Scan(&n); err != nil {
+			return 0, fmt.Errorf("index: %w", err)
+		}
+		if n == doc.held {
+			return n, nil
+		}
+	}
+	return keepEntries(ctx, tx, id, doc.rows)
 }
 
 // keepEntries keeps the entries of session id that rows begins with, as

@@ -52,21 +52,19 @@ func (r Run) key() key {
 // event its bus carries, in order, and Flush writes what changed since
 // the last Flush in one transaction. It is one goroutine's.
 type RunFeed struct {
-	ix      *Index
-	run     Run
-	a       adapters.Adapter
-	rows    []row
-	byEntry map[string][]int // an entry's rows
-	sum     session.Summary
-	loaded  bool // the rows the index held of the run were read
-	dirty   bool
-	stored  bool // a store's copy holds the session: nothing to do
+	ix  *Index
+	run Run
+	rowSet
+	sum    session.Summary
+	loaded bool // the rows the index held of the run were read
+	dirty  bool
+	stored bool // a store's copy holds the session: nothing to do
 }
 
 // Feed starts the feed of run r.
 func (ix *Index) Feed(r Run) *RunFeed {
 	a, _ := adapters.Lookup(r.CLI)
-	f := &RunFeed{ix: ix, run: r, a: a, byEntry: make(map[string][]int)}
+	f := &RunFeed{ix: ix, run: r, rowSet: rowSet{a: a, byEntry: make(map[string][]int)}}
 	f.sum.CLI, f.sum.ID, f.sum.Path, f.sum.Project, f.sum.Start = r.CLI, r.key().sid, r.key().path, r.Dir, r.Started
 	return f
 }
@@ -78,68 +76,8 @@ func (f *RunFeed) Run() Run { return f.run }
 // earlier ones (a model the index keeps). An entry it already has (the
 // bus delivered it again) replaces it.
 func (f *RunFeed) Add(ev session.Event) {
-	for i := range ev.Entries {
-		e := &ev.Entries[i]
-		rows := rowsOf(f.a, e)
-		if at, ok := f.byEntry[e.ID]; ok {
-			if len(at) == len(rows) {
-				for j, n := range at {
-					f.rows[n] = rows[j]
-				}
-			} else {
-				f.replace(e.ID, rows)
-			}
-			f.dirty = true
-			continue
-		}
-		for _, r := range rows {
-			f.byEntry[e.ID] = append(f.byEntry[e.ID], len(f.rows))
-			f.rows = append(f.rows, r)
-		}
-		f.count(e)
-		f.dirty = f.dirty || len(rows) > 0
-	}
-	for _, u := range ev.Updates {
-		if u.Model == "" {
-			continue
-		}
-		for _, n := range f.byEntry[u.EntryID] {
-			if f.rows[n].model != u.Model {
-				f.rows[n].model = u.Model
-				f.dirty = true
-			}
-		}
-	}
-}
-
-// replace puts rows in the place of entry id's, which were not as many.
-func (f *RunFeed) replace(id string, rows []row) {
-	at := f.byEntry[id]
-	first := len(f.rows)
-	if len(at) > 0 {
-		first = at[0]
-	}
-	kept := make([]row, 0, len(f.rows)-len(at)+len(rows))
-	for i, r := range f.rows {
-		if i == first {
-			kept = append(kept, rows...)
-		}
-		if r.entry != id {
-			kept = append(kept, r)
-		}
-	}
-	if first == len(f.rows) {
-		kept = append(kept, rows...)
-	}
-	f.rows = kept
-	f.index()
-}
-
-// index makes byEntry anew.
-func (f *RunFeed) index() {
-	f.byEntry = make(map[string][]int, len(f.rows))
-	for i, r := range f.rows {
-		f.byEntry[r.entry] = append(f.byEntry[r.entry], i)
+	if f.add(ev, f.count) {
+		f.dirty = true
 	}
 }
 

@@ -249,6 +249,9 @@ func (ix *Index) Watch(ctx context.Context, env session.Env, ready func(Refreshe
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	ts := newTails()
+	ix.tails = ts
+	defer func() { ix.tails = nil; ts.close() }()
 	var g run.Group
 	g.Add(func() error { return n.run(w.events) }, func(error) { n.close() })
 	g.Add(func() error { return w.accept(ctx, ln) }, func(error) { ln.Close() })
