@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -115,8 +116,15 @@ func indexRuns(ctx context.Context, ix *index.Index, b runBus, log *slog.Logger)
 }
 
 // loop takes the bus's messages, and writes what they brought every
-// runFlush.
-func (ri *runIndexer) loop(ctx context.Context, msgs <-chan bus.Msg) error {
+// runFlush. A panic in it (a bug in indexing) is its error, logged and
+// retried by feedRuns: indexing is the daemon's side work, and must never
+// take down the runs it supervises (it did at 2fbbcc3).
+func (ri *runIndexer) loop(ctx context.Context, msgs <-chan bus.Msg) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("daemon: indexing runs: panic: %v\n%s", p, debug.Stack())
+		}
+	}()
 	tick := time.NewTicker(runFlush)
 	defer tick.Stop()
 	for {

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -201,7 +202,7 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 		go func() {
 			defer wg.Done()
 			for j := range work {
-				doc, appended, err := ix.readTail(env, j.a, j.ref, j.fp, j.held, j.id != 0)
+				doc, appended, err := ix.readSafely(env, j.a, j.ref, j.fp, j.held, j.id != 0)
 				d := done{j: j, doc: doc, appended: appended}
 				if err != nil {
 					d.warn = &session.Warning{Path: j.ref.Path, Message: fmt.Sprintf("not indexed: %v", err)}
@@ -615,6 +616,21 @@ type row struct {
 	entry, role, tool, model, text string
 	time                           time.Time
 	packed                         []byte // text as the entries table keeps it
+}
+
+// readSafely is readTail, a panic in the adapter's code (a session file
+// is untrusted input, and the daemon that keeps the index fresh also
+// supervises runs) its error: the session is reported, not indexed, and
+// the rest are.
+func (ix *Index) readSafely(env session.Env, a adapters.Adapter, ref session.Ref, fp, held fingerprint, update bool) (doc *indexed, appended bool, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			doc, appended = nil, false
+			err = fmt.Errorf("%s: reading it failed: panic: %v", ref.Path, p)
+			ix.log.Error("index: reading a session panicked", "path", ref.Path, "panic", p, "stack", string(debug.Stack()))
+		}
+	}()
+	return ix.readTail(env, a, ref, fp, held, update)
 }
 
 // summarize is what the index keeps of a session but its entries: its

@@ -76,6 +76,9 @@ func (f *RunFeed) Run() Run { return f.run }
 // earlier ones (a model the index keeps). An entry it already has (the
 // bus delivered it again) replaces it.
 func (f *RunFeed) Add(ev session.Event) {
+	if f.stored {
+		return // the store's copy is the session's
+	}
 	if f.add(ev, f.count) {
 		f.dirty = true
 	}

@@ -129,6 +129,12 @@ func TestRunFeed(t *testing.T) {
 	if !h.Stored() {
 		t.Error("the feed of a session the stores hold did not see it")
 	}
+	// More of the run, once the feed knows the store holds it: taken,
+	// and nothing written (the daemon panicked here at 2fbbcc3).
+	h.Add(session.Event{Entries: []session.Entry{userEntry("u10", "a quokka grinned", at.Add(2*time.Minute))}})
+	if err := h.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
 	if hits := search(t, ix, index.Query{Text: "quokka"}); len(hits) != 0 {
 		t.Errorf("the feed wrote over the store's copy: %+v", hits)
 	}

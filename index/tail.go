@@ -130,6 +130,11 @@ func newTail(a adapters.Adapter, path string) (*tail, error) {
 	dec := a.NewDecoder(t.r)
 	go func() {
 		defer close(t.stopped)
+		defer func() {
+			if p := recover(); p != nil { // as readSafely's
+				t.err = fmt.Errorf("reading it failed: panic: %v", p)
+			}
+		}()
 		for {
 			ev, err := dec.Decode()
 			if err != nil {

@@ -364,3 +364,21 @@ func BenchmarkRefreshAppend(b *testing.B) {
 		}
 	}
 }
+
+// TestReadSafely: an adapter that panics on a session is that session's
+// error, not the end of the process (the daemon keeping the index fresh
+// also supervises runs).
+func TestReadSafely(t *testing.T) {
+	ix, err := Open(context.Background(), filepath.Join(t.TempDir(), "index.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	a := adapters.Adapter{Name: "claude", Reader: &adapters.Reader{
+		SummarizeFile: func(session.Ref, session.Detail) (session.Summary, error) { panic("a hostile file") },
+	}}
+	doc, _, err := ix.readSafely(session.Env{}, a, session.Ref{CLI: "claude", Path: "/x.jsonl"}, fingerprint{}, fingerprint{}, false)
+	if doc != nil || err == nil || !strings.Contains(err.Error(), "a hostile file") || !strings.Contains(err.Error(), "/x.jsonl") {
+		t.Errorf("got %v, %v; want an error naming the file and the panic", doc, err)
+	}
+}
