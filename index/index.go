@@ -42,6 +42,8 @@ type Index struct {
 	// tails, set while the index is watched, are the decoders of the
 	// files appended to most recently (see readTail).
 	tails *tails
+	// dicts are the zstd dictionaries of its entries' text (dict.go).
+	dicts *dicts
 }
 
 const schema = `
@@ -146,8 +148,16 @@ func open(ctx context.Context, path string, log *slog.Logger) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
-	ix := &Index{db: db, path: path, log: log}
+	ix := &Index{db: db, path: path, log: log, dicts: &dicts{db: db}}
 	if err := ix.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if _, err := db.ExecContext(ctx, dictsTable); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	if err := ix.dicts.load(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}

@@ -39,7 +39,7 @@ const (
 // negated sum over the patterns, lower is better; a term's frequency is
 // its matches in the entry's start (rankText), an entry's length the
 // words there, and the mean length is the candidates'.
-func rank(cands []candidate, ps []pattern, df []float64, total float64, now time.Time, limit int) ([]candidate, error) {
+func rank(cands []candidate, ps []pattern, df []float64, total float64, now time.Time, limit int, ds *dicts) ([]candidate, error) {
 	if len(cands) == 0 || len(ps) == 0 {
 		return cands[:min(limit, len(cands))], nil
 	}
@@ -52,7 +52,7 @@ func rank(cands []candidate, ps []pattern, df []float64, total float64, now time
 	for w := range workers {
 		wg.Go(func() {
 			var ws words
-			var u unpacker
+			u := unpacker{dicts: ds}
 			for i := w; i < len(cands); i += workers {
 				text, err := u.unpackPrefix(cands[i].packed, rankText)
 				if err != nil {

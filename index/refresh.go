@@ -185,6 +185,13 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 	// goroutine, oldest first: a search ranks a common word's most
 	// recently indexed matches.
 	sort.SliceStable(jobs, func(a, b int) bool { return jobs[a].ref.ModTime.Before(jobs[b].ref.ModTime) })
+	if ix.dicts.packer() == nil {
+		sample := make([]sampleJob, len(jobs))
+		for i, j := range jobs {
+			sample[i] = sampleJob{a: j.a, ref: j.ref, size: j.size}
+		}
+		ix.trainFrom(ctx, env, sample)
+	}
 	host, _ := os.Hostname()
 	type done struct {
 		j        job
@@ -651,13 +658,14 @@ func summarize(a adapters.Adapter, ref session.Ref) (*indexed, error) {
 	return doc, nil
 }
 
-// read reads a session for the index: its summary, and its entries' text.
-func read(env session.Env, a adapters.Adapter, ref session.Ref) (*indexed, error) {
+// read reads a session for the index: its summary, and its entries' text,
+// packed by pk.
+func read(env session.Env, a adapters.Adapter, ref session.Ref, pk *packer) (*indexed, error) {
 	doc, err := summarize(a, ref)
 	if err != nil {
 		return nil, err
 	}
-	add := func(e *session.Entry) { doc.rows = append(doc.rows, rowsOf(a, e)...) }
+	add := func(e *session.Entry) { doc.rows = append(doc.rows, rowsOf(a, e, pk)...) }
 	if fi, err := os.Stat(ref.Path); err == nil && fi.Mode().IsRegular() && fi.Size() > catalog.TwoPassAbove && a.StreamDecoder != nil {
 		// A large self-contained file is read once, its entries indexed
 		// as they are decoded (a later record's status or usage for an
@@ -714,7 +722,7 @@ func read(env session.Env, a adapters.Adapter, ref session.Ref) (*indexed, error
 
 // rowsOf is what the index keeps of an entry: a row for its text, and one
 // for its thinking.
-func rowsOf(a adapters.Adapter, e *session.Entry) []row {
+func rowsOf(a adapters.Adapter, e *session.Entry, pk *packer) []row {
 	base := row{entry: e.ID, time: e.Timestamp, model: e.Model}
 	var out []row
 	addRow := func(role, tool, text string) {
@@ -723,7 +731,7 @@ func rowsOf(a adapters.Adapter, e *session.Entry) []row {
 		}
 		r := base
 		r.role, r.tool, r.text = role, tool, clipText(text, MaxEntryText)
-		r.packed = packText(r.text) // here, on the reading workers
+		r.packed = pk.pack(r.text) // here, on the reading workers
 		out = append(out, r)
 	}
 	switch e.Type {

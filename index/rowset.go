@@ -13,6 +13,7 @@ import (
 // file's from what was appended): each entry's rows, in order.
 type rowSet struct {
 	a       adapters.Adapter
+	pk      *packer // packs the rows' text
 	rows    []row
 	byEntry map[string][]int // an entry's rows
 	// ids, set for a file's decoder, names the entries as a full read
@@ -45,7 +46,7 @@ func (s *rowSet) add(ev session.Event, added func(*session.Entry)) bool {
 				e.Input = emptyInput
 			}
 		}
-		rows := rowsOf(s.a, e)
+		rows := rowsOf(s.a, e, s.pk)
 		if at, ok := s.byEntry[e.ID]; ok {
 			if len(at) > 0 {
 				s.changed = min(s.changed, at[0])

@@ -64,7 +64,7 @@ type RunFeed struct {
 // Feed starts the feed of run r.
 func (ix *Index) Feed(r Run) *RunFeed {
 	a, _ := adapters.Lookup(r.CLI)
-	f := &RunFeed{ix: ix, run: r, rowSet: rowSet{a: a, byEntry: make(map[string][]int)}}
+	f := &RunFeed{ix: ix, run: r, rowSet: rowSet{a: a, pk: ix.dicts.packer(), byEntry: make(map[string][]int)}}
 	f.sum.CLI, f.sum.ID, f.sum.Path, f.sum.Project, f.sum.Start = r.CLI, r.key().sid, r.key().path, r.Dir, r.Started
 	return f
 }
@@ -171,7 +171,7 @@ func (f *RunFeed) load(ctx context.Context, tx *sql.Tx, id int64) error {
 	}
 	defer rows.Close()
 	var held []row
-	var u unpacker
+	u := unpacker{dicts: f.ix.dicts}
 	for rows.Next() {
 		var r row
 		var at int64

@@ -204,7 +204,7 @@ func TestUpgradeFrom7(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, stmt := range []string{`ALTER TABLE sessions DROP COLUMN run`, `UPDATE meta SET value = '7' WHERE key = 'schema'`} {
+	for _, stmt := range []string{`DROP INDEX sessions_run`, `DROP TABLE dicts`, `ALTER TABLE sessions DROP COLUMN run`, `UPDATE meta SET value = '7' WHERE key = 'schema'`} {
 		if _, err := db.Exec(stmt); err != nil {
 			t.Fatalf("%s: %v", stmt, err)
 		}

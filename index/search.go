@@ -181,13 +181,13 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Hit, int64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	best, err := rank(cands, ps, df, total, time.Now(), limit)
+	best, err := rank(cands, ps, df, total, time.Now(), limit, ix.dicts)
 	if err != nil {
 		return nil, 0, err
 	}
 	hits := make([]Hit, 0, len(best))
 	var ws words
-	var u unpacker
+	u := unpacker{dicts: ix.dicts}
 	for _, c := range best {
 		h := Hit{Score: c.score}
 		err := tx.QueryRowContext(ctx, `SELECT s.cli, s.sid, s.path, s.project, s.title, s.host, s.run, e.entry, e.role, e.tool, e.model

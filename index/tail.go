@@ -120,13 +120,13 @@ type tail struct {
 
 // newTail starts a tail of the file at path with a's decoder, at its
 // start.
-func newTail(a adapters.Adapter, path string) (*tail, error) {
+func newTail(a adapters.Adapter, path string, pk *packer) (*tail, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	t := &tail{path: path, f: f, r: newTailReader(f), evs: make(chan session.Event), stopped: make(chan struct{}),
-		rowSet: rowSet{a: a, ids: new(session.IDs)}}
+		rowSet: rowSet{a: a, pk: pk, ids: new(session.IDs)}}
 	dec := a.NewDecoder(t.r)
 	go func() {
 		defer close(t.stopped)
@@ -216,7 +216,7 @@ func (t *tail) fits(fp, held fingerprint) bool {
 func (ix *Index) readTail(env session.Env, a adapters.Adapter, ref session.Ref, fp, held fingerprint, update bool) (doc *indexed, appended bool, err error) {
 	ts := ix.tails
 	if ts == nil || !update || a.NewDecoder == nil || fp.size < tailMin || fp.inode == 0 {
-		doc, err := read(env, a, ref)
+		doc, err := read(env, a, ref, ix.dicts.packer())
 		return doc, false, err
 	}
 	if t := ts.take(ref.Path); t != nil {
@@ -226,11 +226,12 @@ func (ix *Index) readTail(env session.Env, a adapters.Adapter, ref session.Ref, 
 		}
 		t.close()
 	}
-	doc, err = read(env, a, ref)
+	pk := ix.dicts.packer()
+	doc, err = read(env, a, ref, pk)
 	if err != nil {
 		return nil, false, err
 	}
-	if t, err := newTail(a, ref.Path); err == nil {
+	if t, err := newTail(a, ref.Path, pk); err == nil {
 		if t.advance(fp.size) == nil && sameRows(t.rows, doc.rows) && t.mark(fp) == nil {
 			t.handed, t.changed = len(t.rows), len(t.rows)
 			ts.put(t)

@@ -36,7 +36,7 @@ func grown(t *testing.T, a adapters.Adapter, path string, data []byte, cut int) 
 	if err := os.WriteFile(path, data[:cut], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tl, err := newTail(a, path)
+	tl, err := newTail(a, path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestTailReadsWhatWasAppended(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				doc, err := read(env, a, ref)
+				doc, err := read(env, a, ref, nil)
 				if err != nil {
 					t.Skipf("not readable whole: %v", err)
 				}
@@ -109,7 +109,7 @@ func TestTailReadsWhatWasAppended(t *testing.T) {
 				if err := os.WriteFile(ref.Path, twice, 0o644); err != nil {
 					t.Fatal(err)
 				}
-				if doc2, err := read(env, a, ref); err == nil {
+				if doc2, err := read(env, a, ref, nil); err == nil {
 					if got := grown(t, a, ref.Path, twice, len(data)); !sameRows(got, doc2.rows) {
 						t.Errorf("appended to itself: %s", firstDiff(got, doc2.rows))
 					}
@@ -170,7 +170,7 @@ func indexRows(t *testing.T, ix *Index) string {
 	}
 	defer rows.Close()
 	var b strings.Builder
-	var u unpacker
+	u := unpacker{dicts: ix.dicts}
 	for rows.Next() {
 		var entry, role, tool, model string
 		var at int64
