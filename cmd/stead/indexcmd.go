@@ -48,6 +48,7 @@ every CLI's store (inotify, Linux only) and reads what changes.`,
 					}
 				}
 			}
+			f.limitIndexMemory()
 			ix, err := index.Open(ctx, path, f.Logger)
 			if err != nil {
 				return err

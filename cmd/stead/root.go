@@ -97,6 +97,10 @@ func isTerminal(f *os.File) bool {
 type Factory struct {
 	IO  *IOStreams
 	Env session.Env
+	// Process is set when the Factory serves stead's own process (Main),
+	// not a test's: only then are process-wide settings made (the memory
+	// limit of a process that builds the index).
+	Process bool
 	// ConfigPath is the config file named by --config or the
 	// environment; explicit is true when the user named it.
 	ConfigPath string
@@ -185,7 +189,9 @@ func notFoundf(format string, a ...any) error {
 
 // Main runs stead with args and returns the exit code.
 func Main(args []string, ios *IOStreams) ExitCode {
-	return MainEnv(args, ios, processEnv())
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return mainRun(ctx, args, ios, processEnv(), true)
 }
 
 // MainEnv is Main with a given environment.
@@ -197,9 +203,14 @@ func MainEnv(args []string, ios *IOStreams, env session.Env) ExitCode {
 
 // MainContext is MainEnv stopped by ctx instead of signals.
 func MainContext(ctx context.Context, args []string, ios *IOStreams, env session.Env) ExitCode {
+	return mainRun(ctx, args, ios, env, false)
+}
+
+// mainRun is MainContext, for stead's own process when process is set.
+func mainRun(ctx context.Context, args []string, ios *IOStreams, env session.Env, process bool) ExitCode {
 	ios, flush := ios.forPeople()
 	defer flush()
-	f := &Factory{IO: ios, Env: env}
+	f := &Factory{IO: ios, Env: env, Process: process}
 	f.ConfigPath, f.explicit = defaultConfigPath(env)
 	root := newRootCmd(f)
 	root.SetArgs(args)
