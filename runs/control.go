@@ -172,6 +172,14 @@ func (sv *Supervisor) Attach(ctx context.Context, id string, in *os.File, out io
 	b := sv.Bus
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// Raw before the run's screen is replayed beside Attach, not when
+	// Attach gets to it (TestLiveAttach saw the replay in a cooked
+	// terminal in CI at 88b37b4).
+	unraw, err := supervisor.Raw(in)
+	if err != nil {
+		return err
+	}
+	defer unraw()
 	// The run's terminal gets a screen of its own: detaching puts the
 	// user's back as it was.
 	restore := supervisor.ShowOn(out)

@@ -343,6 +343,13 @@ func (sv *Supervisor) run(ctx context.Context, s *session.Session, spec Spec, te
 		}, func(error) { cancel() })
 	}
 	if term != nil {
+		// Raw before the CLI's screen is shown (the terminal actor
+		// writes it beside Attach), as stead attach does.
+		if unraw, err := supervisor.Raw(term.In); err != nil {
+			log.Warn("terminal", "err", err)
+		} else {
+			defer unraw()
+		}
 		g.Add(func() error {
 			err := supervisor.Attach(runCtx, term.In, sized{proc, c}, false)
 			if err != nil && runCtx.Err() == nil {

@@ -28,6 +28,22 @@ const DetachKey = 0x1d
 // ErrDetached is returned by Attach when the user typed DetachKey.
 var ErrDetached = errors.New("detached")
 
+// Raw puts in, when it is a terminal, in raw mode, and returns what gives
+// it back as it was. A caller that shows output before Attach runs (the
+// run's screen, replayed) makes the terminal raw first, so that nothing
+// is shown in a cooked terminal; Attach's own raw mode is then the same.
+func Raw(in *os.File) (restore func(), err error) {
+	fd := int(in.Fd())
+	if !term.IsTerminal(fd) {
+		return func() {}, nil
+	}
+	old, err := term.MakeRaw(fd)
+	if err != nil {
+		return nil, fmt.Errorf("supervisor: raw mode: %w", err)
+	}
+	return func() { term.Restore(fd, old) }, nil
+}
+
 // Attach passes the user's terminal in through to a: keystrokes, in raw
 // mode, and window size, until ctx ends or, when detach is set, the user
 // types DetachKey. The terminal's mode is restored on every way out.
