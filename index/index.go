@@ -297,7 +297,7 @@ type Status struct {
 	Path string `json:"path"`
 	// Sessions and Entries count what the index holds of the stores;
 	// Runs the live runs it holds as their bus carried them (and
-	// RunEntries their entries), see Index.Runs.
+	// RunEntries their entries), see RunFeed.
 	Sessions   int `json:"sessions"`
 	Entries    int `json:"entries"`
 	Runs       int `json:"runs"`

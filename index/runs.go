@@ -215,25 +215,6 @@ func (f *RunFeed) load(ctx context.Context, tx *sql.Tx, id int64) error {
 	return nil
 }
 
-// Runs lists the runs the index holds entries of, as their bus carried
-// them.
-func (ix *Index) Runs(ctx context.Context) ([]string, error) {
-	rows, err := ix.db.QueryContext(ctx, `SELECT run FROM sessions WHERE run != ''`)
-	if err != nil {
-		return nil, fmt.Errorf("index: %w", err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var r string
-		if err := rows.Scan(&r); err != nil {
-			return nil, fmt.Errorf("index: %w", err)
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
-}
-
 // DropRuns drops the runs the index holds from the bus that keep says no
 // to (the bus no longer holds them), and says how many it dropped.
 func (ix *Index) DropRuns(ctx context.Context, keep func(run string) bool) (int, error) {

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/stead-dev/stead/adapters"
-	"github.com/stead-dev/stead/internal/corpusgen"
 	"github.com/stead-dev/stead/internal/samples"
 	"github.com/stead-dev/stead/session"
 )
@@ -130,37 +129,6 @@ func TestTailReadsWhatWasAppended(t *testing.T) {
 	}
 }
 
-// generated writes one generated session of cli of about size bytes in a
-// corpus of its own, and returns the environment pointing at it and the
-// session's file.
-func generated(t testing.TB, cli string, size int64) (session.Env, string) {
-	t.Helper()
-	dir := t.TempDir()
-	opts := corpusgen.Options{Seed: 1, Files: 1, TotalBytes: size, ClaudeShare: 1, MalformedEvery: -1}
-	if cli != session.Claude {
-		opts.Mix = map[string]float64{cli: 1}
-	}
-	if _, err := corpusgen.Generate(dir, opts); err != nil {
-		t.Fatal(err)
-	}
-	env := session.Env{Home: dir, Vars: make(map[string]string)}
-	for _, kv := range corpusgen.Env(dir) {
-		k, v, _ := strings.Cut(kv, "=")
-		env.Vars[k] = v
-	}
-	var path string
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && filepath.Ext(p) == ".jsonl" {
-			path = p
-		}
-		return nil
-	})
-	if path == "" {
-		t.Fatalf("no %s session generated", cli)
-	}
-	return env, path
-}
-
 // indexRows is every entry the index holds, in order, as text.
 func indexRows(t *testing.T, ix *Index) string {
 	t.Helper()
@@ -211,7 +179,7 @@ func TestRefreshReadsWhatWasAppended(t *testing.T) {
 	ctx := context.Background()
 	for _, cli := range tailCLIs {
 		t.Run(cli, func(t *testing.T) {
-			env, path := generated(t, cli, 256<<10)
+			env, path := samples.GeneratedStore(t, cli, 256<<10)
 			data, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
@@ -312,7 +280,7 @@ func BenchmarkRefreshAppend(b *testing.B) {
 	for _, cli := range []string{session.Claude, session.Codex} {
 		for _, mode := range []string{"whole", "appended"} {
 			b.Run(cli+"/"+mode, func(b *testing.B) {
-				env, path := generated(b, cli, 32<<20)
+				env, path := samples.GeneratedStore(b, cli, 32<<20)
 				data, err := os.ReadFile(path)
 				if err != nil {
 					b.Fatal(err)

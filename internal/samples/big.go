@@ -56,6 +56,14 @@ func Repeated(tb testing.TB, cli string, size int64) string {
 // calls with outputs of up to 20 MB, attachments), and returns its path.
 func Generated(tb testing.TB, cli string, size int64) string {
 	tb.Helper()
+	_, path := GeneratedStore(tb, cli, size)
+	return path
+}
+
+// GeneratedStore is Generated, with the environment that points stead at
+// the corpus it made (its home the corpus folder).
+func GeneratedStore(tb testing.TB, cli string, size int64) (session.Env, string) {
+	tb.Helper()
 	dir := tb.TempDir()
 	opts := corpusgen.Options{Seed: 1, Files: 1, TotalBytes: size, ClaudeShare: 1, MalformedEvery: -1}
 	if cli != session.Claude {
@@ -66,6 +74,11 @@ func Generated(tb testing.TB, cli string, size int64) string {
 	if _, err := corpusgen.Generate(dir, opts); err != nil {
 		tb.Fatal(err)
 	}
+	env := session.Env{Home: dir, Vars: make(map[string]string)}
+	for _, kv := range corpusgen.Env(dir) {
+		k, v, _ := strings.Cut(kv, "=")
+		env.Vars[k] = v
+	}
 	var path string
 	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err == nil && filepath.Ext(p) == ".jsonl" {
@@ -73,5 +86,8 @@ func Generated(tb testing.TB, cli string, size int64) string {
 		}
 		return nil
 	})
-	return path
+	if path == "" {
+		tb.Fatalf("no %s session generated", cli)
+	}
+	return env, path
 }
