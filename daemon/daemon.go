@@ -2,10 +2,12 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,8 +18,10 @@ import (
 	"github.com/oklog/run"
 
 	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/pricing"
 	"github.com/stead-dev/stead/runs"
 	"github.com/stead-dev/stead/session"
+	"github.com/stead-dev/stead/web"
 )
 
 // A Daemon is stead's daemon: the embedded bus (or a connection to an
@@ -52,6 +56,19 @@ type Daemon struct {
 	// search, before the daemon started or since; the daemon never makes
 	// one), IndexOn always, IndexOff never.
 	Index IndexMode
+	// Web is the address the control room (package web) listens on: ""
+	// is loopback, on the last daemon's port when it is free, else any
+	// free port; "off" serves none. Only a daemon with the embedded bus
+	// serves it.
+	Web string
+	// WebHosts are the names the control room may be reached as beyond
+	// loopback (with a Web address beyond loopback).
+	WebHosts []string
+	// WebReadOnly refuses every request to the control room that would
+	// change anything.
+	WebReadOnly bool
+	// Prices prices usage in the control room; nil is the built-in table.
+	Prices *pricing.Table
 
 	init  sync.Once
 	ready chan struct{} // closed once the daemon takes work
@@ -59,6 +76,8 @@ type Daemon struct {
 	mu    sync.Mutex
 	bus   *bus.Bus
 	stop  context.CancelFunc
+	web   net.Listener // the control room's, set by open
+	token string       // the control room's
 }
 
 func (d *Daemon) setup() {
@@ -111,6 +130,26 @@ func (d *Daemon) Run(ctx context.Context) error {
 	g.Add(func() error { return w.Run(ctx) }, func(error) { cancel() })
 	if d.keepsIndex() {
 		g.Add(func() error { return d.keepIndex(ctx) }, func(error) { cancel() })
+	}
+	if d.web != nil {
+		ws := &web.Server{Env: d.Env, Logger: d.Logger, Token: d.token, ReadOnly: d.WebReadOnly, Hosts: d.WebHosts,
+			Host: d.Host, Supervisor: &sv, Version: d.Version, Prices: d.Prices}
+		hs := &http.Server{Handler: ws.Handler(), ReadHeaderTimeout: 10 * time.Second,
+			BaseContext: func(net.Listener) context.Context { return ctx }}
+		g.Add(func() error {
+			if err := hs.Serve(d.web); !errors.Is(err, http.ErrServerClosed) {
+				return fmt.Errorf("the control room: %w", err)
+			}
+			return nil
+		}, func(error) {
+			// The event streams end with ctx; the rest is given a moment.
+			cancel()
+			sctx, stop := context.WithTimeout(context.Background(), 2*time.Second)
+			defer stop()
+			if hs.Shutdown(sctx) != nil {
+				hs.Close()
+			}
+		})
 	}
 	close(d.ready)
 	return g.Run()
@@ -171,17 +210,28 @@ func (d *Daemon) open(ctx context.Context) (b *bus.Bus, release func(), err erro
 		lock.Close()
 		return nil, nil, err
 	}
-	exe, _ := os.Executable()
-	if err := write(d.Env, Info{URL: b.ClientURL(), Token: b.ClientToken(), PID: os.Getpid(),
-		Started: time.Now().UTC(), Version: d.Version, Build: Build(), Program: exe}); err != nil {
+	info := Info{URL: b.ClientURL(), Token: b.ClientToken(), PID: os.Getpid(),
+		Started: time.Now().UTC(), Version: d.Version, Build: Build()}
+	info.Program, _ = os.Executable()
+	if err := d.listenWeb(&info); err != nil {
+		b.Close()
+		lock.Close()
+		return nil, nil, err
+	}
+	if err := write(d.Env, info); err != nil {
+		d.closeWeb()
 		b.Close()
 		lock.Close()
 		return nil, nil, err
 	}
 	if d.Notices != nil {
 		fmt.Fprintf(d.Notices, "stead: daemon %d: bus on %s, store %s\n", os.Getpid(), b.ClientURL(), opts.StoreDir)
+		if info.Web != "" {
+			fmt.Fprintf(d.Notices, "stead: the control room is on %s (stead ui opens it signed in)\n", info.Web)
+		}
 	}
 	return b, func() {
+		d.closeWeb()
 		b.Close()
 		os.Remove(File(d.Env))
 		lock.Close()

@@ -56,6 +56,10 @@ type Info struct {
 	Version string    `json:"version,omitempty"`
 	Build   string    `json:"build,omitempty"`
 	Program string    `json:"program,omitempty"`
+	// Web is the control room's base URL (http://127.0.0.1:<port>), and
+	// WebToken the token its API takes (stead ui signs a browser in).
+	Web      string `json:"web,omitempty"`
+	WebToken string `json:"webToken,omitempty"`
 }
 
 // Alive reports whether the daemon's process runs (and is not this one).

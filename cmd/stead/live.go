@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -24,6 +25,7 @@ func newServeCmd(f *Factory) *cobra.Command {
 	var bf BusFlags
 	var listen, keepIndex string
 	var terminal byteSize
+	var wf webFlags
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the stead daemon: the embedded bus, and a worker for detached runs",
@@ -56,7 +58,10 @@ that a search need not look at every file first (--index on|off to choose).`,
 			if !ok {
 				return flagErrorf("--index: %q is not one of auto, on, off", keepIndex)
 			}
-			return serve(cmd.Context(), f, bf, listen, int64(terminal), mode)
+			if err := wf.check(); err != nil {
+				return err
+			}
+			return serve(cmd.Context(), f, bf, listen, int64(terminal), mode, wf)
 		},
 	}
 	cmd.Flags().StringVar(&keepIndex, "index", "auto", "keep the search index fresh: auto (when there is one), on, off")
@@ -64,13 +69,69 @@ that a search need not look at every file first (--index on|off to choose).`,
 	cmd.AddCommand(newServeStatusCmd(f), newServeStopCmd(f))
 	cmd.Flags().Var(&terminal, "terminal-bytes", "the runs' terminal output kept, the oldest discarded first, e.g. 256M (default 1G, or a quarter of what the store's disk may hold when that is less)")
 	addBusFlags(cmd, &bf)
+	wf.register(cmd)
 	return cmd
 }
 
-func serve(ctx context.Context, f *Factory, bf BusFlags, listen string, terminalBytes int64, keepIndex daemon.IndexMode) error {
+func serve(ctx context.Context, f *Factory, bf BusFlags, listen string, terminalBytes int64, keepIndex daemon.IndexMode, wf webFlags) error {
+	prices, err := f.Prices()
+	if err != nil {
+		return err
+	}
 	d := &daemon.Daemon{Env: f.Env, Logger: f.Logger, Listen: listen, TerminalBytes: terminalBytes, Index: keepIndex,
-		URL: bf.URL, Token: bf.Token, Creds: bf.Creds, Version: version, Notices: f.IO.ErrOut, Supervisor: *f.supervisor(nil)}
+		URL: bf.URL, Token: bf.Token, Creds: bf.Creds, Version: version, Notices: f.IO.ErrOut, Supervisor: *f.supervisor(nil),
+		Web: wf.Addr, WebHosts: wf.Hosts, WebReadOnly: wf.ReadOnly, Prices: prices}
+	if wf.Expose {
+		fmt.Fprintf(f.IO.ErrOut, "stead: warning: the control room listens on %s, beyond this machine: anyone who can reach it "+
+			"and has its token (in %s) can read every session of this user and start, type into and stop runs; "+
+			"it speaks plain HTTP, so put it behind TLS (a reverse proxy) on any network you do not trust\n", wf.Addr, daemon.File(f.Env))
+	}
 	return d.Run(ctx)
+}
+
+// webFlags say where and how the daemon serves the control room.
+type webFlags struct {
+	Addr     string
+	Expose   bool
+	Hosts    []string
+	ReadOnly bool
+}
+
+func (w *webFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&w.Addr, "web", "", `the address the control room listens on ("off": none; default: 127.0.0.1, on the last daemon's port when free)`)
+	cmd.Flags().BoolVar(&w.Expose, "web-expose", false, "allow a --web address beyond loopback (anyone who reaches it with the token reads every session)")
+	cmd.Flags().StringSliceVar(&w.Hosts, "web-host", nil, "with --web-expose, a host name the control room is reached as (repeat or comma-separate)")
+	cmd.Flags().BoolVar(&w.ReadOnly, "read-only", false, "the control room refuses every request that changes anything (starting, typing into or stopping runs)")
+}
+
+// check refuses an address beyond loopback unless --web-expose says so.
+func (w *webFlags) check() error {
+	if w.Addr == "" || w.Addr == "off" {
+		if w.Expose || len(w.Hosts) > 0 {
+			return flagErrorf("--web-expose and --web-host need a --web address beyond loopback")
+		}
+		return nil
+	}
+	host, _, err := net.SplitHostPort(w.Addr)
+	if err != nil {
+		return flagErrorf("--web: %q is not host:port (127.0.0.1:7070) or off", w.Addr)
+	}
+	loopback := host == "localhost"
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		loopback = true
+	}
+	if !loopback && !w.Expose {
+		return flagErrorf("--web %s listens beyond this machine: add --web-expose if that is what you want (anyone who reaches it with the token reads every session)", w.Addr)
+	}
+	if !loopback && host != "" && net.ParseIP(host) != nil && !net.ParseIP(host).IsUnspecified() {
+		w.Hosts = append(w.Hosts, host)
+	}
+	if !loopback {
+		if h, err := os.Hostname(); err == nil {
+			w.Hosts = append(w.Hosts, h)
+		}
+	}
+	return nil
 }
 
 func newServeStatusCmd(f *Factory) *cobra.Command {

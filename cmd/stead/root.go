@@ -314,7 +314,7 @@ not installed, 130 interrupted.`,
 	root.AddCommand(newSessionCmd(f))
 	root.AddCommand(newSchemaCmd(f), newManCmd(f), newSearchCmd(f), newIndexCmd(f))
 	root.AddCommand(newStubCmd(f, nil))
-	root.AddCommand(newServeCmd(f), newWatchCmd(f), newRunsCmd(f), newSendCmd(f), newStopCmd(f), newAttachCmd(f), newChainCmd(f), newABCmd(f), newTemplateCmd(f), newScenarioCmd(f))
+	root.AddCommand(newServeCmd(f), newUICmd(f), newWatchCmd(f), newRunsCmd(f), newSendCmd(f), newStopCmd(f), newAttachCmd(f), newChainCmd(f), newABCmd(f), newTemplateCmd(f), newScenarioCmd(f))
 	refuseUnknown(root)
 	return root
 }

@@ -1,0 +1,237 @@
+package web
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/live"
+	"github.com/stead-dev/stead/runs"
+)
+
+// keepAlive is how often an idle event stream sends a comment, so that
+// a proxy or the browser does not take it for dead.
+const keepAlive = 30 * time.Second
+
+func (s *Server) runsOrNone() (*runs.Supervisor, error) {
+	if s.Supervisor == nil || s.Supervisor.Bus == nil {
+		return nil, errorf(http.StatusServiceUnavailable, "this server has no bus: runs are not available")
+	}
+	return s.Supervisor, nil
+}
+
+// runs answers GET /api/v1/runs: every run on the bus, newest first.
+func (s *Server) runs(w http.ResponseWriter, r *http.Request) error {
+	sv, err := s.runsOrNone()
+	if err != nil {
+		return err
+	}
+	list, err := sv.Bus.Runs(r.Context())
+	if err != nil {
+		return err
+	}
+	slices.SortFunc(list, func(a, b live.Run) int { return b.Started.Compare(a.Started) })
+	if list == nil {
+		list = []live.Run{}
+	}
+	return writeJSON(w, map[string]any{"runs": list})
+}
+
+// run answers GET /api/v1/runs/{run}: one run's record.
+func (s *Server) run(w http.ResponseWriter, r *http.Request) error {
+	rec, err := s.findRun(r)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, rec)
+}
+
+func (s *Server) findRun(r *http.Request) (live.Run, error) {
+	sv, err := s.runsOrNone()
+	if err != nil {
+		return live.Run{}, err
+	}
+	id := r.PathValue("run")
+	if !bus.ValidRun(id) {
+		return live.Run{}, errorf(http.StatusBadRequest, "%q is not a run id", id)
+	}
+	rec, err := sv.ResolveRun(r.Context(), id)
+	if errors.Is(err, bus.ErrNoRun) {
+		return rec, errorf(http.StatusNotFound, "no run %q", id)
+	}
+	return rec, err
+}
+
+// input answers POST /api/v1/runs/{run}/input: {"data": text typed into
+// the run's terminal as it is} or {"prompt": a prompt the CLI takes
+// once it is ready}.
+func (s *Server) input(w http.ResponseWriter, r *http.Request) error {
+	var body struct {
+		Data   *string `json:"data"`
+		Prompt *string `json:"prompt"`
+	}
+	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&body); err != nil {
+		return errorf(http.StatusBadRequest, "the body is not {\"data\": …} or {\"prompt\": …}: %v", err)
+	}
+	if (body.Data == nil) == (body.Prompt == nil) {
+		return errorf(http.StatusBadRequest, "give one of data and prompt")
+	}
+	sv, err := s.runsOrNone()
+	if err != nil {
+		return err
+	}
+	rec, err := sv.Running(r.Context(), r.PathValue("run"))
+	if err != nil {
+		return runError(err)
+	}
+	if body.Prompt != nil {
+		err = sv.Prompt(r.Context(), rec, *body.Prompt)
+	} else {
+		err = sv.Input(r.Context(), rec, []byte(*body.Data))
+	}
+	if err != nil {
+		return runError(err)
+	}
+	return writeJSON(w, map[string]any{"run": rec.ID, "sent": true})
+}
+
+// stop answers POST /api/v1/runs/{run}/stop: the run's CLI exits, and
+// the run's final record is returned.
+func (s *Server) stop(w http.ResponseWriter, r *http.Request) error {
+	sv, err := s.runsOrNone()
+	if err != nil {
+		return err
+	}
+	rec, err := sv.Running(r.Context(), r.PathValue("run"))
+	if err != nil {
+		return runError(err)
+	}
+	rec, err = sv.Stop(r.Context(), rec)
+	if err != nil {
+		return runError(err)
+	}
+	return writeJSON(w, rec)
+}
+
+func runError(err error) error {
+	switch {
+	case errors.Is(err, bus.ErrNoRun):
+		return errorf(http.StatusNotFound, "%v", err)
+	case errors.Is(err, runs.ErrEnded), errors.Is(err, bus.ErrNotRunning), errors.Is(err, bus.ErrNotListening):
+		return errorf(http.StatusConflict, "%v", err)
+	}
+	return err
+}
+
+// events answers GET /api/v1/runs/{run}/events with Server-Sent Events
+// from the bus, as they are stored: the run's entries and state changes
+// ("entry" events: a universal entry; "status": a live.Status), or,
+// with ?terminal=true, its terminal output ("terminal": {"data": base64}).
+// A client that reconnects with Last-Event-ID gets only what followed.
+func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
+	rec, err := s.findRun(r)
+	if err != nil {
+		return err
+	}
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		return errors.New("web: the response cannot be streamed")
+	}
+	kinds := []bus.Kind{bus.Entry, bus.Status}
+	if r.URL.Query().Get("terminal") == "true" {
+		kinds = []bus.Kind{bus.PTY}
+	}
+	var after uint64
+	if v := r.Header.Get("Last-Event-ID"); v != "" {
+		after, _ = strconv.ParseUint(v, 10, 64)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	fmt.Fprintf(w, ": run %s\n\n", rec.ID)
+	flusher.Flush()
+
+	ctx := r.Context()
+	msgs := make(chan bus.Msg, 64)
+	watchErr := make(chan error, 1)
+	go func() {
+		watchErr <- s.Supervisor.Bus.Watch(ctx, rec.ID, bus.FromStart, func(m bus.Msg) error {
+			select {
+			case msgs <- m:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}, kinds...)
+	}()
+	tick := time.NewTicker(keepAlive)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-watchErr:
+			if err != nil && ctx.Err() == nil {
+				fmt.Fprintf(w, "event: error\ndata: %s\n\n", jsonString(err.Error()))
+				flusher.Flush()
+			}
+			return nil
+		case <-tick.C:
+			io.WriteString(w, ": keep-alive\n\n")
+			flusher.Flush()
+		case m := <-msgs:
+			if m.Seq <= after {
+				continue
+			}
+			writeEvent(w, m)
+			// Send what else is waiting before flushing: a burst of
+			// terminal output goes out in one write.
+			for more := true; more; {
+				select {
+				case m := <-msgs:
+					if m.Seq > after {
+						writeEvent(w, m)
+					}
+				default:
+					more = false
+				}
+			}
+			flusher.Flush()
+		}
+	}
+}
+
+// writeEvent writes one bus message as a Server-Sent Event: its kind, its
+// position in its stream as the event's id, and its data on one line.
+func writeEvent(w io.Writer, m bus.Msg) {
+	var data string
+	kind := string(m.Kind)
+	switch m.Kind {
+	case bus.PTY:
+		kind = "terminal"
+		data = `{"data":"` + base64.StdEncoding.EncodeToString(m.Data) + `"}`
+	default:
+		// Entries and states are JSON: one line, whatever they hold
+		// (a newline in JSON is always escaped inside strings).
+		data = strings.ReplaceAll(strings.ReplaceAll(string(m.Data), "\r", ""), "\n", "")
+		if !json.Valid([]byte(data)) {
+			data = jsonString(data)
+		}
+	}
+	fmt.Fprintf(w, "event: %s\nid: %d\ndata: %s\n\n", kind, m.Seq, data)
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
