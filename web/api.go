@@ -211,18 +211,52 @@ func sortOrder(v string) (func(a, b *sessionJSON) int, bool, error) {
 }
 
 // scan summarises every session of clis, from the search index where it
-// holds them as they are, else by reading them.
+// holds them as they are, else by reading them. While a watcher keeps the
+// index fresh (the daemon's) and the index has not changed since the last
+// scan, that scan's result is the answer: nothing is read again.
 func (s *Server) scan(ctx context.Context, clis []string) (*catalog.Result, error) {
 	opts := catalog.Options{Env: s.Env, CLIs: clis, Detail: session.DetailFull, Logger: s.Logger}
-	if _, err := os.Stat(index.DefaultPath(s.Env)); err == nil {
-		if ix, err := index.Open(ctx, index.DefaultPath(s.Env), s.Logger); err == nil {
-			defer ix.Close()
-			if env, cache, err := ix.Cache(ctx, s.Env, session.DetailFull); err == nil {
-				opts.Env, opts.Cache = env, cache
-			}
+	if _, err := os.Stat(index.DefaultPath(s.Env)); err != nil {
+		return catalog.Scan(ctx, opts)
+	}
+	ix, err := index.Open(ctx, index.DefaultPath(s.Env), s.Logger)
+	if err != nil {
+		s.log().Debug("web: the search index cannot be opened; scanning", "err", err)
+		return catalog.Scan(ctx, opts)
+	}
+	defer ix.Close()
+	key := strings.Join(clis, ",")
+	gen := int64(-1)
+	if _, c, err := ix.Cache(ctx, s.Env, session.DetailList); err == nil && c.Watched() {
+		// The watcher read what changed before it answered.
+		if gen, err = ix.Generation(ctx); err != nil {
+			gen = -1
 		}
 	}
-	return catalog.Scan(ctx, opts)
+	s.mu.Lock()
+	last := s.last
+	s.mu.Unlock()
+	if gen >= 0 && last != nil && last.gen == gen && last.clis == key {
+		return last.res, nil
+	}
+	if env, cache, err := ix.Cache(ctx, s.Env, session.DetailFull); err == nil {
+		opts.Env, opts.Cache = env, cache
+	}
+	res, err := catalog.Scan(ctx, opts)
+	if err == nil && gen >= 0 {
+		s.mu.Lock()
+		s.last = &scanned{clis: key, gen: gen, res: res}
+		s.mu.Unlock()
+	}
+	return res, err
+}
+
+// scanned is a scan's result, kept while the index it came from does not
+// change. It is shared: nothing changes it.
+type scanned struct {
+	clis string
+	gen  int64
+	res  *catalog.Result
 }
 
 func (s *Server) prices() *pricing.Table {

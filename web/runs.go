@@ -7,11 +7,14 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/bus"
 	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/runs"
@@ -234,4 +237,76 @@ func writeEvent(w io.Writer, m bus.Msg) {
 func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// startJSON is the body of POST /api/v1/runs.
+type startJSON struct {
+	From        string `json:"from"`
+	To          string `json:"to"`
+	At          string `json:"at"`
+	Prompt      string `json:"prompt"`
+	Dir         string `json:"dir"`
+	Model       string `json:"model"`
+	AutoApprove bool   `json:"autoApprove"`
+}
+
+// start answers POST /api/v1/runs: the session from names (cut after the
+// entry at names, for a fork) is written into the CLI to names and
+// resumed there by a worker, in dir (default: the session's project).
+// The answer is the run's record (201).
+func (s *Server) start(w http.ResponseWriter, r *http.Request) error {
+	var body startJSON
+	dec := json.NewDecoder(io.LimitReader(r.Body, 1<<20))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&body); err != nil {
+		return errorf(http.StatusBadRequest, "the body is not a run to start: %v", err)
+	}
+	sv, err := s.runsOrNone()
+	if err != nil {
+		return err
+	}
+	to, ok := adapters.Lookup(body.To)
+	if !ok || !to.Runs() {
+		return errorf(http.StatusBadRequest, "to: %q is not a CLI stead runs (%s)", body.To, strings.Join(runnable(), ", "))
+	}
+	a, ref, err := s.resolve(body.From)
+	if err != nil {
+		return err
+	}
+	sess, err := a.Open(s.Env, ref)
+	if err != nil {
+		return err
+	}
+	if _, err := runs.Cut(sess, body.At); err != nil {
+		return errorf(http.StatusBadRequest, "at: %v", err)
+	}
+	dir := body.Dir
+	if dir == "" {
+		dir = sess.Project.Path
+	}
+	if !filepath.IsAbs(dir) {
+		return errorf(http.StatusBadRequest, "dir: %q is not an absolute path: say where the run works", dir)
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return errorf(http.StatusBadRequest, "dir: %s is not a folder on this machine: say where the run works", dir)
+	}
+	spec := runs.Spec{ID: runs.NewID(), To: to.Name, Dir: dir, Prompt: body.Prompt, Model: body.Model, Auto: body.AutoApprove}
+	rec, err := sv.Detach(r.Context(), sess, spec)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Location", "/api/v1/runs/"+rec.ID)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusCreated)
+	return writeJSON(w, rec)
+}
+
+func runnable() []string {
+	var names []string
+	for _, a := range adapters.All {
+		if a.Runs() {
+			names = append(names, a.Name)
+		}
+	}
+	return names
 }

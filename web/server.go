@@ -68,6 +68,7 @@ type Server struct {
 	mux   *http.ServeMux
 	mu    sync.Mutex
 	codes map[string]time.Time // sign-in codes and when they expire
+	last  *scanned             // the last scan of a watched index
 }
 
 // Handler is the server's HTTP handler.
@@ -160,6 +161,7 @@ var apiRoutes = []route{
 	{"GET", "/api/v1/search", (*Server).search},
 	{"GET", "/api/v1/usage", (*Server).usage},
 	{"GET", "/api/v1/runs", (*Server).runs},
+	{"POST", "/api/v1/runs", (*Server).start},
 	{"GET", "/api/v1/runs/{run}", (*Server).run},
 	{"GET", "/api/v1/runs/{run}/events", (*Server).events},
 	{"POST", "/api/v1/runs/{run}/input", (*Server).input},

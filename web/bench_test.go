@@ -1,0 +1,75 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stead-dev/stead/index"
+	"github.com/stead-dev/stead/internal/corpusgen"
+	"github.com/stead-dev/stead/session"
+)
+
+// BenchmarkSessionsAPI measures GET /api/v1/sessions over a corpus of
+// 10,000 sessions of all five CLIs (generated, 256 MB; or the corpus in
+// $STEAD_WEB_CORPUS), answered from a fresh search index: what the
+// sessions page asks for when it opens.
+func BenchmarkSessionsAPI(b *testing.B) {
+	dir := os.Getenv("STEAD_WEB_CORPUS")
+	if dir == "" {
+		dir = b.TempDir()
+		if _, err := corpusgen.Generate(dir, corpusgen.Options{Seed: 7, Files: 10_000, TotalBytes: 256 << 20, Mix: corpusgen.EqualMix()}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	home := b.TempDir()
+	env := session.Env{Home: home, Vars: map[string]string{"XDG_CACHE_HOME": filepath.Join(home, "cache")}}
+	for _, kv := range corpusgen.Env(dir) {
+		k, v, _ := strings.Cut(kv, "=")
+		env.Vars[k] = v
+	}
+	ctx := context.Background()
+	ix, err := index.Open(ctx, index.DefaultPath(env), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := ix.Refresh(ctx, env, nil); err != nil {
+		b.Fatal(err)
+	}
+	// The daemon's watcher keeps the index fresh.
+	wctx, stop := context.WithCancel(ctx)
+	watched := make(chan struct{})
+	done := make(chan error, 1)
+	var once sync.Once
+	go func() { done <- ix.Watch(wctx, env, func(index.Refreshed) { once.Do(func() { close(watched) }) }) }()
+	defer func() { stop(); <-done; ix.Close() }()
+	select {
+	case <-watched:
+	case err := <-done:
+		b.Fatalf("watch: %v", err)
+	}
+	h := (&Server{Env: env, Token: testToken}).Handler()
+	var last []byte
+	for b.Loop() {
+		req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1/api/v1/sessions", nil)
+		req.Header.Set("Authorization", "Bearer "+testToken)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatalf("%d %s", rec.Code, rec.Body.String())
+		}
+		last = rec.Body.Bytes()
+		b.SetBytes(int64(len(last)))
+	}
+	var body struct{ Total int }
+	if err := json.Unmarshal(last, &body); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(body.Total), "sessions")
+}
