@@ -51,7 +51,7 @@ var rules = map[string][]string{
 	// the model got (modelstub's requests): STYLE.md §8 allows it session
 	// and adapters; the stub is the other half of an offline scenario.
 	"scenarios": {"session", "live", "adapters", "modelstub", "go.yaml.in/yaml/v3"},
-	"e2e":       {"session", "live", "adapters", "adapters/", "catalog", "inject", "modelstub", "scenarios", "runs", "bus", "internal/clitest", "internal/usftest"},
+	"e2e":       {"session", "live", "adapters", "adapters/", "catalog", "inject", "modelstub", "scenarios", "runs", "bus", "internal/clitest", "internal/usftest", "github.com/chromedp/"},
 	// The library for runs: a session placed in a CLI's store, the CLI
 	// run under a terminal, driven and captured onto the bus.
 	"runs": {"session", "live", "adapters", "catalog", "inject", "supervisor", "capture", "bus", "vt", "scenarios", "pricing",

@@ -107,7 +107,7 @@ func (s *Server) sessions(w http.ResponseWriter, r *http.Request) error {
 			continue
 		}
 		if text != "" && !strings.Contains(strings.ToLower(sum.Title), text) &&
-			!strings.Contains(strings.ToLower(sum.Project), text) && !strings.HasPrefix(sum.ID, text) {
+			!strings.Contains(strings.ToLower(sum.Project), text) && !strings.HasPrefix(strings.ToLower(sum.ID), text) {
 			continue
 		}
 		out = append(out, summaryJSON(sum, host, prices))

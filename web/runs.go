@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -18,6 +19,7 @@ import (
 	"github.com/stead-dev/stead/bus"
 	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/runs"
+	"github.com/stead-dev/stead/session"
 )
 
 // keepAlive is how often an idle event stream sends a comment, so that
@@ -136,8 +138,9 @@ func runError(err error) error {
 
 // events answers GET /api/v1/runs/{run}/events with Server-Sent Events
 // from the bus, as they are stored: the run's entries and state changes
-// ("entry" events: a universal entry; "status": a live.Status), or,
-// with ?terminal=true, its terminal output ("terminal": {"data": base64}).
+// ("entry" events: a universal entry; "update": a change to one;
+// "status": a live.Status), or, with ?terminal=true, its terminal output
+// ("terminal": {"data": base64}).
 // A client that reconnects with Last-Event-ID gets only what followed.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 	rec, err := s.findRun(r)
@@ -214,24 +217,49 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 	}
 }
 
-// writeEvent writes one bus message as a Server-Sent Event: its kind, its
-// position in its stream as the event's id, and its data on one line.
+// writeEvent writes one bus message as Server-Sent Events, each with the
+// message's position in its stream as its id: an entry message (a
+// session.Event) as an "entry" event per universal entry it made (without
+// its native record) and an "update" event per change to an earlier one;
+// a state change as a "status" event; terminal output as a "terminal"
+// event, base64.
 func writeEvent(w io.Writer, m bus.Msg) {
-	var data string
-	kind := string(m.Kind)
+	emit := func(kind string, data []byte) {
+		fmt.Fprintf(w, "event: %s\nid: %d\ndata: %s\n\n", kind, m.Seq, data)
+	}
 	switch m.Kind {
 	case bus.PTY:
-		kind = "terminal"
-		data = `{"data":"` + base64.StdEncoding.EncodeToString(m.Data) + `"}`
-	default:
-		// Entries and states are JSON: one line, whatever they hold
-		// (a newline in JSON is always escaped inside strings).
-		data = strings.ReplaceAll(strings.ReplaceAll(string(m.Data), "\r", ""), "\n", "")
-		if !json.Valid([]byte(data)) {
-			data = jsonString(data)
+		emit("terminal", []byte(`{"data":"`+base64.StdEncoding.EncodeToString(m.Data)+`"}`))
+	case bus.Entry:
+		var ev session.Event
+		if err := json.Unmarshal(m.Data, &ev); err != nil {
+			emit("error", []byte(jsonString(fmt.Sprintf("entry %d: %v", m.Seq, err))))
+			return
 		}
+		for i := range ev.Entries {
+			e := ev.Entries[i]
+			e.Native = nil
+			// JSON holds no raw newline: one data line.
+			if data, err := json.Marshal(e); err == nil {
+				emit("entry", data)
+			}
+		}
+		for _, u := range ev.Updates {
+			if data, err := json.Marshal(u); err == nil {
+				emit("update", data)
+			}
+		}
+	default:
+		data := m.Data
+		if !json.Valid(data) {
+			data = []byte(jsonString(string(data)))
+		}
+		var compact bytes.Buffer
+		if json.Compact(&compact, data) == nil {
+			data = compact.Bytes()
+		}
+		emit(string(m.Kind), data)
 	}
-	fmt.Fprintf(w, "event: %s\nid: %d\ndata: %s\n\n", kind, m.Seq, data)
 }
 
 func jsonString(s string) string {
@@ -292,6 +320,9 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) error {
 	}
 	spec := runs.Spec{ID: runs.NewID(), To: to.Name, Dir: dir, Prompt: body.Prompt, Model: body.Model, Auto: body.AutoApprove}
 	rec, err := sv.Detach(r.Context(), sess, spec)
+	if errors.Is(err, bus.ErrNotListening) {
+		return errorf(http.StatusServiceUnavailable, "%v", err)
+	}
 	if err != nil {
 		return err
 	}

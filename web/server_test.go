@@ -20,7 +20,7 @@ const testToken = "secret-token"
 
 // examplesEnv points at the example stores of the repository (Claude
 // Code and Codex), with an index and state of the test's own.
-func examplesEnv(t *testing.T) session.Env {
+func examplesEnv(t testing.TB) session.Env {
 	t.Helper()
 	ex, err := filepath.Abs("../examples")
 	if err != nil {
@@ -36,7 +36,7 @@ func examplesEnv(t *testing.T) session.Env {
 
 // newTestServer serves the examples with a real embedded bus behind the
 // runs' endpoints.
-func newTestServer(t *testing.T, readOnly bool) (*Server, *httptest.Server) {
+func newTestServer(t testing.TB, readOnly bool) (*Server, *httptest.Server) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)

@@ -1,0 +1,88 @@
+// The control room: a single page app with hash routes.
+//   #/sessions                 every CLI's sessions
+//   #/session/<ref>[?at=<id>]  one session's timeline
+//   #/search?q=…               full-text search
+//   #/compare?refs=a,b         sessions side by side
+//   #/usage                    tokens and cost over time
+//   #/runs, #/run/<id>         live runs
+// Each page module exports mount(view, route) and may return a function
+// that tears it down (closes its event streams, its timers).
+
+import { info, clearError, report } from './api.js';
+import { clear, h } from './dom.js';
+import * as sessions from './sessions.js';
+import * as timeline from './timeline.js';
+import * as search from './search.js';
+import * as compare from './compare.js';
+import * as usage from './usage.js';
+import * as runs from './runs.js';
+
+const pages = {
+  sessions: { nav: 'sessions', mod: sessions },
+  session: { nav: 'sessions', mod: timeline },
+  search: { nav: 'search', mod: search },
+  compare: { nav: 'compare', mod: compare },
+  usage: { nav: 'usage', mod: usage },
+  runs: { nav: 'runs', mod: runs, fn: 'mountList' },
+  run: { nav: 'runs', mod: runs, fn: 'mountRun' },
+};
+
+// parse reads a hash: #/<page>[/<arg>][?<query>].
+export function parse(hash) {
+  let s = hash.replace(/^#\/?/, '');
+  let query = '';
+  const q = s.indexOf('?');
+  if (q >= 0) { query = s.slice(q + 1); s = s.slice(0, q); }
+  const slash = s.indexOf('/');
+  const page = slash >= 0 ? s.slice(0, slash) : s;
+  let arg = slash >= 0 ? s.slice(slash + 1) : '';
+  try { arg = decodeURIComponent(arg); } catch (_) { /* keep it as it is */ }
+  return { page: page || 'sessions', arg, params: new URLSearchParams(query) };
+}
+
+let teardown = null;
+let current = '';
+
+function route() {
+  const hash = location.hash || '#/sessions';
+  if (hash === current) return;
+  current = hash;
+  if (teardown) {
+    try { teardown(); } catch (e) { console.error(e); }
+    teardown = null;
+  }
+  clearError();
+  const r = parse(hash);
+  const p = pages[r.page];
+  for (const a of document.querySelectorAll('#nav a')) a.classList.toggle('active', !!p && a.dataset.page === p.nav);
+  const view = document.getElementById('view');
+  clear(view);
+  view.scrollTop = 0;
+  view.className = 'page-' + (p ? r.page : 'none');
+  if (!p) {
+    view.appendChild(h('p', null, 'No such page. ', h('a', { href: '#/sessions', text: 'See the sessions.' })));
+    return;
+  }
+  try {
+    const t = p.mod[p.fn || 'mount'](view, r);
+    if (typeof t === 'function') teardown = t;
+  } catch (e) {
+    report(e);
+  }
+}
+
+async function header() {
+  try {
+    const i = await info();
+    const el = document.getElementById('server-info');
+    el.textContent = [i.host, i.version ? 'stead ' + i.version : 'stead', i.readOnly ? 'read-only' : ''].filter(Boolean).join(' · ');
+    el.title = 'the machine the control room reads';
+    if (i.readOnly) document.body.classList.add('read-only');
+  } catch (e) {
+    report(e);
+  }
+}
+
+window.addEventListener('hashchange', route);
+header();
+route();

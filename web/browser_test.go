@@ -1,0 +1,235 @@
+package web
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/live"
+	"github.com/stead-dev/stead/runs"
+	"github.com/stead-dev/stead/session"
+)
+
+// browser is headless Chromium signed in to a server.
+type browser struct {
+	ctx  context.Context
+	base string
+}
+
+// newBrowser starts headless Chromium (Debian's) signed in to s, served
+// by hs; skipped when Chromium is missing, unless STEAD_REQUIRE_CLIS is
+// set (CI).
+func newBrowser(tb testing.TB, s *Server, hs *httptest.Server) *browser {
+	tb.Helper()
+	var chrome string
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			chrome = p
+			break
+		}
+	}
+	if chrome == "" {
+		if os.Getenv("STEAD_REQUIRE_CLIS") != "" {
+			tb.Fatal("Chromium is not installed (the CI installs Debian's chromium)")
+		}
+		tb.Skip("Chromium is not installed: apt-get install chromium")
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chrome), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-quic", true),
+		chromedp.UserDataDir(tb.TempDir()), chromedp.WindowSize(1400, 900))
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	tb.Cleanup(cancelAlloc)
+	ctx, cancel := chromedp.NewContext(actx)
+	tb.Cleanup(cancel)
+	if err := chromedp.Do(ctx); err != nil {
+		tb.Fatalf("starting %s: %v", chrome, err)
+	}
+	b := &browser{ctx: ctx, base: hs.URL}
+	b.do(tb, chromedp.Navigate(hs.URL+"/signin?code="+s.SignIn()))
+	return b
+}
+
+func (b *browser) do(tb testing.TB, steps ...chromedp.Action[chromedp.Void]) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, time.Minute)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		body, _ := chromedp.Run(ctx, chromedp.TextContent(chromedp.CSS("body")))
+		tb.Fatalf("browser: %v\npage: %.2000s", err, body)
+	}
+}
+
+// writeLongSession writes a Claude Code session of n entries (prompts,
+// answers, and bash calls with their output) into env's store, and
+// returns its reference.
+func writeLongSession(tb testing.TB, env session.Env, n int) string {
+	tb.Helper()
+	sid := "5e55a000-0000-4000-8000-000000100000"
+	dir := filepath.Join(env.Vars["CLAUDE_CONFIG_DIR"], "projects", "-tmp-long")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(dir, sid+".jsonl"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	start := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	parent := ""
+	for i := 0; i < n; i++ {
+		uuid := fmt.Sprintf("00000000-0000-4000-8000-%012d", i)
+		ts := start.Add(time.Duration(i) * time.Second).Format(time.RFC3339Nano)
+		rec := map[string]any{"uuid": uuid, "sessionId": sid, "timestamp": ts, "cwd": "/tmp/long", "version": "2.1.330",
+			"userType": "external", "isSidechain": false}
+		if parent != "" {
+			rec["parentUuid"] = parent
+		}
+		switch i % 4 {
+		case 0:
+			rec["type"] = "user"
+			rec["message"] = map[string]any{"role": "user", "content": fmt.Sprintf("Step %d: run the next check and tell me what it printed.", i/4)}
+		case 1:
+			rec["type"] = "assistant"
+			rec["message"] = map[string]any{"id": fmt.Sprintf("msg_%d", i), "type": "message", "role": "assistant", "model": "claude-opus-5-5",
+				"content": []any{map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_%d", i), "name": "Bash",
+					"input": map[string]any{"command": fmt.Sprintf("echo check-%d && ls -la", i/4)}}},
+				"usage": map[string]any{"input_tokens": 1200, "output_tokens": 40}}
+		case 2:
+			rec["type"] = "user"
+			rec["message"] = map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result",
+				"tool_use_id": fmt.Sprintf("toolu_%d", i-1), "content": fmt.Sprintf("check-%d\ntotal 8\ndrwxr-xr-x 2 dev dev 4096 .\n", i/4), "is_error": false}}}
+		case 3:
+			rec["type"] = "assistant"
+			rec["message"] = map[string]any{"id": fmt.Sprintf("msg_%d", i), "type": "message", "role": "assistant", "model": "claude-opus-5-5",
+				"content": []any{map[string]any{"type": "text", "text": fmt.Sprintf("The check printed `check-%d` and the folder is **empty**.", i/4)}},
+				"usage":   map[string]any{"input_tokens": 1300, "output_tokens": 30}}
+		}
+		data, _ := json.Marshal(rec)
+		w.Write(data)
+		w.WriteByte('\n')
+		parent = uuid
+	}
+	if err := w.Flush(); err != nil {
+		tb.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	return "claude:" + sid
+}
+
+// BenchmarkTimelineFirstScreen measures how long a 100,000-entry
+// session's page takes to show its first screen of entries in headless
+// Chromium: from the navigation to the entries laid out on screen.
+func BenchmarkTimelineFirstScreen(b *testing.B) {
+	s, hs := newTestServer(b, false)
+	s.Env.Vars["CLAUDE_CONFIG_DIR"] = b.TempDir() // not the examples'
+	ref := writeLongSession(b, s.Env, 100_000)
+	br := newBrowser(b, s, hs)
+	var total int
+	for b.Loop() {
+		br.do(b, chromedp.Navigate("about:blank"))
+		br.do(b, chromedp.Navigate(hs.URL+"/#/session/"+ref), chromedp.WaitVisible(chromedp.CSS(`#timeline .entry`)))
+	}
+	ctx, cancel := context.WithTimeout(br.ctx, 10*time.Second)
+	defer cancel()
+	total, _ = chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('#timeline .entry').length`))
+	b.ReportMetric(float64(total), "entries-drawn")
+}
+
+// BenchmarkEntryShown measures how long an entry takes from the bus to an
+// open run page: published as a capture publishes it, shown once the
+// page's event stream delivered it and the page drew it.
+func BenchmarkEntryShown(b *testing.B) {
+	s, hs := newTestServer(b, false)
+	run := fakeRun(b, s)
+	br := newBrowser(b, s, hs)
+	br.do(b, chromedp.Navigate(hs.URL+"/#/run/"+run), chromedp.WaitVisible(chromedp.CSS(`#run-entries`)))
+	i := 0
+	for b.Loop() {
+		i++
+		marker := fmt.Sprintf("SHOWN-MARKER-%d", i)
+		publishEntry(b, s, run, i, marker)
+		ctx, cancel := context.WithTimeout(br.ctx, 30*time.Second)
+		_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](
+			fmt.Sprintf(`document.querySelector('#run-entries').textContent.includes(%q)`, marker),
+			chromedp.WithPollingInterval(time.Millisecond)))
+		cancel()
+		if err != nil {
+			b.Fatalf("the entry %s was not shown: %v", marker, err)
+		}
+	}
+}
+
+// BenchmarkIdleCPU measures the server's CPU while pages are open and
+// nothing happens: the sessions page, and a run's page with its two
+// event streams. Each iteration is 10 s of idleness; cpu-% is the share of
+// one core the test process (the server, and chromedp's end of the
+// browser's connection) used.
+func BenchmarkIdleCPU(b *testing.B) {
+	s, hs := newTestServer(b, false)
+	run := fakeRun(b, s)
+	br := newBrowser(b, s, hs)
+	br.do(b, chromedp.Navigate(hs.URL+"/#/sessions"), chromedp.WaitVisible(chromedp.CSS(`#sessions-list .session-row`)))
+	// A second tab on the run.
+	tab, cancel := chromedp.NewContext(br.ctx)
+	defer cancel()
+	if err := chromedp.Do(tab, chromedp.Navigate(hs.URL+"/#/run/"+run), chromedp.WaitVisible(chromedp.CSS(`#run-entries`))); err != nil {
+		b.Fatal(err)
+	}
+	time.Sleep(2 * time.Second)
+	var used, wall time.Duration
+	for b.Loop() {
+		before, t0 := cpuTime(), time.Now()
+		time.Sleep(10 * time.Second)
+		used += cpuTime() - before
+		wall += time.Since(t0)
+	}
+	b.ReportMetric(100*used.Seconds()/wall.Seconds(), "cpu-%")
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// fakeRun puts a run's record on the server's bus, as a supervisor
+// does, with one entry.
+func fakeRun(tb testing.TB, s *Server) string {
+	tb.Helper()
+	id := runs.NewID()
+	ctx := context.Background()
+	rec := live.Run{ID: id, CLI: "codex", Dir: "/tmp/x", Host: "test-host", State: live.RunReady, Started: time.Now().UTC()}
+	if err := s.Supervisor.Bus.PutRun(ctx, rec); err != nil {
+		tb.Fatal(err)
+	}
+	publishEntry(tb, s, id, 0, "FIRST-ENTRY")
+	return id
+}
+
+func publishEntry(tb testing.TB, s *Server, run string, i int, text string) {
+	tb.Helper()
+	ev := session.Event{Line: i + 1, Entries: []session.Entry{{ID: fmt.Sprintf("e%d", i), Timestamp: time.Now().UTC(),
+		Type: session.Assistant, Content: text}}}
+	data, err := json.Marshal(ev)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := s.Supervisor.Bus.Publish(context.Background(), run, bus.Entry, data, ""); err != nil {
+		tb.Fatal(err)
+	}
+}
