@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bufio"
 	"cmp"
 	"context"
 	"errors"
@@ -295,6 +296,14 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if offset == 0 && !q.Has("at") {
+		if body, ok, err := firstPage(a, ref, limit, native); ok || err != nil {
+			if err != nil {
+				return err
+			}
+			return writeJSON(w, body)
+		}
+	}
 	src, err := catalog.Open(s.Env, a, ref, catalog.Keep{IDs: true})
 	if err != nil {
 		return err
@@ -360,6 +369,61 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) error {
 		body["next"] = offset + len(entries)
 	}
 	return writeJSON(w, body)
+}
+
+// firstPage answers the first page of a large session file of a CLI whose
+// files hold their whole conversation (catalog.TwoPassAbove and more) from
+// its first records alone: a session page opens without the file being
+// read to its end. The page's entries are as a full read makes them (a
+// Builder over the records read, which go on a while past the page so
+// that the results and usage of its entries are there); the session's
+// total entries are not known ("total" is absent, "next" set). It reports
+// false for any other session.
+func firstPage(a adapters.Adapter, ref session.Ref, limit int, native bool) (map[string]any, bool, error) {
+	if a.NewDecoder == nil || a.StreamDecoder == nil || ref.Path == "" {
+		return nil, false, nil
+	}
+	f, err := os.Open(ref.Path)
+	if err != nil {
+		return nil, false, nil // the full read says why
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() <= catalog.TwoPassAbove {
+		return nil, false, nil
+	}
+	dec := a.NewDecoder(bufio.NewReaderSize(f, 256<<10))
+	b := session.NewBuilder(a.Name, ref.Path)
+	// Records past the page's last entry are read until as many entries
+	// again have come: what completes the page's entries comes soon after
+	// them.
+	n := 0
+	for n < 2*limit+64 {
+		ev, err := dec.Decode()
+		if errors.Is(err, io.EOF) {
+			// The whole file was read: the usual read answers exactly.
+			return nil, false, nil
+		}
+		if err != nil {
+			return nil, false, nil
+		}
+		b.Add(ev)
+		n += len(ev.Entries)
+	}
+	s := b.Session()
+	if s.ID == "" {
+		s.ID = ref.ID
+	}
+	entries := s.Timeline[:min(limit, len(s.Timeline))]
+	page := make([]*session.Entry, len(entries))
+	for i := range entries {
+		if !native {
+			entries[i].Native = nil
+		}
+		page[i] = &entries[i]
+	}
+	s.Timeline, s.Records = nil, nil
+	return map[string]any{"session": s, "ref": a.Name + ":" + s.ID, "entries": page, "offset": 0,
+		"next": len(page), "partial": true}, true, nil
 }
 
 var roles = []string{"user", "assistant", "thinking", "tool_call", "tool_result"}

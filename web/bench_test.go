@@ -73,3 +73,22 @@ func BenchmarkSessionsAPI(b *testing.B) {
 	}
 	b.ReportMetric(float64(body.Total), "sessions")
 }
+
+// BenchmarkSessionFirstPage measures GET /api/v1/sessions/{ref}: the
+// first 200 entries of a 100,000-entry Claude Code session (47 MB), what
+// its page asks for first.
+func BenchmarkSessionFirstPage(b *testing.B) {
+	s, _ := newTestServer(b, false)
+	s.Env.Vars["CLAUDE_CONFIG_DIR"] = b.TempDir()
+	ref := writeLongSession(b, s.Env, 100_000)
+	h := s.Handler()
+	for b.Loop() {
+		req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1/api/v1/sessions/"+ref+"?limit=200", nil)
+		req.Header.Set("Authorization", "Bearer "+testToken)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatalf("%d %s", rec.Code, rec.Body.String())
+		}
+	}
+}

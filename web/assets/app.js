@@ -24,8 +24,24 @@ const pages = {
   compare: { nav: 'compare', mod: compare },
   usage: { nav: 'usage', mod: usage },
   runs: { nav: 'runs', mod: runs, fn: 'mountList' },
-  run: { nav: 'runs', mod: runs, fn: 'mountRun' },
+  run: { nav: 'runs', mod: runs, fn: 'mountRun', needs: loadXterm },
 };
+
+// loadXterm loads xterm.js (window.Terminal) the first time a run's page
+// needs it, so that every other page opens without parsing it.
+let xterm = null;
+function loadXterm() {
+  if (!xterm) {
+    xterm = new Promise((resolve) => {
+      const s = document.createElement('script');
+      s.src = '/vendor/xterm/xterm.js';
+      s.onload = resolve;
+      s.onerror = resolve; // the run's page says the terminal could not be loaded
+      document.head.appendChild(s);
+    });
+  }
+  return xterm;
+}
 
 // parse reads a hash: #/<page>[/<arg>][?<query>].
 export function parse(hash) {
@@ -63,12 +79,17 @@ function route() {
     view.appendChild(h('p', null, 'No such page. ', h('a', { href: '#/sessions', text: 'See the sessions.' })));
     return;
   }
-  try {
-    const t = p.mod[p.fn || 'mount'](view, r);
-    if (typeof t === 'function') teardown = t;
-  } catch (e) {
-    report(e);
-  }
+  const mount = () => {
+    if (current !== hash) return; // the reader went elsewhere meanwhile
+    try {
+      const t = p.mod[p.fn || 'mount'](view, r);
+      if (typeof t === 'function') teardown = t;
+    } catch (e) {
+      report(e);
+    }
+  };
+  if (p.needs) p.needs().then(mount);
+  else mount();
 }
 
 async function header() {

@@ -64,13 +64,19 @@ export function mount(view, route) {
     else list.appendChild(frag);
   }
 
+  // A large session's first page comes before its end was read: its
+  // total is not known (Infinity) until a later page says it.
+  const known = () => Number.isFinite(total);
   function status() {
     total = Math.max(total, end);
+    const fe = document.getElementById('fig-entries');
+    if (fe && known()) fe.textContent = fmtInt(total);
     position.textContent = total === 0 ? 'No entries.'
-      : `Entries ${fmtInt(first + 1)}–${fmtInt(end)} of ${fmtInt(total)}`;
+      : `Entries ${fmtInt(first + 1)}–${fmtInt(end)} of ${known() ? fmtInt(total) : 'more'}`;
     topStatus.hidden = first === 0;
     topStatus.textContent = first === 0 ? '' : `${fmtInt(first)} earlier entries: scroll up to load them`;
-    bottomStatus.textContent = end >= total ? (total ? 'End of the session.' : 'This session has no entries.') : `${fmtInt(total - end)} more entries: scroll down to load them`;
+    bottomStatus.textContent = end >= total ? (total ? 'End of the session.' : 'This session has no entries.')
+      : known() ? `${fmtInt(total - end)} more entries: scroll down to load them` : 'More entries: scroll down to load them';
     startBtn.disabled = first === 0 && total > 0 && view.scrollTop === 0;
   }
 
@@ -88,7 +94,7 @@ export function mount(view, route) {
       reset();
       first = d.offset;
       end = d.offset + d.entries.length;
-      total = d.total;
+      total = d.total ?? Infinity;
       place(d, 'bottom');
       if (!header.dataset.done) headerFor(d);
       status();
@@ -114,7 +120,7 @@ export function mount(view, route) {
       if (!alive || g !== gen || d.offset !== end) return;
       place(d, 'bottom');
       end += d.entries.length;
-      total = d.total;
+      total = d.total ?? total;
       if (d.entries.length === 0) total = end;
       status();
     } catch (e) {
@@ -181,7 +187,7 @@ export function mount(view, route) {
       fig('Started', fmtDate(created, true)),
       fig('Ended', fmtDate(modified, true)),
       fig('Duration', fmtDuration(durationMs(created, modified))),
-      fig('Entries', fmtInt(d.total)),
+      fig('Entries', d.total != null ? fmtInt(d.total) : h('span', { id: 'fig-entries', text: '…' })),
       fig('Tokens', h('span', { text: fmtTokens(usageTotal(tokens)), title: fmtUsage(tokens) })),
       fig('Cost', costEl));
     const actions = h('div', { class: 'actions' },
@@ -212,6 +218,17 @@ export function mount(view, route) {
     }
     sessionRow(d.ref || ref, ctl.signal).then((row) => {
       costEl.textContent = row ? fmtCost(row.cost) : '—';
+      if (row && d.partial) {
+        // The first page was read without the session's end: its
+        // figures come from the session's summary.
+        const repl = (name, value) => {
+          const el = [...figs.children].find((f) => f.firstChild && f.firstChild.textContent === name);
+          if (el && el.lastChild) el.lastChild.textContent = value;
+        };
+        repl('Ended', fmtDate(row.end, true));
+        repl('Duration', fmtDuration(durationMs(row.start, row.end)));
+        repl('Tokens', fmtTokens(row.tokens));
+      }
       if (row && row.title && !s.title) {
         header.querySelector('h1.title').textContent = row.title;
         document.title = row.title + ' · stead';
@@ -283,8 +300,15 @@ export function mount(view, route) {
     if (first === 0) { view.scrollTop = 0; return; }
     open({ offset: 0 }, () => { view.scrollTop = 0; });
   });
-  endBtn.addEventListener('click', () => {
+  endBtn.addEventListener('click', async () => {
     if (end >= total) { view.scrollTop = view.scrollHeight; return; }
+    if (!known()) {
+      // Ask a page past the first for the total.
+      try {
+        const d = await fetchEntries(ref, { offset: 1, limit: 1 }, ctl.signal);
+        total = d.total;
+      } catch (e) { report(e); return; }
+    }
     open({ offset: Math.max(0, total - PAGE) }, () => { view.scrollTop = view.scrollHeight; });
   });
   gotoForm.addEventListener('submit', (ev) => {
