@@ -133,7 +133,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	}
 	if d.web != nil {
 		ws := &web.Server{Env: d.Env, Logger: d.Logger, Token: d.token, ReadOnly: d.WebReadOnly, Hosts: d.WebHosts,
-			Host: d.Host, Supervisor: &sv, Version: d.Version, Prices: d.Prices}
+			Host: d.Host, Supervisor: &sv, Version: d.Version, Prices: d.Prices, ABDir: filepath.Join(StateDir(d.Env), "ab")}
 		hs := &http.Server{Handler: ws.Handler(), ReadHeaderTimeout: 10 * time.Second,
 			BaseContext: func(net.Listener) context.Context { return ctx }}
 		g.Add(func() error {

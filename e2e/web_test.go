@@ -180,6 +180,13 @@ func TestControlRoom(t *testing.T) {
 		if !strings.Contains(del, "marmelade") || !strings.Contains(add, "marmalade") {
 			t.Errorf("the edit's diff: - %q + %q", del, add)
 		}
+		// Its export as a page to keep.
+		page := get(t, c, "export", chromedp.Evaluate[string](
+			`fetch(document.querySelector('#export-links a[href*="format=html"]').href).then(async r => r.status + ' ' + r.headers.get('content-disposition') + '\n' + await r.text())`,
+			chromedp.EvalAwaitPromise))
+		if !strings.HasPrefix(page, "200 attachment") || !strings.Contains(page, "marmalade") {
+			t.Errorf("the HTML export: %.300s", page)
+		}
 	})
 
 	t.Run("hostile text is shown as text", func(t *testing.T) {

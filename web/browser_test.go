@@ -233,3 +233,23 @@ func publishEntry(tb testing.TB, s *Server, run string, i int, text string) {
 		tb.Fatal(err)
 	}
 }
+
+// TestABOpensCompare: an A/B run's page opens straight into the
+// comparison of its variants' sessions, listed on the runs page.
+func TestABOpensCompare(t *testing.T) {
+	s, hs := newTestServer(t, false)
+	id := keepAB(t, s)
+	br := newBrowser(t, s, hs)
+	br.do(t, chromedp.Navigate(hs.URL+"/#/runs"), chromedp.WaitVisible(chromedp.CSS(`#ab-list .ab-row`)),
+		chromedp.Click(chromedp.CSS(`#ab-list .ab-row a`)), chromedp.WaitVisible(chromedp.CSS(`.compare-turn`)))
+	ctx, cancel := context.WithTimeout(br.ctx, 10*time.Second)
+	defer cancel()
+	cols, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('.compare-col')].map(e => e.dataset.ref)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"claude:742233ee-d311-4040-bf40-f490e4667f65", "codex:01a1ff87-612f-7d81-a969-d7b8bb66e562"}
+	if fmt.Sprint(cols) != fmt.Sprint(want) {
+		t.Errorf("A/B run %s opened compare on %v, want %v", id, cols, want)
+	}
+}

@@ -79,7 +79,8 @@ func TestOpenAPI(t *testing.T) {
 		return s
 	}
 
-	_, hs := newTestServer(t, false)
+	srv, hs := newTestServer(t, false)
+	abID := keepAB(t, srv)
 	ref := url.PathEscape("claude:742233ee-d311-4040-bf40-f490e4667f65")
 	checks := []struct {
 		method, route, path string
@@ -97,6 +98,10 @@ func TestOpenAPI(t *testing.T) {
 		{"GET", "/api/v1/usage", "/api/v1/usage", 200},
 		{"GET", "/api/v1/usage", "/api/v1/usage?by=month&split=cli", 200},
 		{"GET", "/api/v1/runs", "/api/v1/runs", 200},
+		{"GET", "/api/v1/ab", "/api/v1/ab", 200},
+		{"GET", "/api/v1/ab/{ab}", "/api/v1/ab/" + abID, 200},
+		{"GET", "/api/v1/ab/{ab}", "/api/v1/ab/nope", 404},
+		{"GET", "/api/v1/sessions/{ref}/export", "/api/v1/sessions/" + ref + "/export?format=nope", 400},
 		{"GET", "/api/v1/sessions", "/api/v1/sessions?sort=nope", 400},
 		{"GET", "/api/v1/search", "/api/v1/search?q=%22open", 400},
 		{"GET", "/api/v1/runs/{run}", "/api/v1/runs/nope", 404},

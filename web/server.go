@@ -63,6 +63,8 @@ type Server struct {
 	Version string
 	// Prices prices the sessions' usage; nil is the built-in table.
 	Prices *pricing.Table
+	// ABDir is where the A/B runs are kept (stead ab); "" is none.
+	ABDir string
 
 	init  sync.Once
 	mux   *http.ServeMux
@@ -158,8 +160,11 @@ var apiRoutes = []route{
 	{"GET", "/api/v1/info", (*Server).info},
 	{"GET", "/api/v1/sessions", (*Server).sessions},
 	{"GET", "/api/v1/sessions/{ref}", (*Server).session},
+	{"GET", "/api/v1/sessions/{ref}/export", (*Server).export},
 	{"GET", "/api/v1/search", (*Server).search},
 	{"GET", "/api/v1/usage", (*Server).usage},
+	{"GET", "/api/v1/ab", (*Server).abs},
+	{"GET", "/api/v1/ab/{ab}", (*Server).ab},
 	{"GET", "/api/v1/runs", (*Server).runs},
 	{"POST", "/api/v1/runs", (*Server).start},
 	{"GET", "/api/v1/runs/{run}", (*Server).run},

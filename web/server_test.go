@@ -10,8 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/runs"
 	"github.com/stead-dev/stead/session"
 )
@@ -190,5 +192,94 @@ func TestSignIn(t *testing.T) {
 	// Without the token, no code is given.
 	if resp, _ := do(t, hs, request{method: "POST", path: "/api/v1/signin", header: map[string]string{"Origin": hs.URL}}); resp.StatusCode != 401 {
 		t.Fatalf("a sign-in code without the token: %d", resp.StatusCode)
+	}
+}
+
+// TestExport: a session exported in each format, as a file to keep; the
+// page escapes every text of the session and runs no script.
+func TestExport(t *testing.T) {
+	_, hs := newTestServer(t, false)
+	ref := url.PathEscape("claude:742233ee-d311-4040-bf40-f490e4667f65")
+	for _, format := range []string{"usf", "cusf", "ndjson", "html"} {
+		resp, body := do(t, hs, request{path: "/api/v1/sessions/" + ref + "/export?format=" + format, header: bearer()})
+		if resp.StatusCode != 200 || !strings.Contains(string(body), "Please run a command for me") {
+			t.Errorf("%s: %d %.300s", format, resp.StatusCode, body)
+			continue
+		}
+		if cd := resp.Header.Get("Content-Disposition"); !strings.HasPrefix(cd, `attachment; filename="claude-742233ee`) {
+			t.Errorf("%s: Content-Disposition %q", format, cd)
+		}
+		switch format {
+		case "usf":
+			if !json.Valid(body) {
+				t.Errorf("%s: not JSON", format)
+			}
+		case "cusf":
+			for i, line := range strings.Split(strings.TrimSpace(string(body)), "\n") {
+				if !json.Valid([]byte(line)) {
+					t.Errorf("cusf: line %d is not JSON", i+1)
+				}
+			}
+		case "ndjson":
+			if lines := strings.Split(strings.TrimSpace(string(body)), "\n"); len(lines) != 2 || !json.Valid([]byte(lines[1])) {
+				t.Errorf("ndjson: %d lines", len(lines))
+			}
+		case "html":
+			page := string(body)
+			if strings.Contains(page, "<system-reminder>") || !strings.Contains(page, "&lt;system-reminder&gt;") {
+				t.Error("the page does not escape the session's text")
+			}
+			if strings.Contains(strings.ToLower(page), "<script") || !strings.Contains(resp.Header.Get("Content-Security-Policy"), "default-src 'none'") {
+				t.Error("the page may run script")
+			}
+		}
+	}
+	if resp, _ := do(t, hs, request{path: "/api/v1/sessions/" + ref + "/export?format=pdf", header: bearer()}); resp.StatusCode != 400 {
+		t.Errorf("format pdf: %d", resp.StatusCode)
+	}
+}
+
+// keepAB keeps an A/B run of two variants in the server's A/B folder, their
+// runs' records on its bus naming two example sessions; its id.
+func keepAB(t *testing.T, s *Server) string {
+	t.Helper()
+	s.ABDir = t.TempDir()
+	ctx := context.Background()
+	ab := runs.AB{ID: runs.NewID(), Prompt: "add a flag", Project: "/tmp/p", Started: time.Now().UTC()}
+	for _, v := range []struct{ cli, sid string }{
+		{"claude", "742233ee-d311-4040-bf40-f490e4667f65"}, {"codex", "01a1ff87-612f-7d81-a969-d7b8bb66e562"},
+	} {
+		run := runs.NewID()
+		if err := s.Supervisor.Bus.PutRun(ctx, live.Run{ID: run, CLI: v.cli, SessionID: v.sid, State: live.RunExited, Started: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
+		ab.Variants = append(ab.Variants, runs.Variant{Name: v.cli, CLI: v.cli, Run: run, State: "exited"})
+	}
+	if err := runs.SaveAB(s.ABDir, &ab); err != nil {
+		t.Fatal(err)
+	}
+	return ab.ID
+}
+
+// TestAB: an A/B run's report names its variants' sessions, which the
+// compare page shows side by side.
+func TestAB(t *testing.T) {
+	s, hs := newTestServer(t, false)
+	id := keepAB(t, s)
+	resp, body := do(t, hs, request{path: "/api/v1/ab/" + id[:len(id)-2], header: bearer()})
+	var got struct {
+		AB   runs.AB
+		Refs []string
+	}
+	if err := json.Unmarshal(body, &got); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	want := []string{"claude:742233ee-d311-4040-bf40-f490e4667f65", "codex:01a1ff87-612f-7d81-a969-d7b8bb66e562"}
+	if got.AB.ID != id || strings.Join(got.Refs, " ") != strings.Join(want, " ") {
+		t.Errorf("A/B %s: %s, sessions %v", id, got.AB.ID, got.Refs)
+	}
+	_, body = do(t, hs, request{path: "/api/v1/ab", header: bearer()})
+	if !strings.Contains(string(body), id) {
+		t.Errorf("the A/B runs do not list %s: %s", id, body)
 	}
 }

@@ -5,6 +5,7 @@
 //   #/compare?refs=a,b         sessions side by side
 //   #/usage                    tokens and cost over time
 //   #/runs, #/run/<id>         live runs
+//   #/ab/<id>                  an A/B run, opened in compare
 // Each page module exports mount(view, route) and may return a function
 // that tears it down (closes its event streams, its timers).
 
@@ -16,6 +17,7 @@ import * as search from './search.js';
 import * as compare from './compare.js';
 import * as usage from './usage.js';
 import * as runs from './runs.js';
+import * as ab from './ab.js';
 
 const pages = {
   sessions: { nav: 'sessions', mod: sessions },
@@ -25,6 +27,7 @@ const pages = {
   usage: { nav: 'usage', mod: usage },
   runs: { nav: 'runs', mod: runs, fn: 'mountList' },
   run: { nav: 'runs', mod: runs, fn: 'mountRun', needs: loadXterm },
+  ab: { nav: 'compare', mod: ab },
 };
 
 // loadXterm loads xterm.js (window.Terminal) the first time a run's page

@@ -3,6 +3,7 @@
 // captured, its state, and, unless the server is read-only, a prompt box,
 // the keys typed into the terminal, and a Stop button.
 
+import { abTable } from './ab.js';
 import { get, post, info, report, showError, url } from './api.js';
 import { h, clear, fmtDate, fmtDuration, durationMs, fmtInt, sessionLink } from './dom.js';
 import { EntryRenderer } from './entries.js';
@@ -25,7 +26,9 @@ export function mountList(view) {
   const ctl = new AbortController();
   const status = h('div', { class: 'muted', text: 'Loading…' });
   const table = h('table', { class: 'data-table', id: 'runs-list' });
-  view.append(h('h1', { text: 'Runs' }), status, table);
+  const abBox = h('section', { class: 'ab-box' });
+  view.append(h('h1', { text: 'Runs' }), status, table, h('h2', { text: 'A/B runs' }), abBox);
+  abTable(ctl.signal).then((t) => { if (alive) abBox.appendChild(t); }).catch((e) => { if (alive) report(e); });
 
   async function load() {
     clearTimeout(timer);

@@ -190,7 +190,13 @@ export function mount(view, route) {
       fig('Entries', d.total != null ? fmtInt(d.total) : h('span', { id: 'fig-entries', text: '…' })),
       fig('Tokens', h('span', { text: fmtTokens(usageTotal(tokens)), title: fmtUsage(tokens) })),
       fig('Cost', costEl));
+    const exportLink = (format, label) => h('a', {
+      class: 'export-link', href: '/api/v1/sessions/' + encodeURIComponent(d.ref || ref) + '/export?format=' + format,
+      download: '', text: label, title: 'download the session as ' + label,
+    });
     const actions = h('div', { class: 'actions' },
+      h('span', { class: 'exports muted', id: 'export-links' }, 'Export ', exportLink('usf', 'USF'), ' · ',
+        exportLink('cusf', 'CUSF'), ' · ', exportLink('ndjson', 'NDJSON'), ' · ', exportLink('html', 'HTML')),
       h('a', { class: 'button', href: '#/compare?refs=' + encodeURIComponent(ref), text: 'Compare with…', id: 'compare-with' }));
     const links = h('div', { class: 'links' });
     if (s.parent && s.parent.id) {
