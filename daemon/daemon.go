@@ -133,11 +133,13 @@ func (d *Daemon) Run(ctx context.Context) error {
 	}
 	if d.web != nil {
 		ws := &web.Server{Env: d.Env, Logger: d.Logger, Token: d.token, ReadOnly: d.WebReadOnly, Hosts: d.WebHosts,
-			Host: d.Host, Supervisor: &sv, Version: d.Version, Prices: d.Prices, ABDir: filepath.Join(StateDir(d.Env), "ab")}
+			Host: d.Host, Supervisor: &sv, Version: d.Version, Prices: d.Prices, ABDir: filepath.Join(StateDir(d.Env), "ab"), Context: ctx}
 		hs := &http.Server{Handler: ws.Handler(), ReadHeaderTimeout: 10 * time.Second,
 			BaseContext: func(net.Listener) context.Context { return ctx }}
 		g.Add(func() error {
-			if err := hs.Serve(d.web); !errors.Is(err, http.ErrServerClosed) {
+			err := hs.Serve(d.web)
+			ws.Wait() // the A/B runs it started: they end with ctx
+			if !errors.Is(err, http.ErrServerClosed) {
 				return fmt.Errorf("the control room: %w", err)
 			}
 			return nil

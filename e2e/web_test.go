@@ -25,6 +25,12 @@ const (
 	hostileReply  = "Hi. [click me](javascript:window.__pwned=3) <b onmouseover=\"window.__pwned=4\">bold</b> HOSTILE-REPLY"
 )
 
+// The A/B run started from the runs page: its prompt and Codex's answer.
+const (
+	abPagePrompt = "Say which CLI you are. AB-PAGE-PROMPT"
+	abPageReply  = "I am Codex. AB-PAGE-REPLY"
+)
+
 // controlRoom is a daemon serving the control room over a Claude Code
 // store holding the matrix conversation and a hostile session, whose runs
 // of Codex reach a stub, and a browser signed in to it.
@@ -56,7 +62,10 @@ func newControlRoom(t *testing.T) *controlRoom {
 	succeeded(t, l.src.Run(script.Prompts[1], r1.SessionID), matrixFinal2)
 	r3 := l.src.Run(hostilePrompt, "")
 	succeeded(t, r3, "HOSTILE-REPLY")
-	l.dst = clitest.New(t, "codex", &modelstub.Script{Prompts: []string{livePrompt}, Turns: []modelstub.Turn{{Text: liveReply}}},
+	// Codex answers the run started from a page, then the two variants of
+	// an A/B run.
+	l.dst = clitest.New(t, "codex", &modelstub.Script{Prompts: []string{livePrompt, abPagePrompt, abPagePrompt},
+		Turns: []modelstub.Turn{{Text: liveReply}, {Text: abPageReply}, {Text: abPageReply}}},
 		clitest.In(filepath.Join(root, "dst")))
 	l.dir = l.dst.Dir
 	l.env = cliEnv(root, l.src, l.dst)
@@ -242,6 +251,19 @@ func TestControlRoom(t *testing.T) {
 		get(t, c, "stopped", chromedp.Poll[chromedp.Void](
 			`/stopped|exited|done|failed/.test(document.querySelector('#run-state').textContent)`,
 			chromedp.WithPollingTimeout(40*time.Second)))
+	})
+
+	t.Run("an A/B run started from the page opens into compare", func(t *testing.T) {
+		c.do(t, "start an A/B run", chromedp.Navigate(c.base+"/#/runs"), chromedp.WaitVisible(css(`#ab-form`)),
+			chromedp.SetValue(css(`#ab-prompt`), abPagePrompt),
+			chromedp.Click(css(`#ab-form input.ab-cli[value="codex"]`)),
+			chromedp.SetValue(css(`#ab-repeat`), "2"),
+			chromedp.SetValue(css(`#ab-project`), c.dir),
+			chromedp.Click(css(`#ab-start`)))
+		get(t, c, "A/B compare", chromedp.Poll[chromedp.Void](
+			`document.querySelectorAll('.compare-col').length === 2 && document.querySelector('#view').textContent.includes('AB-PAGE-REPLY')`,
+			chromedp.WithPollingTimeout(55*time.Second)))
+		c.shoot(t, "ab")
 	})
 
 	t.Run("usage and runs", func(t *testing.T) {

@@ -3,14 +3,19 @@ package web
 import (
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"time"
 
+	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/bus"
 	"github.com/stead-dev/stead/runs"
+	"github.com/stead-dev/stead/session"
 )
 
 // abs answers GET /api/v1/ab: the A/B runs kept (stead ab list), newest
@@ -77,4 +82,98 @@ func readAB(dir, id string) (*runs.AB, error) {
 		return nil, err
 	}
 	return &ab, nil
+}
+
+// abStartJSON is the body of POST /api/v1/ab.
+type abStartJSON struct {
+	Prompt      string   `json:"prompt"`
+	To          []string `json:"to"`
+	Project     string   `json:"project"`
+	From        string   `json:"from"`
+	Repeat      int      `json:"repeat"`
+	Model       string   `json:"model"`
+	AutoApprove bool     `json:"autoApprove"`
+	Timeout     int      `json:"timeoutSeconds"`
+}
+
+// startAB answers POST /api/v1/ab: an A/B run (stead ab) started in the
+// background, each CLI of to on prompt in a workspace of its own made
+// from project (continuing the session from names, or afresh). It
+// answers 202 with the A/B run's record once its variants' workspaces are
+// made; GET /api/v1/ab/{ab} follows it, and its page compares the
+// variants' sessions.
+func (s *Server) startAB(w http.ResponseWriter, r *http.Request) error {
+	var body abStartJSON
+	dec := json.NewDecoder(io.LimitReader(r.Body, 1<<20))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&body); err != nil {
+		return errorf(http.StatusBadRequest, "the body is not an A/B run to start: %v", err)
+	}
+	sv, err := s.runsOrNone()
+	if err != nil {
+		return err
+	}
+	if s.ABDir == "" {
+		return errorf(http.StatusServiceUnavailable, "this server keeps no A/B runs")
+	}
+	if strings.TrimSpace(body.Prompt) == "" {
+		return errorf(http.StatusBadRequest, "prompt: give the prompt every CLI is to run")
+	}
+	if len(body.To) == 0 {
+		return errorf(http.StatusBadRequest, "to: name the CLIs to compare (%s)", strings.Join(runnable(), ", "))
+	}
+	for _, c := range body.To {
+		if a, ok := adapters.Lookup(c); !ok || !a.Runs() {
+			return errorf(http.StatusBadRequest, "to: %q is not a CLI stead runs (%s)", c, strings.Join(runnable(), ", "))
+		}
+	}
+	if body.Repeat < 0 || body.Repeat > 10 || body.Timeout < 0 {
+		return errorf(http.StatusBadRequest, "repeat is 0 to 10, timeoutSeconds 0 or more")
+	}
+	if !filepath.IsAbs(body.Project) {
+		return errorf(http.StatusBadRequest, "project: %q is not an absolute path: the folder each variant gets a copy of", body.Project)
+	}
+	if fi, err := os.Stat(body.Project); err != nil || !fi.IsDir() {
+		return errorf(http.StatusBadRequest, "project: %s is not a folder on this machine", body.Project)
+	}
+	var from *session.Session
+	if body.From != "" {
+		a, ref, err := s.resolve(body.From)
+		if err != nil {
+			return err
+		}
+		if from, err = a.Open(s.Env, ref); err != nil {
+			return err
+		}
+	}
+	timeout := 10 * time.Minute // stead ab's
+	if body.Timeout > 0 {
+		timeout = time.Duration(body.Timeout) * time.Second
+	}
+	spec := runs.ABSpec{Prompt: body.Prompt, To: body.To, Repeat: body.Repeat, Project: body.Project, From: body.From,
+		Model: body.Model, Auto: body.AutoApprove, Timeout: timeout, Dir: s.ABDir}
+	made := make(chan []byte, 1)
+	failed := make(chan error, 1)
+	ctx := s.background()
+	s.jobs.Go(func() {
+		hooks := runs.ABHooks{Made: func(ab *runs.AB) {
+			data, _ := json.Marshal(ab) // now: the variants change it as they run
+			made <- data
+		}}
+		if _, err := sv.AB(ctx, from, spec, s.prices(), hooks); err != nil {
+			s.log().Error("web: A/B run failed", "err", err)
+			failed <- err
+		}
+	})
+	select {
+	case data := <-made:
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusAccepted)
+		_, err := w.Write(data)
+		return err
+	case err := <-failed:
+		return err
+	case <-r.Context().Done():
+		return r.Context().Err()
+	}
 }

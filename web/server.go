@@ -65,18 +65,33 @@ type Server struct {
 	Prices *pricing.Table
 	// ABDir is where the A/B runs are kept (stead ab); "" is none.
 	ABDir string
+	// Context bounds the work a request starts in the background (an A/B
+	// run); nil is context.Background(). Wait waits for that work.
+	Context context.Context
 
 	init  sync.Once
 	mux   *http.ServeMux
 	mu    sync.Mutex
 	codes map[string]time.Time // sign-in codes and when they expire
 	last  *scanned             // the last scan of a watched index
+	jobs  sync.WaitGroup       // work started in the background
 }
 
 // Handler is the server's HTTP handler.
 func (s *Server) Handler() http.Handler {
 	s.init.Do(s.routes)
 	return http.HandlerFunc(s.serve)
+}
+
+// Wait waits until the work requests started in the background (A/B
+// runs) has ended: end Context first.
+func (s *Server) Wait() { s.jobs.Wait() }
+
+func (s *Server) background() context.Context {
+	if s.Context == nil {
+		return context.Background()
+	}
+	return s.Context
 }
 
 // SignIn returns a new one-time sign-in code: /signin?code=<code> sets
@@ -164,6 +179,7 @@ var apiRoutes = []route{
 	{"GET", "/api/v1/search", (*Server).search},
 	{"GET", "/api/v1/usage", (*Server).usage},
 	{"GET", "/api/v1/ab", (*Server).abs},
+	{"POST", "/api/v1/ab", (*Server).startAB},
 	{"GET", "/api/v1/ab/{ab}", (*Server).ab},
 	{"GET", "/api/v1/runs", (*Server).runs},
 	{"POST", "/api/v1/runs", (*Server).start},

@@ -283,3 +283,31 @@ func TestAB(t *testing.T) {
 		t.Errorf("the A/B runs do not list %s: %s", id, body)
 	}
 }
+
+// TestStartRefusals: a run or an A/B run that cannot start says why,
+// before anything starts.
+func TestStartRefusals(t *testing.T) {
+	s, hs := newTestServer(t, false)
+	s.ABDir = t.TempDir()
+	dir := t.TempDir()
+	ref := "claude:742233ee-d311-4040-bf40-f490e4667f65"
+	for _, c := range []struct {
+		path, body, want string
+	}{
+		{"/api/v1/runs", `{"from":"` + ref + `","to":"nope"}`, "not a CLI stead runs"},
+		{"/api/v1/runs", `{"from":"/etc/passwd","to":"codex"}`, "not a session reference"},
+		{"/api/v1/runs", `{"from":"` + ref + `","to":"codex","dir":"relative"}`, "not an absolute path"},
+		{"/api/v1/runs", `{"from":"` + ref + `","to":"codex","at":"nope"}`, "no such entry"},
+		{"/api/v1/runs", `{"from":"` + ref + `","to":"codex","bogus":1}`, "unknown field"},
+		{"/api/v1/ab", `{"prompt":"p","to":["codex"],"project":"relative"}`, "not an absolute path"},
+		{"/api/v1/ab", `{"prompt":"","to":["codex"],"project":"` + dir + `"}`, "give the prompt"},
+		{"/api/v1/ab", `{"prompt":"p","to":[],"project":"` + dir + `"}`, "name the CLIs"},
+		{"/api/v1/ab", `{"prompt":"p","to":["nope"],"project":"` + dir + `"}`, "not a CLI stead runs"},
+		{"/api/v1/ab", `{"prompt":"p","to":["codex"],"project":"` + dir + `/missing"}`, "not a folder"},
+	} {
+		resp, body := do(t, hs, request{method: "POST", path: c.path, header: bearer(), body: c.body})
+		if resp.StatusCode != 400 || !strings.Contains(string(body), c.want) {
+			t.Errorf("POST %s %s: %d %s, want 400 saying %q", c.path, c.body, resp.StatusCode, body, c.want)
+		}
+	}
+}

@@ -3,7 +3,7 @@
 // captured, its state, and, unless the server is read-only, a prompt box,
 // the keys typed into the terminal, and a Stop button.
 
-import { abTable } from './ab.js';
+import { abForm, abTable } from './ab.js';
 import { get, post, info, report, showError, url } from './api.js';
 import { h, clear, fmtDate, fmtDuration, durationMs, fmtInt, sessionLink } from './dom.js';
 import { EntryRenderer } from './entries.js';
@@ -29,6 +29,9 @@ export function mountList(view) {
   const abBox = h('section', { class: 'ab-box' });
   view.append(h('h1', { text: 'Runs' }), status, table, h('h2', { text: 'A/B runs' }), abBox);
   abTable(ctl.signal).then((t) => { if (alive) abBox.appendChild(t); }).catch((e) => { if (alive) report(e); });
+  info().then((i) => {
+    if (alive && i.runs && !i.readOnly) abBox.parentNode.insertBefore(abForm(i.clis), abBox);
+  }).catch(() => {});
 
   async function load() {
     clearTimeout(timer);
