@@ -31,6 +31,14 @@ const (
 	abPageReply  = "I am Codex. AB-PAGE-REPLY"
 )
 
+// The chain started from the runs page: two Codex steps.
+const (
+	chainPrompt1 = "Plan it. CHAIN-PROMPT-1"
+	chainReply1  = "The plan is ready. CHAIN-REPLY-1"
+	chainPrompt2 = "Do it. CHAIN-PROMPT-2"
+	chainReply2  = "Done as planned. CHAIN-REPLY-2"
+)
+
 // controlRoom is a daemon serving the control room over a Claude Code
 // store holding the matrix conversation and a hostile session, whose runs
 // of Codex reach a stub, and a browser signed in to it.
@@ -64,8 +72,8 @@ func newControlRoom(t *testing.T) *controlRoom {
 	succeeded(t, r3, "HOSTILE-REPLY")
 	// Codex answers the run started from a page, then the two variants of
 	// an A/B run.
-	l.dst = clitest.New(t, "codex", &modelstub.Script{Prompts: []string{livePrompt, abPagePrompt, abPagePrompt},
-		Turns: []modelstub.Turn{{Text: liveReply}, {Text: abPageReply}, {Text: abPageReply}}},
+	l.dst = clitest.New(t, "codex", &modelstub.Script{Prompts: []string{livePrompt, abPagePrompt, abPagePrompt, chainPrompt1, chainPrompt2},
+		Turns: []modelstub.Turn{{Text: liveReply}, {Text: abPageReply}, {Text: abPageReply}, {Text: chainReply1}, {Text: chainReply2}}},
 		clitest.In(filepath.Join(root, "dst")))
 	l.dir = l.dst.Dir
 	l.env = cliEnv(root, l.src, l.dst)
@@ -264,6 +272,20 @@ func TestControlRoom(t *testing.T) {
 			`document.querySelectorAll('.compare-col').length === 2 && document.querySelector('#view').textContent.includes('AB-PAGE-REPLY')`,
 			chromedp.WithPollingTimeout(55*time.Second)))
 		c.shoot(t, "ab")
+	})
+
+	t.Run("a chain started from the page runs its steps", func(t *testing.T) {
+		c.do(t, "start a chain", chromedp.Navigate(c.base+"/#/runs"), chromedp.WaitVisible(css(`#chain-form`)),
+			chromedp.SetValue(css(`#chain-steps`), "codex: "+chainPrompt1+"\ncodex: "+chainPrompt2),
+			chromedp.SetValue(css(`#chain-dir`), c.dir),
+			chromedp.Click(css(`#chain-start`)))
+		get(t, c, "chain done", chromedp.Poll[chromedp.Void](
+			`(() => { const s = document.querySelector('#chain-status'); return s && /Done|Stopped/.test(s.textContent) })()`, chromedp.WithPollingTimeout(55*time.Second)))
+		text := get(t, c, "chain", chromedp.TextContent(css(`#view`)))
+		if !strings.Contains(text, "Done.") || !strings.Contains(text, "CHAIN-REPLY-1") || !strings.Contains(text, "CHAIN-REPLY-2") {
+			t.Errorf("the chain's page: %q", tailText(text, 800))
+		}
+		c.shoot(t, "chain")
 	})
 
 	t.Run("usage and runs", func(t *testing.T) {

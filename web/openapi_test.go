@@ -99,6 +99,8 @@ func TestOpenAPI(t *testing.T) {
 		{"GET", "/api/v1/usage", "/api/v1/usage?by=month&split=cli", 200},
 		{"GET", "/api/v1/runs", "/api/v1/runs", 200},
 		{"GET", "/api/v1/ab", "/api/v1/ab", 200},
+		{"GET", "/api/v1/chains", "/api/v1/chains", 200},
+		{"GET", "/api/v1/chains/{chain}", "/api/v1/chains/nope", 404},
 		{"GET", "/api/v1/ab/{ab}", "/api/v1/ab/" + abID, 200},
 		{"GET", "/api/v1/ab/{ab}", "/api/v1/ab/nope", 404},
 		{"GET", "/api/v1/sessions/{ref}/export", "/api/v1/sessions/" + ref + "/export?format=nope", 400},

@@ -69,12 +69,13 @@ type Server struct {
 	// run); nil is context.Background(). Wait waits for that work.
 	Context context.Context
 
-	init  sync.Once
-	mux   *http.ServeMux
-	mu    sync.Mutex
-	codes map[string]time.Time // sign-in codes and when they expire
-	last  *scanned             // the last scan of a watched index
-	jobs  sync.WaitGroup       // work started in the background
+	init   sync.Once
+	mux    *http.ServeMux
+	mu     sync.Mutex
+	codes  map[string]time.Time   // sign-in codes and when they expire
+	last   *scanned               // the last scan of a watched index
+	jobs   sync.WaitGroup         // work started in the background
+	chains map[string]*chainState // the chains started, by id
 }
 
 // Handler is the server's HTTP handler.
@@ -181,6 +182,9 @@ var apiRoutes = []route{
 	{"GET", "/api/v1/ab", (*Server).abs},
 	{"POST", "/api/v1/ab", (*Server).startAB},
 	{"GET", "/api/v1/ab/{ab}", (*Server).ab},
+	{"GET", "/api/v1/chains", (*Server).chainList},
+	{"POST", "/api/v1/chains", (*Server).startChain},
+	{"GET", "/api/v1/chains/{chain}", (*Server).chain},
 	{"GET", "/api/v1/runs", (*Server).runs},
 	{"POST", "/api/v1/runs", (*Server).start},
 	{"GET", "/api/v1/runs/{run}", (*Server).run},

@@ -6,6 +6,7 @@
 //   #/usage                    tokens and cost over time
 //   #/runs, #/run/<id>         live runs
 //   #/ab/<id>                  an A/B run, opened in compare
+//   #/chain/<id>               a chain's steps as they run
 // Each page module exports mount(view, route) and may return a function
 // that tears it down (closes its event streams, its timers).
 
@@ -18,6 +19,7 @@ import * as compare from './compare.js';
 import * as usage from './usage.js';
 import * as runs from './runs.js';
 import * as ab from './ab.js';
+import * as chain from './chain.js';
 
 const pages = {
   sessions: { nav: 'sessions', mod: sessions },
@@ -28,6 +30,7 @@ const pages = {
   runs: { nav: 'runs', mod: runs, fn: 'mountList' },
   run: { nav: 'runs', mod: runs, fn: 'mountRun', needs: loadXterm },
   ab: { nav: 'compare', mod: ab },
+  chain: { nav: 'runs', mod: chain },
 };
 
 // loadXterm loads xterm.js (window.Terminal) the first time a run's page

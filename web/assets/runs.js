@@ -4,6 +4,7 @@
 // the keys typed into the terminal, and a Stop button.
 
 import { abForm, abTable } from './ab.js';
+import { chainForm } from './chain.js';
 import { get, post, info, report, showError, url } from './api.js';
 import { h, clear, fmtDate, fmtDuration, durationMs, fmtInt, sessionLink } from './dom.js';
 import { EntryRenderer } from './entries.js';
@@ -30,7 +31,10 @@ export function mountList(view) {
   view.append(h('h1', { text: 'Runs' }), status, table, h('h2', { text: 'A/B runs' }), abBox);
   abTable(ctl.signal).then((t) => { if (alive) abBox.appendChild(t); }).catch((e) => { if (alive) report(e); });
   info().then((i) => {
-    if (alive && i.runs && !i.readOnly) abBox.parentNode.insertBefore(abForm(i.clis), abBox);
+    if (alive && i.runs && !i.readOnly) {
+      abBox.parentNode.insertBefore(abForm(i.clis), abBox);
+      view.append(h('h2', { text: 'Chains' }), chainForm());
+    }
   }).catch(() => {});
 
   async function load() {
