@@ -3,7 +3,6 @@ package web
 import (
 	"encoding/json"
 	"errors"
-	"io"
 	"io/fs"
 	"net/http"
 	"os"
@@ -12,10 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/bus"
 	"github.com/stead-dev/stead/runs"
-	"github.com/stead-dev/stead/session"
 )
 
 // abs answers GET /api/v1/ab: the A/B runs kept (stead ab list), newest
@@ -104,10 +101,8 @@ type abStartJSON struct {
 // variants' sessions.
 func (s *Server) startAB(w http.ResponseWriter, r *http.Request) error {
 	var body abStartJSON
-	dec := json.NewDecoder(io.LimitReader(r.Body, 1<<20))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&body); err != nil {
-		return errorf(http.StatusBadRequest, "the body is not an A/B run to start: %v", err)
+	if err := decodeBody(r, &body, "an A/B run to start"); err != nil {
+		return err
 	}
 	sv, err := s.runsOrNone()
 	if err != nil {
@@ -123,28 +118,19 @@ func (s *Server) startAB(w http.ResponseWriter, r *http.Request) error {
 		return errorf(http.StatusBadRequest, "to: name the CLIs to compare (%s)", strings.Join(runnable(), ", "))
 	}
 	for _, c := range body.To {
-		if a, ok := adapters.Lookup(c); !ok || !a.Runs() {
-			return errorf(http.StatusBadRequest, "to: %q is not a CLI stead runs (%s)", c, strings.Join(runnable(), ", "))
+		if _, err := runnableCLI("to", c); err != nil {
+			return err
 		}
 	}
 	if body.Repeat < 0 || body.Repeat > 10 || body.Timeout < 0 {
 		return errorf(http.StatusBadRequest, "repeat is 0 to 10, timeoutSeconds 0 or more")
 	}
-	if !filepath.IsAbs(body.Project) {
-		return errorf(http.StatusBadRequest, "project: %q is not an absolute path: the folder each variant gets a copy of", body.Project)
+	if err := folder("project", body.Project, "the folder each variant gets a copy of"); err != nil {
+		return err
 	}
-	if fi, err := os.Stat(body.Project); err != nil || !fi.IsDir() {
-		return errorf(http.StatusBadRequest, "project: %s is not a folder on this machine", body.Project)
-	}
-	var from *session.Session
-	if body.From != "" {
-		a, ref, err := s.resolve(body.From)
-		if err != nil {
-			return err
-		}
-		if from, err = a.Open(s.Env, ref); err != nil {
-			return err
-		}
+	from, err := s.openRef(body.From)
+	if err != nil {
+		return err
 	}
 	timeout := 10 * time.Minute // stead ab's
 	if body.Timeout > 0 {

@@ -3,18 +3,14 @@ package web
 import (
 	"context"
 	"encoding/json"
-	"io"
+	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/runs"
-	"github.com/stead-dev/stead/session"
 )
 
 // chainState is a chain the server started: what its steps did so far.
@@ -49,10 +45,8 @@ type chainStartJSON struct {
 // state; GET /api/v1/chains/{chain} follows it.
 func (s *Server) startChain(w http.ResponseWriter, r *http.Request) error {
 	var body chainStartJSON
-	dec := json.NewDecoder(io.LimitReader(r.Body, 1<<20))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&body); err != nil {
-		return errorf(http.StatusBadRequest, "the body is not a chain to start: %v", err)
+	if err := decodeBody(r, &body, "a chain to start"); err != nil {
+		return err
 	}
 	sv, err := s.runsOrNone()
 	if err != nil {
@@ -62,28 +56,19 @@ func (s *Server) startChain(w http.ResponseWriter, r *http.Request) error {
 		return errorf(http.StatusBadRequest, "steps: give 1 to 20 steps, each {\"cli\", \"prompt\"}")
 	}
 	for i, st := range body.Steps {
-		if a, ok := adapters.Lookup(st.CLI); !ok || !a.Runs() {
-			return errorf(http.StatusBadRequest, "step %d: %q is not a CLI stead runs (%s)", i+1, st.CLI, strings.Join(runnable(), ", "))
+		if _, err := runnableCLI(fmt.Sprintf("step %d", i+1), st.CLI); err != nil {
+			return err
 		}
 		if strings.TrimSpace(st.Prompt) == "" {
 			return errorf(http.StatusBadRequest, "step %d: give its prompt", i+1)
 		}
 	}
-	if !filepath.IsAbs(body.Dir) {
-		return errorf(http.StatusBadRequest, "dir: %q is not an absolute path: say where the chain works", body.Dir)
+	if err := folder("dir", body.Dir, "say where the chain works"); err != nil {
+		return err
 	}
-	if fi, err := os.Stat(body.Dir); err != nil || !fi.IsDir() {
-		return errorf(http.StatusBadRequest, "dir: %s is not a folder on this machine", body.Dir)
-	}
-	var from *session.Session
-	if body.From != "" {
-		a, ref, err := s.resolve(body.From)
-		if err != nil {
-			return err
-		}
-		if from, err = a.Open(s.Env, ref); err != nil {
-			return err
-		}
+	from, err := s.openRef(body.From)
+	if err != nil {
+		return err
 	}
 	c := &chainState{ID: "chain-" + runs.NewID(), Started: time.Now().UTC(), Steps: body.Steps,
 		Results: []runs.StepResult{}}

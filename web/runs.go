@@ -8,14 +8,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
-	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/bus"
 	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/runs"
@@ -83,19 +79,15 @@ func (s *Server) input(w http.ResponseWriter, r *http.Request) error {
 		Data   *string `json:"data"`
 		Prompt *string `json:"prompt"`
 	}
-	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&body); err != nil {
-		return errorf(http.StatusBadRequest, "the body is not {\"data\": …} or {\"prompt\": …}: %v", err)
+	if err := decodeBody(r, &body, `{"data": …} or {"prompt": …}`); err != nil {
+		return err
 	}
 	if (body.Data == nil) == (body.Prompt == nil) {
 		return errorf(http.StatusBadRequest, "give one of data and prompt")
 	}
-	sv, err := s.runsOrNone()
+	sv, rec, err := s.running(r)
 	if err != nil {
 		return err
-	}
-	rec, err := sv.Running(r.Context(), r.PathValue("run"))
-	if err != nil {
-		return runError(err)
 	}
 	if body.Prompt != nil {
 		err = sv.Prompt(r.Context(), rec, *body.Prompt)
@@ -111,19 +103,28 @@ func (s *Server) input(w http.ResponseWriter, r *http.Request) error {
 // stop answers POST /api/v1/runs/{run}/stop: the run's CLI exits, and
 // the run's final record is returned.
 func (s *Server) stop(w http.ResponseWriter, r *http.Request) error {
-	sv, err := s.runsOrNone()
+	sv, rec, err := s.running(r)
 	if err != nil {
 		return err
-	}
-	rec, err := sv.Running(r.Context(), r.PathValue("run"))
-	if err != nil {
-		return runError(err)
 	}
 	rec, err = sv.Stop(r.Context(), rec)
 	if err != nil {
 		return runError(err)
 	}
 	return writeJSON(w, rec)
+}
+
+// running finds the run a request names, when it has not ended.
+func (s *Server) running(r *http.Request) (*runs.Supervisor, live.Run, error) {
+	sv, err := s.runsOrNone()
+	if err != nil {
+		return nil, live.Run{}, err
+	}
+	rec, err := sv.Running(r.Context(), r.PathValue("run"))
+	if err != nil {
+		return nil, rec, runError(err)
+	}
+	return sv, rec, nil
 }
 
 func runError(err error) error {
@@ -284,24 +285,21 @@ type startJSON struct {
 // The answer is the run's record (201).
 func (s *Server) start(w http.ResponseWriter, r *http.Request) error {
 	var body startJSON
-	dec := json.NewDecoder(io.LimitReader(r.Body, 1<<20))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&body); err != nil {
-		return errorf(http.StatusBadRequest, "the body is not a run to start: %v", err)
+	if err := decodeBody(r, &body, "a run to start"); err != nil {
+		return err
 	}
 	sv, err := s.runsOrNone()
 	if err != nil {
 		return err
 	}
-	to, ok := adapters.Lookup(body.To)
-	if !ok || !to.Runs() {
-		return errorf(http.StatusBadRequest, "to: %q is not a CLI stead runs (%s)", body.To, strings.Join(runnable(), ", "))
-	}
-	a, ref, err := s.resolve(body.From)
+	to, err := runnableCLI("to", body.To)
 	if err != nil {
 		return err
 	}
-	sess, err := a.Open(s.Env, ref)
+	if body.From == "" {
+		return errorf(http.StatusBadRequest, "from: name the session to continue (<cli>:<id>)")
+	}
+	sess, err := s.openRef(body.From)
 	if err != nil {
 		return err
 	}
@@ -312,11 +310,8 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) error {
 	if dir == "" {
 		dir = sess.Project.Path
 	}
-	if !filepath.IsAbs(dir) {
-		return errorf(http.StatusBadRequest, "dir: %q is not an absolute path: say where the run works", dir)
-	}
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return errorf(http.StatusBadRequest, "dir: %s is not a folder on this machine: say where the run works", dir)
+	if err := folder("dir", dir, "say where the run works"); err != nil {
+		return err
 	}
 	spec := runs.Spec{ID: runs.NewID(), To: to.Name, Dir: dir, Prompt: body.Prompt, Model: body.Model, Auto: body.AutoApprove}
 	rec, err := sv.Detach(r.Context(), sess, spec)
@@ -330,14 +325,4 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusCreated)
 	return writeJSON(w, rec)
-}
-
-func runnable() []string {
-	var names []string
-	for _, a := range adapters.All {
-		if a.Runs() {
-			names = append(names, a.Name)
-		}
-	}
-	return names
 }
