@@ -16,11 +16,11 @@ import (
 	"github.com/stead-dev/stead/session"
 )
 
-// BenchmarkSessionsAPI measures GET /api/v1/sessions over a corpus of
-// 10,000 sessions of all five CLIs (generated, 256 MB; or the corpus in
-// $STEAD_WEB_CORPUS), answered from a fresh search index: what the
-// sessions page asks for when it opens.
-func BenchmarkSessionsAPI(b *testing.B) {
+// watchedCorpus is a corpus of 10,000 sessions of all five CLIs
+// (generated, 256 MB; or the corpus in $STEAD_WEB_CORPUS) with a search
+// index that a watcher keeps fresh, as the daemon does: its environment.
+func watchedCorpus(b *testing.B) session.Env {
+	b.Helper()
 	dir := os.Getenv("STEAD_WEB_CORPUS")
 	if dir == "" {
 		dir = b.TempDir()
@@ -42,18 +42,25 @@ func BenchmarkSessionsAPI(b *testing.B) {
 	if _, err := ix.Refresh(ctx, env, nil); err != nil {
 		b.Fatal(err)
 	}
-	// The daemon's watcher keeps the index fresh.
 	wctx, stop := context.WithCancel(ctx)
 	watched := make(chan struct{})
 	done := make(chan error, 1)
 	var once sync.Once
 	go func() { done <- ix.Watch(wctx, env, func(index.Refreshed) { once.Do(func() { close(watched) }) }) }()
-	defer func() { stop(); <-done; ix.Close() }()
+	b.Cleanup(func() { stop(); <-done; ix.Close() })
 	select {
 	case <-watched:
 	case err := <-done:
 		b.Fatalf("watch: %v", err)
 	}
+	return env
+}
+
+// BenchmarkSessionsAPI measures GET /api/v1/sessions over 10,000
+// sessions (watchedCorpus): what the sessions page asks for when it
+// opens.
+func BenchmarkSessionsAPI(b *testing.B) {
+	env := watchedCorpus(b)
 	h := (&Server{Env: env, Token: testToken}).Handler()
 	var last []byte
 	for b.Loop() {

@@ -114,6 +114,30 @@ func (s *Server) stop(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, rec)
 }
 
+// resize answers POST /api/v1/runs/{run}/resize: {"rows", "cols"} sizes
+// the run's terminal (the CLI draws for that size), as an attached
+// terminal does when it is resized.
+func (s *Server) resize(w http.ResponseWriter, r *http.Request) error {
+	var body struct {
+		Rows uint16 `json:"rows"`
+		Cols uint16 `json:"cols"`
+	}
+	if err := decodeBody(r, &body, `{"rows": …, "cols": …}`); err != nil {
+		return err
+	}
+	if body.Rows < 5 || body.Cols < 20 || body.Rows > bus.MaxRows || body.Cols > bus.MaxCols {
+		return errorf(http.StatusBadRequest, "a terminal has 5 to %d rows and 20 to %d columns", bus.MaxRows, bus.MaxCols)
+	}
+	sv, rec, err := s.running(r)
+	if err != nil {
+		return err
+	}
+	if err := sv.Bus.Ask(r.Context(), rec.ID, bus.Request{Op: bus.OpResize, Rows: body.Rows, Cols: body.Cols}); err != nil {
+		return runError(err)
+	}
+	return writeJSON(w, map[string]any{"run": rec.ID, "rows": body.Rows, "cols": body.Cols})
+}
+
 // running finds the run a request names, when it has not ended.
 func (s *Server) running(r *http.Request) (*runs.Supervisor, live.Run, error) {
 	sv, err := s.runsOrNone()

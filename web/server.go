@@ -191,6 +191,7 @@ var apiRoutes = []route{
 	{"GET", "/api/v1/runs/{run}/events", (*Server).events},
 	{"POST", "/api/v1/runs/{run}/input", (*Server).input},
 	{"POST", "/api/v1/runs/{run}/stop", (*Server).stop},
+	{"POST", "/api/v1/runs/{run}/resize", (*Server).resize},
 }
 
 // serve checks every request's Host and Origin, sets the headers every

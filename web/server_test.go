@@ -299,6 +299,7 @@ func TestStartRefusals(t *testing.T) {
 		{"/api/v1/runs", `{"from":"` + ref + `","to":"codex","dir":"relative"}`, "not an absolute path"},
 		{"/api/v1/runs", `{"from":"` + ref + `","to":"codex","at":"nope"}`, "no such entry"},
 		{"/api/v1/runs", `{"from":"` + ref + `","to":"codex","bogus":1}`, "unknown field"},
+		{"/api/v1/runs/nope/resize", `{"rows":2,"cols":80}`, "5 to 1000 rows"},
 		{"/api/v1/chains", `{"steps":[],"dir":"` + dir + `"}`, "give 1 to 20 steps"},
 		{"/api/v1/chains", `{"steps":[{"cli":"nope","prompt":"p"}],"dir":"` + dir + `"}`, "not a CLI stead runs"},
 		{"/api/v1/chains", `{"steps":[{"cli":"codex","prompt":" "}],"dir":"` + dir + `"}`, "give its prompt"},

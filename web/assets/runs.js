@@ -182,12 +182,16 @@ export function mountRun(view, route) {
   const sendBtn = h('button', { type: 'submit', class: 'primary', text: 'Send' });
   const form = h('form', { id: 'run-input', class: 'run-input', hidden: true }, promptBox, sendBtn);
   const termBox = h('div', { id: 'terminal', class: 'term-box' });
+  // A run's terminal starts at 200×50 (the supervisor's size); the page
+  // may size it to another, for the CLI to draw for.
+  const sizeSel = h('select', { id: 'run-size', title: 'the size of the run\'s terminal (the CLI redraws for it)' },
+    ['200×50', '160×45', '120×36', '80×24'].map((v) => h('option', { value: v, text: v })));
   const entriesBox = h('div', { id: 'run-entries', class: 'run-entries' });
   const entriesStatus = h('div', { class: 'muted page-status', text: 'Waiting for entries…' });
   view.append(
     h('header', { class: 'run-header' }, h('div', { class: 'title-row' }, title, h('span', { class: 'spacer' }), conn, stopBtn), detail, figs),
     h('div', { class: 'run-split' },
-      h('section', { class: 'run-term' }, h('h2', { text: 'Terminal' }), termBox, form),
+      h('section', { class: 'run-term' }, h('h2', null, 'Terminal ', sizeSel), termBox, form),
       h('section', { class: 'run-side' }, h('h2', { text: 'Entries' }), entriesBox, entriesStatus)));
 
   // The run's record.
@@ -232,7 +236,7 @@ export function mountRun(view, route) {
   if (typeof window.Terminal === 'function') {
     const dark = matchMedia('(prefers-color-scheme: dark)').matches;
     term = new window.Terminal({
-      cols: 120, rows: 36, convertEol: false, scrollback: 5000, disableStdin: true, cursorBlink: false,
+      cols: 200, rows: 50, convertEol: false, scrollback: 5000, disableStdin: true, cursorBlink: false,
       fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", monospace', fontSize: 13,
       theme: themeFor(dark),
     });
@@ -240,6 +244,16 @@ export function mountRun(view, route) {
     openTerminal(term, termBox);
     mirror.sync();
     cleanups.push(() => term.dispose(), () => mirror.stop());
+    sizeSel.addEventListener('change', async () => {
+      const [cols, rows] = sizeSel.value.split('×').map(Number);
+      term.resize(cols, rows);
+      if (readOnly || done) return; // the page's view only
+      try {
+        await post(runPath(id, '/resize'), { rows, cols }, ctl.signal);
+      } catch (e) {
+        if (alive) report(e);
+      }
+    });
   } else {
     termBox.appendChild(h('p', { class: 'muted', text: 'The terminal could not be loaded (xterm.js).' }));
   }
