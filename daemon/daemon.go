@@ -18,6 +18,7 @@ import (
 	"github.com/oklog/run"
 
 	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/index"
 	"github.com/stead-dev/stead/pricing"
 	"github.com/stead-dev/stead/runs"
 	"github.com/stead-dev/stead/session"
@@ -78,6 +79,10 @@ type Daemon struct {
 	stop  context.CancelFunc
 	web   net.Listener // the control room's, set by open
 	token string       // the control room's
+	// changed hears of each change the index's watcher made (the
+	// control room's pages show the sessions again); nil when none
+	// listens.
+	changed func(index.Refreshed)
 }
 
 func (d *Daemon) setup() {
@@ -128,11 +133,9 @@ func (d *Daemon) Run(ctx context.Context) error {
 	w := &runs.Worker{Supervisor: sv, Host: d.Host}
 	var g run.Group
 	g.Add(func() error { return w.Run(ctx) }, func(error) { cancel() })
-	if d.keepsIndex() {
-		g.Add(func() error { return d.keepIndex(ctx) }, func(error) { cancel() })
-	}
+	var ws *web.Server
 	if d.web != nil {
-		ws := &web.Server{Env: d.Env, Logger: d.Logger, Token: d.token, ReadOnly: d.WebReadOnly, Hosts: d.WebHosts,
+		ws = &web.Server{Env: d.Env, Logger: d.Logger, Token: d.token, ReadOnly: d.WebReadOnly, Hosts: d.WebHosts,
 			Host: d.Host, Supervisor: &sv, Version: d.Version, Prices: d.Prices, ABDir: filepath.Join(StateDir(d.Env), "ab"), Context: ctx}
 		hs := &http.Server{Handler: ws.Handler(), ReadHeaderTimeout: 10 * time.Second,
 			BaseContext: func(net.Listener) context.Context { return ctx }}
@@ -152,6 +155,10 @@ func (d *Daemon) Run(ctx context.Context) error {
 				hs.Close()
 			}
 		})
+		d.changed = ws.SessionsChanged
+	}
+	if d.keepsIndex() {
+		g.Add(func() error { return d.keepIndex(ctx) }, func(error) { cancel() })
 	}
 	close(d.ready)
 	return g.Run()

@@ -98,6 +98,9 @@ func (d *Daemon) watchOnce(ctx context.Context, log *slog.Logger) error {
 		return err
 	}
 	defer ix.Close()
+	if d.changed != nil {
+		ix.OnChange(d.changed)
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var g run.Group

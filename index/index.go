@@ -44,7 +44,15 @@ type Index struct {
 	tails *tails
 	// dicts are the zstd dictionaries of its entries' text (dict.go).
 	dicts *dicts
+	// onChange hears of each refresh of its watcher that changed it.
+	onChange func(Refreshed)
 }
+
+// OnChange makes fn hear of each refresh of the index's watcher (Watch)
+// that changed the index, with what the refresh did: a front end shows
+// the sessions again. Set it before Watch. fn is called from the
+// watcher's loop: it must return at once.
+func (ix *Index) OnChange(fn func(Refreshed)) { ix.onChange = fn }
 
 const schema = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -581,6 +581,9 @@ func (w *watcher) refreshed(r refreshResult, timer *time.Timer) {
 	w.failures = 0
 	w.last = r.res
 	if gen, err := w.ix.Generation(w.ctx); err == nil {
+		if gen != w.gen && w.ix.onChange != nil {
+			w.ix.onChange(r.res)
+		}
 		w.gen = gen
 	}
 	added, err := w.watchAll(r.lk)

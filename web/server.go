@@ -76,6 +76,7 @@ type Server struct {
 	last   *scanned               // the last scan of a watched index
 	jobs   sync.WaitGroup         // work started in the background
 	chains map[string]*chainState // the chains started, by id
+	hub    hub                    // the pages listening for changes
 }
 
 // Handler is the server's HTTP handler.
@@ -174,6 +175,7 @@ type route struct {
 var apiRoutes = []route{
 	{"POST", "/api/v1/signin", (*Server).newSignIn},
 	{"GET", "/api/v1/info", (*Server).info},
+	{"GET", "/api/v1/events", (*Server).changes},
 	{"GET", "/api/v1/sessions", (*Server).sessions},
 	{"GET", "/api/v1/sessions/{ref}", (*Server).session},
 	{"GET", "/api/v1/sessions/{ref}/export", (*Server).export},

@@ -149,3 +149,22 @@ export async function allEntries(ref, progress, signal, max) {
   }
   return { session: first.session, ref: first.ref, total: first.total, entries: out };
 }
+
+// onSessionsChanged calls fn each time the daemon says the sessions
+// changed (GET /api/v1/events, one stream for the page); it returns a
+// function that stops calling it. The lists fetched before are dropped.
+const changeListeners = new Set();
+let changes = null;
+export function onSessionsChanged(fn) {
+  changeListeners.add(fn);
+  if (!changes) {
+    changes = new EventSource('/api/v1/events');
+    changes.addEventListener('sessions', () => {
+      lists.clear();
+      for (const f of [...changeListeners]) {
+        try { f(); } catch (e) { console.error(e); }
+      }
+    });
+  }
+  return () => changeListeners.delete(fn);
+}

@@ -3,7 +3,7 @@
 // view are in the document (a fixed row height, a spacer as tall as all
 // of them), so that 10,000 sessions scroll smoothly.
 
-import { info, sessionList, report } from './api.js';
+import { info, sessionList, report, onSessionsChanged } from './api.js';
 import {
   h, clear, fmtDate, fmtDuration, durationMs, fmtTokens, fmtCost, fmtInt, localDate, sessionHash, debounce,
 } from './dom.js';
@@ -359,9 +359,12 @@ export function mount(view) {
   pickChanged();
   headerMarks();
   load(false);
+  // The list follows the stores: the daemon says when they changed.
+  const offChanged = onSessionsChanged(() => { if (alive) load(true); });
 
   function cleanup() {
     alive = false;
+    offChanged();
     cancelAnimationFrame(frame);
     window.removeEventListener('resize', onScroll);
     clearTimeout(flashTimer);

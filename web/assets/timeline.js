@@ -3,7 +3,7 @@
 // (or the top, when it opened in the middle), so that a session of
 // 100,000 entries opens as fast as a short one.
 
-import { entries as fetchEntries, sessionRow, report, info, post } from './api.js';
+import { entries as fetchEntries, sessionRow, report, info, post, onSessionsChanged } from './api.js';
 import {
   h, clear, fmtDate, fmtDuration, durationMs, fmtTokens, fmtCost, fmtInt, fmtUsage, usageTotal, sessionLink,
 } from './dom.js';
@@ -342,8 +342,18 @@ export function mount(view, route) {
     }
   });
 
+  // A session that grows (its CLI still writes it) shows what was
+  // added, when the reader is at its end.
+  const offChanged = onSessionsChanged(() => {
+    if (alive && known() && end >= total && !busyDown) {
+      total = Infinity;
+      more();
+    }
+  });
+
   return () => {
     alive = false;
+    offChanged();
     ctl.abort();
     cancelAnimationFrame(frame);
     view.removeEventListener('scroll', onScroll);
