@@ -158,11 +158,31 @@ let changes = null;
 export function onSessionsChanged(fn) {
   changeListeners.add(fn);
   if (!changes) {
-    changes = new EventSource('/api/v1/events');
-    changes.addEventListener('sessions', () => {
-      lists.clear();
-      for (const f of [...changeListeners]) {
-        try { f(); } catch (e) { console.error(e); }
+    changes = true;
+    // Opened once the page has loaded: a stream opened before would hold
+    // its load back (Chromium counts it as the page still loading).
+    const open = () => setTimeout(() => {
+      changes = new EventSource('/api/v1/events');
+      changes.addEventListener('sessions', () => {
+        lists.clear();
+        for (const f of [...changeListeners]) {
+          try { f(); } catch (e) { console.error(e); }
+        }
+      });
+    }, 0);
+    if (document.readyState === 'complete') open();
+    else window.addEventListener('load', open, { once: true });
+    // Closed when the page is left: an open stream would keep one of the
+    // browser's few connections to this server for a page in its back
+    // and forward cache.
+    window.addEventListener('pagehide', () => {
+      if (changes && changes.close) changes.close();
+      changes = null;
+    });
+    window.addEventListener('pageshow', (ev) => {
+      if (ev.persisted && !changes && changeListeners.size) {
+        changes = true;
+        open();
       }
     });
   }

@@ -111,5 +111,15 @@ async function header() {
 }
 
 window.addEventListener('hashchange', route);
+// A page left closes its event streams (route's teardown); one the
+// browser brings back from its cache is mounted again.
+window.addEventListener('pagehide', () => {
+  if (teardown) {
+    try { teardown(); } catch (e) { console.error(e); }
+    teardown = null;
+  }
+  current = '';
+});
+window.addEventListener('pageshow', (ev) => { if (ev.persisted) route(); });
 header();
 route();
