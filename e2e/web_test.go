@@ -197,6 +197,10 @@ func TestControlRoom(t *testing.T) {
 		if !strings.Contains(del, "marmelade") || !strings.Contains(add, "marmalade") {
 			t.Errorf("the edit's diff: - %q + %q", del, add)
 		}
+		// Each answer's tokens, and its cost at list prices.
+		if n := eval[int](t, c, "costs", `document.querySelectorAll('#timeline .entry .cost').length`); n == 0 {
+			t.Error("no answer shows its cost")
+		}
 		// Its export as a page to keep.
 		page := get(t, c, "export", chromedp.Evaluate[string](
 			`fetch(document.querySelector('#export-links a[href*="format=html"]').href).then(async r => r.status + ' ' + r.headers.get('content-disposition') + '\n' + await r.text())`,

@@ -301,6 +301,7 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) error {
 			if err != nil {
 				return err
 			}
+			body["costs"] = s.costs(body["entries"].([]*session.Entry))
 			return writeJSON(w, body)
 		}
 	}
@@ -361,7 +362,7 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) error {
 	}
 	meta.Timeline, meta.Records = nil, nil
 	body := map[string]any{"session": meta, "ref": a.Name + ":" + meta.ID, "entries": entries,
-		"offset": offset, "total": total}
+		"offset": offset, "total": total, "costs": s.costs(entries)}
 	if at >= 0 {
 		body["at"] = at
 	}
@@ -424,6 +425,23 @@ func firstPage(a adapters.Adapter, ref session.Ref, limit int, native bool) (map
 	s.Timeline, s.Records = nil, nil
 	return map[string]any{"session": s, "ref": a.Name + ":" + s.ID, "entries": page, "offset": 0,
 		"next": len(page), "partial": true}, true, nil
+}
+
+// costs prices the model responses among entries at list prices: the
+// cost of each entry that carries its response's usage, by entry id (no
+// entry for an unknown model).
+func (s *Server) costs(entries []*session.Entry) map[string]float64 {
+	out := map[string]float64{}
+	prices := s.prices()
+	for _, e := range entries {
+		if e.Usage == nil || e.Model == "" {
+			continue
+		}
+		if c, ok := prices.Cost(e.Model, *e.Usage); ok {
+			out[e.ID] = c
+		}
+	}
+	return out
 }
 
 var roles = []string{"user", "assistant", "thinking", "tool_call", "tool_result"}

@@ -2,7 +2,7 @@
 // run's live entries share this. Every text is set as text; Markdown
 // goes through renderMarkdown, which builds nodes.
 
-import { h, clear, fmtTime, fmtUsage, fmtDate, sessionLink, extLink } from './dom.js';
+import { h, clear, fmtTime, fmtUsage, fmtCost, fmtDate, sessionLink, extLink } from './dom.js';
 import { renderMarkdown } from './markdown.js';
 
 // Output and inputs longer than this many lines are folded.
@@ -384,6 +384,7 @@ export class EntryRenderer {
     }
     head.appendChild(h('span', { class: 'spacer' }));
     if (e.usage) head.appendChild(h('span', { class: 'tokens', text: fmtUsage(e.usage), title: 'tokens of this response' }));
+    if (typeof e.cost === 'number') head.appendChild(h('span', { class: 'cost', text: fmtCost(e.cost), title: 'the cost of this response at list prices' }));
     if (e.model && (e.type === 'assistant' || e.usage)) head.appendChild(h('span', { class: 'model', text: e.model }));
     if (e.timestamp) head.appendChild(h('time', { class: 'time', text: fmtTime(e.timestamp), title: fmtDate(e.timestamp, true), attrs: { datetime: e.timestamp } }));
     if (this.fork && e.type !== 'tool_result') {

@@ -57,6 +57,7 @@ export function mount(view, route) {
   function place(d, where) {
     const frag = document.createDocumentFragment();
     d.entries.forEach((e, k) => {
+      if (d.costs && d.costs[e.id] !== undefined) e.cost = d.costs[e.id];
       const el = renderer.render(e, d.offset + k);
       if (el) frag.appendChild(el);
     });
