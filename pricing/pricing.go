@@ -140,6 +140,19 @@ func (t *Table) Cost(model string, u session.Usage) (float64, bool) {
 	return p.Cost(u), true
 }
 
+// Total returns what usage split by model cost, of the models with a
+// price, and false when none of them has one.
+func (t *Table) Total(models map[string]session.Usage) (float64, bool) {
+	var total float64
+	priced := false
+	for m, u := range models {
+		if c, ok := t.Cost(m, u); ok {
+			total, priced = total+c, true
+		}
+	}
+	return total, priced
+}
+
 // Config is the part of stead's config file this package reads:
 //
 //	{"prices": {"my-model": {"input": 1, "output": 2, "cacheRead": 0.1, "cacheWrite": 1.25},

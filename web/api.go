@@ -161,15 +161,7 @@ func summaryJSON(sum *session.Summary, host string, prices *pricing.Table) sessi
 	if j.Models == nil {
 		j.Models = []string{}
 	}
-	var cost float64
-	priced := false
-	for m, u := range sum.Models {
-		if c, ok := prices.Cost(m, u); ok {
-			cost += c
-			priced = true
-		}
-	}
-	if priced {
+	if cost, ok := prices.Total(sum.Models); ok {
 		j.Cost = &cost
 	}
 	return j
@@ -312,21 +304,13 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) error {
 	defer src.Close()
 	meta := *src.Session
 	var ids []string
-	total := 0
-	var next func() (*session.Entry, error)
+	var total int
+	var list session.Entries
 	if src.Entries != nil {
-		ids, total, next = src.Entries.IDs(), src.Entries.Len(), src.Entries.Next
+		ids, total, list = src.Entries.IDs(), src.Entries.Len(), src.Entries
 	} else {
 		tl := meta.Timeline
-		total = len(tl)
-		i := 0
-		next = func() (*session.Entry, error) {
-			if i == len(tl) {
-				return nil, io.EOF
-			}
-			i++
-			return &tl[i-1], nil
-		}
+		total, list = len(tl), session.EntriesOf(tl)
 		ids = make([]string, len(tl))
 		for i := range tl {
 			ids[i] = tl[i].ID
@@ -344,7 +328,7 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) error {
 	}
 	entries := make([]*session.Entry, 0, min(limit, max(0, total-offset)))
 	for i := 0; i < offset+limit; i++ {
-		e, err := next()
+		e, err := list.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -652,14 +636,7 @@ func (s *Server) usage(w http.ResponseWriter, r *http.Request) error {
 		row := usageRowJSON{Period: g.Start.In(time.Local).Format("2006-01-02"), Key: g.CLI + g.Model + g.Project,
 			Tokens: g.Usage, Sessions: g.Sessions}
 		row.Total = g.Usage.Input + g.Usage.Output + g.Usage.CacheRead + g.Usage.CacheWrite
-		var cost float64
-		priced := false
-		for m, u := range g.Models {
-			if c, ok := prices.Cost(m, u); ok {
-				cost, priced = cost+c, true
-			}
-		}
-		if priced {
+		if cost, ok := prices.Total(g.Models); ok {
 			row.Cost = &cost
 		}
 		rows = append(rows, row)

@@ -1,15 +1,12 @@
 package web
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -18,6 +15,7 @@ import (
 
 	"github.com/stead-dev/stead/bus"
 	"github.com/stead-dev/stead/index"
+	"github.com/stead-dev/stead/internal/samples"
 	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/runs"
 	"github.com/stead-dev/stead/session"
@@ -74,67 +72,12 @@ func (b *browser) do(tb testing.TB, steps ...chromedp.Action[chromedp.Void]) {
 	}
 }
 
-// longSID is the session writeLongSession writes.
-const longSID = "5e55a000-0000-4000-8000-000000100000"
-
-// writeLongSession writes a Claude Code session of n entries (prompts,
-// answers, and bash calls with their output) into env's store, and
-// returns its reference.
+// writeLongSession writes a Claude Code session of n entries into env's
+// store (samples.ClaudeSession); its reference.
 func writeLongSession(tb testing.TB, env session.Env, n int) string {
 	tb.Helper()
-	dir := filepath.Join(env.Vars["CLAUDE_CONFIG_DIR"], "projects", "-tmp-long")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		tb.Fatal(err)
-	}
-	f, err := os.Create(filepath.Join(dir, longSID+".jsonl"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	for i := 0; i < n; i++ {
-		w.Write(claudeLine(i))
-	}
-	if err := w.Flush(); err != nil {
-		tb.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		tb.Fatal(err)
-	}
-	return "claude:" + longSID
-}
-
-// claudeLine is the record of entry i of writeLongSession's session.
-func claudeLine(i int) []byte {
-	start := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
-	uuid := fmt.Sprintf("00000000-0000-4000-8000-%012d", i)
-	ts := start.Add(time.Duration(i) * time.Second).Format(time.RFC3339Nano)
-	rec := map[string]any{"uuid": uuid, "sessionId": longSID, "timestamp": ts, "cwd": "/tmp/long", "version": "2.1.330",
-		"userType": "external", "isSidechain": false}
-	if i > 0 {
-		rec["parentUuid"] = fmt.Sprintf("00000000-0000-4000-8000-%012d", i-1)
-	}
-	switch i % 4 {
-	case 0:
-		rec["type"] = "user"
-		rec["message"] = map[string]any{"role": "user", "content": fmt.Sprintf("Step %d: run the next check and tell me what it printed.", i/4)}
-	case 1:
-		rec["type"] = "assistant"
-		rec["message"] = map[string]any{"id": fmt.Sprintf("msg_%d", i), "type": "message", "role": "assistant", "model": "claude-opus-5-5",
-			"content": []any{map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_%d", i), "name": "Bash",
-				"input": map[string]any{"command": fmt.Sprintf("echo check-%d && ls -la", i/4)}}},
-			"usage": map[string]any{"input_tokens": 1200, "output_tokens": 40}}
-	case 2:
-		rec["type"] = "user"
-		rec["message"] = map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result",
-			"tool_use_id": fmt.Sprintf("toolu_%d", i-1), "content": fmt.Sprintf("check-%d\ntotal 8\ndrwxr-xr-x 2 dev dev 4096 .\n", i/4), "is_error": false}}}
-	case 3:
-		rec["type"] = "assistant"
-		rec["message"] = map[string]any{"id": fmt.Sprintf("msg_%d", i), "type": "message", "role": "assistant", "model": "claude-opus-5-5",
-			"content": []any{map[string]any{"type": "text", "text": fmt.Sprintf("The check printed `check-%d` and the folder is **empty**.", i/4)}},
-			"usage":   map[string]any{"input_tokens": 1300, "output_tokens": 30}}
-	}
-	data, _ := json.Marshal(rec)
-	return append(data, '\n')
+	_, ref := samples.ClaudeSession(tb, env.Vars["CLAUDE_CONFIG_DIR"], samples.LongSID, n)
+	return ref
 }
 
 // TestLiveSessions: with the daemon's watcher of the stores telling the
@@ -163,23 +106,20 @@ func TestLiveSessions(t *testing.T) {
 	br := newBrowser(t, s, hs)
 	br.do(t, chromedp.Navigate(hs.URL+"/#/session/"+ref), chromedp.WaitVisible(chromedp.CSS(`#timeline .entry`)))
 	// The CLI appends a prompt and an answer.
-	f, err := os.OpenFile(filepath.Join(s.Env.Vars["CLAUDE_CONFIG_DIR"], "projects", "-tmp-long", longSID+".jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	path, _ := samples.ClaudeSessionPath(s.Env.Vars["CLAUDE_CONFIG_DIR"], samples.LongSID)
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	appended := time.Now()
-	f.Write(append(claudeLine(8), claudeLine(11)...))
+	f.Write(append(samples.ClaudeLine(samples.LongSID, 8), samples.ClaudeLine(samples.LongSID, 11)...))
 	f.Close()
 	br.do(t, chromedp.Poll[chromedp.Void](`document.querySelector('#timeline').textContent.includes('check-2')`,
 		chromedp.WithPollingTimeout(20*time.Second)))
 	t.Logf("an appended record was shown in %v", time.Since(appended).Round(time.Millisecond))
 	// A new session appears in the list.
 	br.do(t, chromedp.Navigate(hs.URL+"/#/sessions"), chromedp.WaitVisible(chromedp.CSS(`#sessions-list .session-row`)))
-	other := filepath.Join(s.Env.Vars["CLAUDE_CONFIG_DIR"], "projects", "-tmp-long", "5e55a000-0000-4000-8000-000000000002.jsonl")
-	line := strings.ReplaceAll(string(claudeLine(0)), longSID, "5e55a000-0000-4000-8000-000000000002")
-	if err := os.WriteFile(other, []byte(line), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	samples.ClaudeSession(t, s.Env.Vars["CLAUDE_CONFIG_DIR"], "5e55a000-0000-4000-8000-000000000002", 1)
 	br.do(t, chromedp.Poll[chromedp.Void](`!!document.querySelector('#sessions-list .session-row[data-ref="claude:5e55a000-0000-4000-8000-000000000002"]')`,
 		chromedp.WithPollingTimeout(20*time.Second)))
 }

@@ -46,6 +46,23 @@ func (h *hub) publish(r index.Refreshed) {
 	}
 }
 
+// openStream starts an answer of Server-Sent Events, with a comment
+// naming what it streams.
+func openStream(w http.ResponseWriter, what string) (http.Flusher, error) {
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		return nil, errors.New("web: the response cannot be streamed")
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	fmt.Fprintf(w, ": %s\n\n", what)
+	flusher.Flush()
+	return flusher, nil
+}
+
 // SessionsChanged tells the open pages that the stores' sessions changed:
 // the daemon calls it on each refresh of its index's watcher that changed
 // the index (index.Index.OnChange). It returns at once.
@@ -56,19 +73,12 @@ func (s *Server) SessionsChanged(r index.Refreshed) { s.hub.publish(r) }
 // added, updated, removed), so that a page shows them again. Nothing is
 // polled: the daemon's watcher of the stores tells the server.
 func (s *Server) changes(w http.ResponseWriter, r *http.Request) error {
-	flusher, ok := w.(http.Flusher)
-	if !ok {
-		return errors.New("web: the response cannot be streamed")
+	flusher, err := openStream(w, "sessions")
+	if err != nil {
+		return err
 	}
 	ch, cancel := s.hub.subscribe()
 	defer cancel()
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	io.WriteString(w, ": sessions\n\n")
-	flusher.Flush()
 	tick := time.NewTicker(keepAlive)
 	defer tick.Stop()
 	for {

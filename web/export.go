@@ -135,19 +135,12 @@ func writeHTML(w io.Writer, src *catalog.Opened, version string) error {
 	if err := htmlPage.ExecuteTemplate(w, "head", head); err != nil {
 		return err
 	}
-	next := func() (*session.Entry, error) { return src.Entries.Next() }
-	if src.Entries == nil {
-		i := 0
-		next = func() (*session.Entry, error) {
-			if i == len(s.Timeline) {
-				return nil, io.EOF
-			}
-			i++
-			return &s.Timeline[i-1], nil
-		}
+	var list session.Entries = session.EntriesOf(s.Timeline)
+	if src.Entries != nil {
+		list = src.Entries
 	}
 	for {
-		e, err := next()
+		e, err := list.Next()
 		if err == io.EOF {
 			break
 		}

@@ -3,7 +3,6 @@ package web
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"testing"
 
 	"github.com/stead-dev/stead/adapters"
@@ -52,19 +51,12 @@ func TestFirstPage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			next := func() (*session.Entry, error) { return full.Entries.Next() }
-			if full.Entries == nil {
-				i := 0
-				next = func() (*session.Entry, error) {
-					if i == len(full.Session.Timeline) {
-						return nil, io.EOF
-					}
-					i++
-					return &full.Session.Timeline[i-1], nil
-				}
+			var list session.Entries = session.EntriesOf(full.Session.Timeline)
+			if full.Entries != nil {
+				list = full.Entries
 			}
 			for i, g := range got {
-				w, err := next()
+				w, err := list.Next()
 				if err != nil {
 					t.Fatalf("%s: entry %d: %v", c.ref.Path, i, err)
 				}

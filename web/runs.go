@@ -172,10 +172,6 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	flusher, ok := w.(http.Flusher)
-	if !ok {
-		return errors.New("web: the response cannot be streamed")
-	}
 	kinds := []bus.Kind{bus.Entry, bus.Status}
 	if r.URL.Query().Get("terminal") == "true" {
 		kinds = []bus.Kind{bus.PTY}
@@ -184,13 +180,10 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 	if v := r.Header.Get("Last-Event-ID"); v != "" {
 		after, _ = strconv.ParseUint(v, 10, 64)
 	}
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	fmt.Fprintf(w, ": run %s\n\n", rec.ID)
-	flusher.Flush()
+	flusher, err := openStream(w, "run "+rec.ID)
+	if err != nil {
+		return err
+	}
 
 	ctx := r.Context()
 	msgs := make(chan bus.Msg, 64)
