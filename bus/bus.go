@@ -120,6 +120,10 @@ type Bus struct {
 	// fault is set when the store failed to write; heal restarts the
 	// server once there is room again.
 	fault atomic.Bool
+	// faulted wakes heal when fault is set.
+	faulted chan struct{}
+	// pull holds a watch's pull options beyond its batch.
+	pull  []jetstream.PullMessagesOpt
 	done  chan struct{}
 	nc    *nats.Conn
 	js    jetstream.JetStream
@@ -170,6 +174,7 @@ func New(ctx context.Context, opts Options) (*Bus, error) {
 }
 
 func (b *Bus) embed() error {
+	b.faulted = make(chan struct{}, 1)
 	so := &server.Options{
 		ServerName: "stead",
 		DontListen: true,
@@ -223,6 +228,11 @@ func (b *Bus) embed() error {
 	}
 	b.nc = nc
 	b.done = make(chan struct{})
+	// The in-process server cannot go away unseen (its connection's
+	// reconnect tells a watch at once), so a watch's pull request lives
+	// long and its heartbeats are far apart: with the default 5 s, each
+	// watch kept an idle daemon's server busy.
+	b.pull = []jetstream.PullMessagesOpt{jetstream.PullExpiry(inProcessExpiry), jetstream.PullHeartbeat(inProcessExpiry / 4)}
 	go b.heal()
 	return nil
 }
@@ -237,7 +247,7 @@ func (b *Bus) startServer() error {
 	}
 	// The server's log is always read, for the store failures it
 	// reports (storeLog); it is passed on only when asked for.
-	srv.SetLoggerV2(serverLog{l: b.log, fault: &b.fault}, false, false, false)
+	srv.SetLoggerV2(serverLog{l: b.log, fault: &b.fault, faulted: b.faulted}, false, false, false)
 	go srv.Start()
 	if !srv.ReadyForConnections(10 * time.Second) {
 		srv.Shutdown()
@@ -261,6 +271,10 @@ type inProcess struct{ b *Bus }
 
 func (p inProcess) InProcessConn() (net.Conn, error) { return p.b.server().InProcessConn() }
 
+// inProcessExpiry is how long a watch's pull request lives on the
+// embedded server.
+const inProcessExpiry = 2 * time.Minute
+
 // healEvery is how often an embedded bus whose store failed looks for the
 // free space to start again.
 const healEvery = 500 * time.Millisecond
@@ -276,16 +290,28 @@ const healFree = 8 << 20
 // publishers that retry store what they could not (their message ids keep
 // a retry from being stored twice).
 func (b *Bus) heal() {
-	t := time.NewTicker(healEvery)
-	defer t.Stop()
+	// It sleeps until the store fails (no timer while all is well: an
+	// idle daemon wakes for nothing), then looks every healEvery.
 	for {
 		select {
 		case <-b.done:
 			return
-		case <-t.C:
+		case <-b.faulted:
 		}
-		if !b.fault.Load() {
-			continue
+		b.healOnce()
+	}
+}
+
+// healOnce waits for the room to restart the failed server, and restarts
+// it; it returns when the restarted server runs or b is closed.
+func (b *Bus) healOnce() {
+	t := time.NewTicker(healEvery)
+	defer t.Stop()
+	for b.fault.Load() {
+		select {
+		case <-b.done:
+			return
+		case <-t.C:
 		}
 		if free, err := FreeBytes(b.opts.StoreDir); err == nil && free < healFree {
 			continue
@@ -472,8 +498,9 @@ func redactURL(u string) string {
 // serverLog passes the embedded server's logs to slog, and notes the
 // store failures it reports in fault.
 type serverLog struct {
-	l     *slog.Logger
-	fault *atomic.Bool
+	l       *slog.Logger
+	fault   *atomic.Bool
+	faulted chan<- struct{}
 }
 
 // storeFailure reports whether a server error says its store failed to
@@ -503,6 +530,10 @@ func (s serverLog) Errorf(format string, v ...any) {
 	msg := fmt.Sprintf(format, v...)
 	if storeFailure(msg) {
 		s.fault.Store(true)
+		select {
+		case s.faulted <- struct{}{}:
+		default: // heal is awake already
+		}
 	}
 	s.l.Error(msg, "from", "nats")
 }
@@ -709,7 +740,7 @@ func (b *Bus) watch(ctx context.Context, run, stream string, cfg jetstream.Order
 	if err != nil {
 		return 0, fmt.Errorf("bus: watch %s: %w", run, err)
 	}
-	it, err := cons.Messages(jetstream.PullMaxMessages(256))
+	it, err := cons.Messages(append([]jetstream.PullMessagesOpt{jetstream.PullMaxMessages(256)}, b.pull...)...)
 	if err != nil {
 		return 0, fmt.Errorf("bus: watch %s: %w", run, err)
 	}

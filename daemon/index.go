@@ -23,7 +23,7 @@ const (
 
 // indexPoll is how often a daemon in IndexAuto looks for an index made
 // since it started (one stat).
-const indexPoll = 2 * time.Second
+const indexPoll = 5 * time.Second
 
 // keepsIndex reports whether the daemon may keep the index fresh.
 func (d *Daemon) keepsIndex() bool { return d.Index != IndexOff }
@@ -36,8 +36,9 @@ func (d *Daemon) indexMade(ctx context.Context) bool {
 	}
 	tick := time.NewTicker(indexPoll)
 	defer tick.Stop()
+	path := index.DefaultPath(d.Env)
 	for {
-		if _, err := os.Stat(index.DefaultPath(d.Env)); err == nil {
+		if _, err := os.Stat(path); err == nil {
 			return true
 		}
 		select {

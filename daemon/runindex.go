@@ -125,14 +125,29 @@ func (ri *runIndexer) loop(ctx context.Context, msgs <-chan bus.Msg) (err error)
 			err = fmt.Errorf("daemon: indexing runs: panic: %v\n%s", p, debug.Stack())
 		}
 	}()
-	tick := time.NewTicker(runFlush)
-	defer tick.Stop()
+	// The timer is armed only while something waits to be written or let
+	// go of: an idle daemon is not woken five times a second for nothing.
+	timer := time.NewTimer(runFlush)
+	timer.Stop()
+	defer timer.Stop()
+	var due <-chan time.Time
+	var at time.Time // when the timer fires
+	arm := func(in time.Duration) {
+		timer.Reset(in)
+		due, at = timer.C, time.Now().Add(in)
+	}
 	for {
 		select {
 		case m := <-msgs:
 			ri.take(ctx, m)
-		case <-tick.C:
-			ri.flush(ctx)
+			if due == nil || time.Until(at) > runFlush {
+				arm(runFlush)
+			}
+		case <-due:
+			due = nil
+			if next := ri.flush(ctx); next > 0 {
+				arm(next)
+			}
 		case <-ctx.Done():
 			ri.flush(context.WithoutCancel(ctx))
 			return ctx.Err()
@@ -185,8 +200,11 @@ func (ri *runIndexer) start(ctx context.Context, id string, st *runState) {
 }
 
 // flush writes each feed's news, lets go of the feeds of runs that ended
-// or went quiet, and marks how far the index holds the bus's runs.
-func (ri *runIndexer) flush(ctx context.Context) {
+// or went quiet, and marks how far the index holds the bus's runs. It
+// returns how soon it wants to run again: runFlush while something is
+// not written yet, when the first quiet feed is due to be let go of, or
+// 0 when it holds nothing.
+func (ri *runIndexer) flush(ctx context.Context) time.Duration {
 	all := true
 	for id, st := range ri.feeds {
 		if st.feed == nil {
@@ -215,8 +233,19 @@ func (ri *runIndexer) flush(ctx context.Context) {
 	if all && ri.seq != ri.marked {
 		if err := ri.ix.SetMark(ctx, markName, fmt.Sprintf("%s %d", ri.stream, ri.seq)); err != nil {
 			ri.log.Warn("daemon: marking how far the search index holds the bus's runs", "err", err)
-			return
+			return runFlush
 		}
 		ri.marked = ri.seq
 	}
+	if !all {
+		return runFlush
+	}
+	var next time.Duration
+	for _, st := range ri.feeds {
+		due := max(time.Until(st.heard.Add(runIdle)), runFlush)
+		if next == 0 || due < next {
+			next = due
+		}
+	}
+	return next
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The daemon's CPU while nothing happens: a stead daemon of its own (state
-# in a temporary folder, the example stores), first with no page open,
-# then with the control room's sessions page open in headless Chromium.
+# in a temporary folder, the example stores, a search index of them that
+# it keeps fresh), first with no page open, then with the control room's
+# sessions page open in headless Chromium.
 # Prints the share of one core each window used, from /proc/<pid>/stat.
 #   scripts/bench-idle.sh [seconds]     (default 30 s a window)
 set -euo pipefail
@@ -13,6 +14,7 @@ go build -o "$work/stead" ./cmd/stead
 export HOME=$work/home XDG_STATE_HOME=$work/state XDG_CACHE_HOME=$work/cache
 export CLAUDE_CONFIG_DIR=$PWD/examples/claude CODEX_HOME=$PWD/examples/codex
 mkdir -p "$HOME"
+"$work/stead" index >/dev/null
 "$work/stead" serve >"$work/serve.log" 2>&1 &
 for _ in $(seq 50); do [ -s "$XDG_STATE_HOME/stead/bus.json" ] && break; sleep 0.1; done
 pid=$(sed -n 's/.*"pid":\([0-9]*\).*/\1/p' "$XDG_STATE_HOME/stead/bus.json")
