@@ -57,10 +57,11 @@ var rules = map[string][]string{
 	"runs": {"session", "live", "adapters", "catalog", "inject", "supervisor", "capture", "bus", "vt", "scenarios", "pricing",
 		"internal/atomicfile", "internal/safetext", "github.com/oklog/run", "golang.org/x/sys/unix", "golang.org/x/term"},
 	"daemon": {"session", "live", "bus", "runs", "index", "pricing", "web", "internal/atomicfile", "github.com/oklog/run"},
-	"web":    {"session", "live", "adapters", "catalog", "index", "bus", "runs", "pricing", "cusf", "agenthistory"},
-	"index": {"session", "adapters", "catalog", "modernc.org/sqlite", "github.com/oklog/run", "golang.org/x/sys/unix",
+	"web":    {"session", "live", "adapters", "catalog", "index", "bus", "runs", "pricing", "cusf", "agenthistory", "internal/notify", "github.com/oklog/run"},
+	"index": {"session", "adapters", "catalog", "internal/notify", "modernc.org/sqlite", "github.com/oklog/run", "golang.org/x/sys/unix",
 		"github.com/klauspost/compress/zstd", "github.com/klauspost/compress/dict"},
 	"internal/testdisk": {},
+	"internal/notify":   {"golang.org/x/sys/unix"},
 	"cmd/stead":         {"*"},
 	"":                  {},
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/oklog/run"
 
 	"github.com/stead-dev/stead/adapters"
+	"github.com/stead-dev/stead/internal/notify"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -201,35 +202,35 @@ func (ix *Index) Watch(ctx context.Context, env session.Env, ready func(Refreshe
 		}
 		return fmt.Errorf("index: watch: %w", err)
 	}
-	n, err := newNotifier()
+	n, err := notify.New()
 	if err != nil {
-		return err
+		return fmt.Errorf("index: watch: %w", err)
 	}
 	markers := markerDir(ix.path)
 	if err := os.RemoveAll(markers); err != nil {
-		n.close()
+		n.Close()
 		return fmt.Errorf("index: watch: %w", err)
 	}
 	if err := os.Mkdir(markers, 0o700); err != nil {
-		n.close()
+		n.Close()
 		return fmt.Errorf("index: watch: %w", err)
 	}
 	defer os.RemoveAll(markers)
 	sock := socketPath(ix.path)
 	if len(sock) >= maxSocketPath {
-		n.close()
+		n.Close()
 		return fmt.Errorf("index: watch: the socket path %s is too long (%d bytes; the system takes %d): set XDG_CACHE_HOME to a shorter folder", sock, len(sock), maxSocketPath-1)
 	}
 	os.Remove(sock) // left by a watcher that died: the lock is ours
 	ln, err := net.Listen("unix", sock)
 	if err != nil {
-		n.close()
+		n.Close()
 		return fmt.Errorf("index: watch: %w", err)
 	}
 	ln.(*net.UnixListener).SetUnlinkOnClose(true)
 	if err := os.Chmod(sock, 0o600); err != nil {
 		ln.Close()
-		n.close()
+		n.Close()
 		return fmt.Errorf("index: watch: %w", err)
 	}
 	file, err := os.Stat(ix.path)
@@ -253,7 +254,7 @@ func (ix *Index) Watch(ctx context.Context, env session.Env, ready func(Refreshe
 	ix.tails = ts
 	defer func() { ix.tails = nil; ts.close() }()
 	var g run.Group
-	g.Add(func() error { return n.run(w.events) }, func(error) { n.close() })
+	g.Add(func() error { return n.Run(w.events) }, func(error) { n.Close() })
 	g.Add(func() error { return w.accept(ctx, ln) }, func(error) { ln.Close() })
 	g.Add(func() error { return w.refresher(ctx) }, func(error) { cancel() })
 	g.Add(func() error { return w.loop(ctx) }, func(error) { cancel() })
@@ -270,7 +271,7 @@ type watcher struct {
 	ix      *Index
 	file    os.FileInfo // the index's file
 	env     session.Env
-	n       notifier
+	n       folders
 	markers string
 	ready   func(Refreshed)
 	hello   watchHello
@@ -461,7 +462,7 @@ func (w *watcher) same() error {
 // heard takes one event.
 func (w *watcher) heard(e event, timer *time.Timer) {
 	switch {
-	case e.overflow:
+	case e.Overflow:
 		// Events were lost: anything may have changed, and a sync's
 		// marker may be among them: each waits for a full refresh.
 		w.change(timer, nil)
@@ -470,27 +471,27 @@ func (w *watcher) heard(e event, timer *time.Timer) {
 			w.synced(s)
 		}
 		return
-	case w.wds[e.wd] == nil:
+	case w.wds[e.WD] == nil:
 		return
 	}
-	if e.ignored {
+	if e.Ignored {
 		// The folder is gone, or no longer watched.
-		for p := range w.wds[e.wd].paths {
+		for p := range w.wds[e.WD].paths {
 			delete(w.paths, p)
 		}
-		delete(w.wds, e.wd)
+		delete(w.wds, e.WD)
 		w.change(timer, nil)
 		return
 	}
-	if e.wd == w.paths[w.markers] {
-		if s, ok := w.marked[e.name]; ok && e.created {
-			delete(w.marked, e.name)
+	if e.WD == w.paths[w.markers] {
+		if s, ok := w.marked[e.Name]; ok && e.Created {
+			delete(w.marked, e.Name)
 			w.synced(s)
 		}
 		return
 	}
-	for p, names := range w.wds[e.wd].paths {
-		if names == nil || names[e.name] {
+	for p, names := range w.wds[e.WD].paths {
+		if names == nil || names[e.Name] {
 			w.change(timer, w.owners[p])
 			return
 		}
@@ -733,7 +734,7 @@ func (w *watcher) watchAll(lk *looked) (int, error) {
 			delete(wt.paths, dir)
 			if len(wt.paths) == 0 {
 				delete(w.wds, wd)
-				w.n.remove(wd)
+				w.n.Remove(wd)
 			}
 		}
 	}
@@ -743,7 +744,7 @@ func (w *watcher) watchAll(lk *looked) (int, error) {
 // watch begins to watch dir; ok is false when dir was already watched
 // under another name.
 func (w *watcher) watch(dir string, names map[string]bool) (ok bool, err error) {
-	wd, err := w.n.add(dir)
+	wd, err := w.n.Add(dir)
 	if err != nil {
 		return false, err
 	}
@@ -759,21 +760,12 @@ func (w *watcher) watch(dir string, names map[string]bool) (ok bool, err error) 
 }
 
 // event is one change a notifier heard.
-type event struct {
-	wd       int
-	name     string
-	created  bool // name was made in the folder
-	ignored  bool // the watch is gone
-	overflow bool // events were lost
-}
+type event = notify.Event
 
-// notifier watches folders: the system's file change notification.
-type notifier interface {
-	// add watches dir, returning its watch; a folder watched already
+// folders is what the watcher's loop needs of its notifier.
+type folders interface {
+	// Add watches dir, returning its watch; a folder watched already
 	// returns the same watch.
-	add(dir string) (int, error)
-	remove(wd int)
-	// run sends what it hears until close.
-	run(out chan<- []event) error
-	close()
+	Add(dir string) (int, error)
+	Remove(wd int)
 }

@@ -10,10 +10,8 @@ import (
 // fakeNotifier watches nothing: it numbers the folders it is given.
 type fakeNotifier struct{ wds int }
 
-func (n *fakeNotifier) add(string) (int, error)  { n.wds++; return n.wds, nil }
-func (n *fakeNotifier) remove(int)               {}
-func (n *fakeNotifier) run(chan<- []event) error { return nil }
-func (n *fakeNotifier) close()                   {}
+func (n *fakeNotifier) Add(string) (int, error) { n.wds++; return n.wds, nil }
+func (n *fakeNotifier) Remove(int)              {}
 
 // TestOverflowAnswersMarkedSyncs: when the system drops events, a sync
 // whose marker may have been among them is not left waiting for it: it
@@ -38,7 +36,7 @@ func TestOverflowAnswersMarkedSyncs(t *testing.T) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 
-	w.heard(event{overflow: true}, timer)
+	w.heard(event{Overflow: true}, timer)
 	select {
 	case only := <-w.start:
 		if only != nil {

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -122,6 +123,61 @@ func TestLiveSessions(t *testing.T) {
 	samples.ClaudeSession(t, s.Env.Vars["CLAUDE_CONFIG_DIR"], "5e55a000-0000-4000-8000-000000000002", 1)
 	br.do(t, chromedp.Poll[chromedp.Void](`!!document.querySelector('#sessions-list .session-row[data-ref="claude:5e55a000-0000-4000-8000-000000000002"]')`,
 		chromedp.WithPollingTimeout(20*time.Second)))
+}
+
+// TestSessionFollowsItsFile: a session's open page shows what its CLI
+// appends, with no watcher of the stores (no index): its own stream of
+// the file's changes tells it, whether or not stead runs the CLI.
+func TestSessionFollowsItsFile(t *testing.T) {
+	s, hs := newTestServer(t, false)
+	s.Env.Vars["CLAUDE_CONFIG_DIR"] = t.TempDir()
+	ref := writeLongSession(t, s.Env, 8)
+	br := newBrowser(t, s, hs)
+	br.do(t, chromedp.Navigate(hs.URL+"/#/session/"+ref), chromedp.WaitVisible(chromedp.CSS(`#timeline .entry`)))
+	for i, mark := range []string{"check-2", "check-3"} {
+		appended := appendLongSession(t, s.Env, 8+4*i)
+		br.do(t, chromedp.Poll[chromedp.Void](`document.querySelector('#timeline').textContent.includes(`+strconv.Quote(mark)+`)`,
+			chromedp.WithPollingTimeout(10*time.Second)))
+		t.Logf("an appended record was shown in %v", time.Since(appended).Round(time.Millisecond))
+	}
+}
+
+// BenchmarkSessionAppendShown measures how long a record a CLI appends to
+// a session takes to be shown in its open page, with no watcher of the
+// stores: the file's stream of changes, then the page's read of its end.
+func BenchmarkSessionAppendShown(b *testing.B) {
+	s, hs := newTestServer(b, false)
+	s.Env.Vars["CLAUDE_CONFIG_DIR"] = b.TempDir()
+	ref := writeLongSession(b, s.Env, 8)
+	br := newBrowser(b, s, hs)
+	br.do(b, chromedp.Navigate(hs.URL+"/#/session/"+ref), chromedp.WaitVisible(chromedp.CSS(`#timeline .entry`)))
+	time.Sleep(500 * time.Millisecond) // the stream opens after the page's load
+	i := 8
+	for b.Loop() {
+		mark := fmt.Sprintf("check-%d", (i+3)/4)
+		appendLongSession(b, s.Env, i)
+		i += 4
+		br.do(b, chromedp.Poll[chromedp.Void](`document.querySelector('#timeline').textContent.includes(`+strconv.Quote(mark)+`)`,
+			chromedp.WithPollingTimeout(10*time.Second), chromedp.WithPollingInterval(time.Millisecond)))
+	}
+}
+
+// appendLongSession appends a prompt and its answer to the session of
+// writeLongSession, as its CLI would: the records of step i/4 (i a
+// multiple of 4), whose answer says check-<i/4>. It returns when.
+func appendLongSession(tb testing.TB, env session.Env, i int) time.Time {
+	tb.Helper()
+	path, _ := samples.ClaudeSessionPath(env.Vars["CLAUDE_CONFIG_DIR"], samples.LongSID)
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	at := time.Now()
+	if _, err := f.Write(append(samples.ClaudeLine(samples.LongSID, i), samples.ClaudeLine(samples.LongSID, i+3)...)); err != nil {
+		tb.Fatal(err)
+	}
+	return at
 }
 
 // BenchmarkTimelineFirstScreen measures how long a 100,000-entry

@@ -179,6 +179,7 @@ var apiRoutes = []route{
 	{"GET", "/api/v1/sessions", (*Server).sessions},
 	{"GET", "/api/v1/sessions/{ref}", (*Server).session},
 	{"GET", "/api/v1/sessions/{ref}/export", (*Server).export},
+	{"GET", "/api/v1/sessions/{ref}/events", (*Server).sessionEvents},
 	{"GET", "/api/v1/search", (*Server).search},
 	{"GET", "/api/v1/usage", (*Server).usage},
 	{"GET", "/api/v1/ab", (*Server).abs},

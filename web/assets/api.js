@@ -188,3 +188,27 @@ export function onSessionsChanged(fn) {
   }
   return () => changeListeners.delete(fn);
 }
+
+// onSessionChanged calls fn each time the session's file changes (GET
+// /api/v1/sessions/{ref}/events): a CLI appended to it, whether or not
+// stead runs it. It returns a function that closes the stream. Where the
+// server cannot follow files, the stream ends at once and the page
+// relies on onSessionsChanged.
+export function onSessionChanged(ref, fn) {
+  let es = null;
+  let closed = false;
+  const open = () => setTimeout(() => {
+    if (closed) return;
+    es = new EventSource(sessionPath(ref) + '/events');
+    es.addEventListener('changed', () => {
+      try { fn(); } catch (e) { console.error(e); }
+    });
+  }, 0);
+  // Opened once the page has loaded, as onSessionsChanged's.
+  if (document.readyState === 'complete') open();
+  else window.addEventListener('load', open, { once: true });
+  return () => {
+    closed = true;
+    if (es) es.close();
+  };
+}

@@ -3,7 +3,7 @@
 // (or the top, when it opened in the middle), so that a session of
 // 100,000 entries opens as fast as a short one.
 
-import { entries as fetchEntries, sessionRow, report, info, post, onSessionsChanged } from './api.js';
+import { entries as fetchEntries, sessionRow, report, info, post, onSessionsChanged, onSessionChanged } from './api.js';
 import {
   h, clear, fmtDate, fmtDuration, durationMs, fmtTokens, fmtCost, fmtInt, fmtUsage, usageTotal, sessionLink,
 } from './dom.js';
@@ -107,6 +107,7 @@ export function mount(view, route) {
     } finally {
       busyDown = busyUp = false;
     }
+    if (grewBusy) { grewBusy = false; grew(); }
     // The first page may not fill the view.
     requestAnimationFrame(check);
   }
@@ -129,6 +130,7 @@ export function mount(view, route) {
     } finally {
       busyDown = false;
     }
+    if (grewBusy) { grewBusy = false; grew(); }
     requestAnimationFrame(check);
   }
 
@@ -344,17 +346,22 @@ export function mount(view, route) {
   });
 
   // A session that grows (its CLI still writes it) shows what was
-  // added, when the reader is at its end.
-  const offChanged = onSessionsChanged(() => {
-    if (alive && known() && end >= total && !busyDown) {
-      total = Infinity;
-      more();
-    }
-  });
+  // added, when the reader is at its end: told by its own file's stream
+  // at once, or by the stores' watcher once they are quiet.
+  let grewBusy = false; // it grew while a page was being read
+  const grew = () => {
+    if (!alive || !known() || end < total) return;
+    if (busyDown) { grewBusy = true; return; }
+    total = Infinity;
+    more();
+  };
+  const offChanged = onSessionsChanged(grew);
+  const offFile = onSessionChanged(ref, grew);
 
   return () => {
     alive = false;
     offChanged();
+    offFile();
     ctl.abort();
     cancelAnimationFrame(frame);
     view.removeEventListener('scroll', onScroll);
