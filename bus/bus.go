@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -78,6 +79,9 @@ type Options struct {
 	// (default: a new random one).
 	Token     string
 	CredsFile string
+	// Key, when set, signs a client in with a cluster's nkey (a stead
+	// command reaching its machine's member of a cluster).
+	Key *ClusterKey
 	// Reconnect bounds how long a client of an external server keeps
 	// trying to reconnect once the connection is lost, after which its
 	// calls fail with ErrClosed (default: forever, as a cluster client
@@ -102,6 +106,10 @@ type Options struct {
 	// may store 75% of the disk free when it starts), so that a small
 	// disk still runs the bus.
 	TerminalBytes int64
+	// Cluster, when set, makes the embedded server a member of a NATS
+	// cluster (see Cluster); its JetStream data then lives in
+	// StoreDir/cluster/<name>, apart from a single server's.
+	Cluster *Cluster
 	// Name names the connection (default "stead").
 	Name string
 	// Logger receives the server's and the client's logs; nil discards
@@ -208,6 +216,15 @@ func (b *Bus) embed() error {
 		}
 		so.Authorization = b.token
 	}
+	var auth nats.Option = nats.Token(b.token)
+	if c := b.opts.Cluster; c != nil {
+		if err := c.configure(so); err != nil {
+			return err
+		}
+		so.StoreDir = filepath.Join(b.opts.StoreDir, "cluster", c.Key.Name)
+		b.token = ""
+		auth, _ = c.Key.NkeyOption()
+	}
 	b.so = so
 	if err := b.startServer(); err != nil {
 		return err
@@ -221,18 +238,21 @@ func (b *Bus) embed() error {
 	}
 	// The in-process connection reconnects to the server that runs now,
 	// after a restart too.
-	nc, err := nats.Connect("", nats.InProcessServer(inProcess{b}), nats.Name(b.opts.Name), nats.Token(b.token),
+	nc, err := nats.Connect("", nats.InProcessServer(inProcess{b}), nats.Name(b.opts.Name), auth,
 		nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
 	if err != nil {
 		return fmt.Errorf("bus: %w", err)
 	}
 	b.nc = nc
 	b.done = make(chan struct{})
-	// The in-process server cannot go away unseen (its connection's
+	// A single in-process server cannot go away unseen (its connection's
 	// reconnect tells a watch at once), so a watch's pull request lives
 	// long and its heartbeats are far apart: with the default 5 s, each
-	// watch kept an idle daemon's server busy.
-	b.pull = []jetstream.PullMessagesOpt{jetstream.PullExpiry(inProcessExpiry), jetstream.PullHeartbeat(inProcessExpiry / 4)}
+	// watch kept an idle daemon's server busy. In a cluster a watch's
+	// consumer may live on a member that dies: the defaults find it out.
+	if b.opts.Cluster == nil {
+		b.pull = []jetstream.PullMessagesOpt{jetstream.PullExpiry(inProcessExpiry), jetstream.PullHeartbeat(inProcessExpiry / 4)}
+	}
 	go b.heal()
 	return nil
 }
@@ -348,6 +368,13 @@ func (b *Bus) dial() error {
 	if b.opts.CredsFile != "" {
 		o = append(o, nats.UserCredentials(b.opts.CredsFile))
 	}
+	if b.opts.Key != nil {
+		opt, err := b.opts.Key.NkeyOption()
+		if err != nil {
+			return err
+		}
+		o = append(o, opt)
+	}
 	nc, err := nats.Connect(b.opts.URL, o...)
 	if err != nil {
 		return fmt.Errorf("bus: connecting to %s: %w", redactURL(b.opts.URL), err)
@@ -363,9 +390,15 @@ func (b *Bus) setup(ctx context.Context) error {
 		return fmt.Errorf("bus: %w", err)
 	}
 	b.js = js
+	if b.opts.Cluster != nil {
+		if err := b.awaitJetStream(ctx); err != nil {
+			return err
+		}
+	}
 	if b.opts.Bind {
 		return b.bind(ctx)
 	}
+	replicas := b.opts.Cluster.replicas()
 	age := b.opts.MaxAge
 	if age == 0 {
 		age = 30 * 24 * time.Hour
@@ -376,6 +409,7 @@ func (b *Bus) setup(ctx context.Context) error {
 			Description: "stead runs: native records, universal entries and states of each run",
 			Subjects:    []string{Subject("*", Native), Subject("*", Entry), Subject("*", Status)},
 			Storage:     jetstream.FileStorage,
+			Replicas:    replicas,
 			MaxAge:      age,
 			Duplicates:  10 * time.Minute,
 		},
@@ -384,23 +418,33 @@ func (b *Bus) setup(ctx context.Context) error {
 			Description: "stead runs: terminal output",
 			Subjects:    []string{Subject("*", PTY)},
 			Storage:     jetstream.FileStorage,
+			Replicas:    replicas,
 			MaxAge:      min(age, 24*time.Hour),
 			MaxBytes:    b.terminalBytes(ctx),
 			Discard:     jetstream.DiscardOld,
 		},
 	}
 	for _, cfg := range streams {
-		if _, err := js.CreateOrUpdateStream(ctx, cfg); err != nil {
+		if err := b.settle(ctx, func(ctx context.Context) error {
+			_, err := js.CreateOrUpdateStream(ctx, cfg)
+			return err
+		}); err != nil {
 			return fmt.Errorf("bus: stream %s: %w", cfg.Name, err)
 		}
 	}
-	if b.runs, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-		Bucket: BucketRuns, Description: "stead run records", History: 1, Storage: jetstream.FileStorage,
+	if err := b.settle(ctx, func(ctx context.Context) (err error) {
+		b.runs, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+			Bucket: BucketRuns, Description: "stead run records", History: 1, Storage: jetstream.FileStorage, Replicas: replicas,
+		})
+		return err
 	}); err != nil {
 		return fmt.Errorf("bus: bucket %s: %w", BucketRuns, err)
 	}
-	if b.objs, err = js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
-		Bucket: BucketObject, Description: "stead: universal sessions of finished runs", Storage: jetstream.FileStorage,
+	if err := b.settle(ctx, func(ctx context.Context) (err error) {
+		b.objs, err = js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
+			Bucket: BucketObject, Description: "stead: universal sessions of finished runs", Storage: jetstream.FileStorage, Replicas: replicas,
+		})
+		return err
 	}); err != nil {
 		return fmt.Errorf("bus: object store %s: %w", BucketObject, err)
 	}
@@ -409,11 +453,16 @@ func (b *Bus) setup(ctx context.Context) error {
 
 // bind finds what setup creates, without changing it.
 func (b *Bus) bind(ctx context.Context) error {
-	var err error
-	if b.runs, err = b.js.KeyValue(ctx, BucketRuns); err != nil {
+	if err := b.settle(ctx, func(ctx context.Context) (err error) {
+		b.runs, err = b.js.KeyValue(ctx, BucketRuns)
+		return err
+	}); err != nil {
 		return fmt.Errorf("bus: bucket %s: %w", BucketRuns, err)
 	}
-	if b.objs, err = b.js.ObjectStore(ctx, BucketObject); err != nil {
+	if err := b.settle(ctx, func(ctx context.Context) (err error) {
+		b.objs, err = b.js.ObjectStore(ctx, BucketObject)
+		return err
+	}); err != nil {
 		return fmt.Errorf("bus: object store %s: %w", BucketObject, err)
 	}
 	return nil
@@ -736,7 +785,11 @@ var errCut = errors.New("the watch's iterator was closed under it")
 // watch is one ordered consumer of Watch. It returns the stream position
 // of the last message fn took (0 for none).
 func (b *Bus) watch(ctx context.Context, run, stream string, cfg jetstream.OrderedConsumerConfig, fn func(Msg) error) (uint64, error) {
-	cons, err := b.js.OrderedConsumer(ctx, stream, cfg)
+	var cons jetstream.Consumer
+	err := b.settle(ctx, func(ctx context.Context) (err error) {
+		cons, err = b.js.OrderedConsumer(ctx, stream, cfg)
+		return err
+	})
 	if err != nil {
 		return 0, fmt.Errorf("bus: watch %s: %w", run, err)
 	}
@@ -813,11 +866,15 @@ func (b *Bus) Last(ctx context.Context, run string, kind Kind) (uint64, error) {
 	if kind == PTY {
 		name = StreamPTY
 	}
-	st, err := b.js.Stream(ctx, name)
-	if err != nil {
-		return 0, fmt.Errorf("bus: %s: %w", run, err)
-	}
-	last, err := st.GetLastMsgForSubject(ctx, Subject(run, kind))
+	var last *jetstream.RawStreamMsg
+	err := b.settle(ctx, func(ctx context.Context) error {
+		st, err := b.js.Stream(ctx, name)
+		if err != nil {
+			return err
+		}
+		last, err = st.GetLastMsgForSubject(ctx, Subject(run, kind))
+		return err
+	})
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		return 0, nil
 	}
@@ -986,7 +1043,10 @@ func (b *Bus) PutRun(ctx context.Context, r live.Run) error {
 	if err != nil {
 		return fmt.Errorf("bus: run %s: %w", r.ID, err)
 	}
-	if _, err := b.runs.Put(ctx, r.ID, data); err != nil {
+	if err := b.settle(ctx, func(ctx context.Context) error {
+		_, err := b.runs.Put(ctx, r.ID, data)
+		return err
+	}); err != nil {
 		return fmt.Errorf("bus: store run %s: %w", r.ID, err)
 	}
 	return nil
@@ -998,7 +1058,11 @@ func (b *Bus) Run(ctx context.Context, id string) (live.Run, error) {
 	if !ValidRun(id) {
 		return r, fmt.Errorf("bus: run %q: %w", id, ErrNoRun)
 	}
-	e, err := b.runs.Get(ctx, id)
+	var e jetstream.KeyValueEntry
+	err := b.settle(ctx, func(ctx context.Context) (err error) {
+		e, err = b.runs.Get(ctx, id)
+		return err
+	})
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return r, fmt.Errorf("run %s: %w", id, ErrNoRun)
 	}
@@ -1014,14 +1078,21 @@ func (b *Bus) Run(ctx context.Context, id string) (live.Run, error) {
 // RunIDs lists the id of every run's record, in no order, without
 // reading the records.
 func (b *Bus) RunIDs(ctx context.Context) ([]string, error) {
-	lister, err := b.runs.ListKeys(ctx)
+	var ids []string
+	err := b.settle(ctx, func(ctx context.Context) error {
+		lister, err := b.runs.ListKeys(ctx)
+		if err != nil {
+			return err
+		}
+		defer lister.Stop()
+		ids = ids[:0]
+		for key := range lister.Keys() {
+			ids = append(ids, key)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("bus: list runs: %w", err)
-	}
-	defer lister.Stop()
-	var ids []string
-	for key := range lister.Keys() {
-		ids = append(ids, key)
 	}
 	return ids, nil
 }

@@ -1,5 +1,26 @@
 package bus
 
+import "context"
+
 // SetWatching makes b tell f of each watch's iterator: f gets what stops
 // it, as the client library sometimes does under a live watch.
 func SetWatching(b *Bus, f func(stop func()) (done func())) { b.watching = f }
+
+// Kill stops b's embedded server at once, its client with it, as a
+// killed process's would stop: nothing is drained.
+func Kill(b *Bus) {
+	b.nc.Close()
+	if srv := b.server(); srv != nil {
+		srv.Shutdown()
+		srv.WaitForShutdown()
+	}
+}
+
+// StreamReplicas is how many members keep the runs' stream.
+func StreamReplicas(ctx context.Context, b *Bus) (int, error) {
+	st, err := b.js.Stream(ctx, StreamRuns)
+	if err != nil {
+		return 0, err
+	}
+	return st.CachedInfo().Config.Replicas, nil
+}
