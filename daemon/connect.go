@@ -120,6 +120,10 @@ func Connect(ctx context.Context, o Options) (*bus.Bus, error) {
 	}
 }
 
+// clusterDial is how long a command waits for its daemon's cluster to
+// answer.
+const clusterDial = 45 * time.Second
+
 // Dial connects to the running local daemon; ErrNoDaemon (wrapped) when
 // none runs.
 func Dial(ctx context.Context, env session.Env, log *slog.Logger) (*bus.Bus, error) {
@@ -134,9 +138,21 @@ func Dial(ctx context.Context, env session.Env, log *slog.Logger) (*bus.Bus, err
 	if !self && !info.Alive() {
 		return nil, fmt.Errorf("the daemon (pid %d) is gone: %w", info.PID, ErrNoDaemon)
 	}
-	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	opts := bus.Options{URL: info.URL, Token: info.Token, Logger: log, Reconnect: reconnect, Bind: true}
+	wait := 5 * time.Second
+	if info.ClusterKey != "" {
+		// A cluster that lost a member answers again once it chose new
+		// leaders, a few seconds later.
+		wait = clusterDial
+		key, err := bus.ReadClusterKey(info.ClusterKey)
+		if err != nil {
+			return nil, fmt.Errorf("the stead daemon (pid %d) is a cluster member: %w", info.PID, err)
+		}
+		opts.Key = &key
+	}
+	cctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	b, err := bus.New(cctx, bus.Options{URL: info.URL, Token: info.Token, Logger: log, Reconnect: reconnect, Bind: true})
+	b, err := bus.New(cctx, opts)
 	if err != nil && self {
 		return nil, fmt.Errorf("the daemon (pid %d) is gone: %w", info.PID, ErrNoDaemon)
 	}

@@ -43,6 +43,11 @@ type Daemon struct {
 	// embeds nothing and is one of its workers. "" takes the
 	// environment's ($STEAD_NATS_URL).
 	URL, Token, Creds string
+	// Cluster, when set, makes the embedded bus a member of a NATS
+	// cluster (see bus.Cluster); ClusterKeyFile is where its key was
+	// read, published in Info for the local stead commands to sign in.
+	Cluster        *bus.Cluster
+	ClusterKeyFile string
 	// Version is stead's version, published in Info.
 	Version string
 	// Notices hears what the user should know (where the bus listens).
@@ -205,7 +210,7 @@ func (d *Daemon) open(ctx context.Context) (b *bus.Bus, release func(), err erro
 		lock.Close()
 		return nil, nil, fmt.Errorf("another stead daemon holds %s: %w", lock.Name(), err)
 	}
-	opts := bus.Options{StoreDir: Store(d.Env), Listen: d.Listen, Logger: d.Logger, TerminalBytes: d.TerminalBytes}
+	opts := bus.Options{StoreDir: Store(d.Env), Listen: d.Listen, Logger: d.Logger, TerminalBytes: d.TerminalBytes, Cluster: d.Cluster}
 	if opts.Listen == "" {
 		opts.Listen = "127.0.0.1:0"
 		if old, err := Read(d.Env); err == nil {
@@ -221,6 +226,9 @@ func (d *Daemon) open(ctx context.Context) (b *bus.Bus, release func(), err erro
 	}
 	info := Info{URL: b.ClientURL(), Token: b.ClientToken(), PID: os.Getpid(),
 		Started: time.Now().UTC(), Version: d.Version, Build: Build()}
+	if d.Cluster != nil {
+		info.ClusterKey, info.Node = d.ClusterKeyFile, d.Cluster.Node
+	}
 	info.Program, _ = os.Executable()
 	if err := d.listenWeb(&info); err != nil {
 		b.Close()

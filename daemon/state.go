@@ -60,6 +60,11 @@ type Info struct {
 	// WebToken the token its API takes (stead ui signs a browser in).
 	Web      string `json:"web,omitempty"`
 	WebToken string `json:"webToken,omitempty"`
+	// ClusterKey is the file of the key of the cluster the daemon's bus
+	// is a member of (bus.ClusterKey): the local stead commands sign in
+	// with it instead of Token. Node names this member.
+	ClusterKey string `json:"clusterKey,omitempty"`
+	Node       string `json:"node,omitempty"`
 }
 
 // Alive reports whether the daemon's process runs (and is not this one).

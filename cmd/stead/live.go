@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -26,6 +27,7 @@ func newServeCmd(f *Factory) *cobra.Command {
 	var listen, keepIndex string
 	var terminal byteSize
 	var wf webFlags
+	var cf clusterFlags
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the stead daemon: the embedded bus, and a worker for detached runs",
@@ -33,7 +35,10 @@ func newServeCmd(f *Factory) *cobra.Command {
 directory, clients on a loopback port with a generated token, written to
 <state>/bus.json for other stead commands), and takes detached runs
 (stead session resume --detach) from the work queue. With --nats-url it embeds
-nothing and is one of several workers sharing an external NATS deployment.
+nothing and is one of several workers sharing an external NATS deployment. With
+--cluster-key its embedded server is a member of a NATS cluster of stead
+daemons: the runs' streams and records are kept on three members (JetStream,
+replicated), so that they outlive any one machine.
 Stopping it (Ctrl-C, SIGTERM) stops its runs' CLIs.
 
 A daemon that starts after one was killed takes its address and token back
@@ -51,7 +56,10 @@ that a search need not look at every file first (--index on|off to choose).`,
   # Keep at most 256 MB of the runs' terminal output
   stead serve --terminal-bytes 256M
   # A worker sharing an external NATS deployment
-  stead serve --nats-url nats://nats.example.com:4222 --nats-creds ~/.config/stead/nats.creds`,
+  stead serve --nats-url nats://nats.example.com:4222 --nats-creds ~/.config/stead/nats.creds
+  # A member of a three-machine cluster (see stead serve cluster-key, docs/deployment.md)
+  stead serve --cluster-key ~/.config/stead/cluster.key --cluster-listen 10.0.0.1:6222 \
+    --routes 10.0.0.2:6222,10.0.0.3:6222`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			mode, ok := map[string]daemon.IndexMode{"auto": daemon.IndexAuto, "on": daemon.IndexOn, "off": daemon.IndexOff}[keepIndex]
@@ -61,26 +69,36 @@ that a search need not look at every file first (--index on|off to choose).`,
 			if err := wf.check(); err != nil {
 				return err
 			}
-			return serve(cmd.Context(), f, bf, listen, int64(terminal), mode, wf)
+			cl, err := cf.cluster(bf)
+			if err != nil {
+				return err
+			}
+			return serve(cmd.Context(), f, bf, listen, int64(terminal), mode, wf, cl, cf.KeyFile)
 		},
 	}
 	cmd.Flags().StringVar(&keepIndex, "index", "auto", "keep the search index fresh: auto (when there is one), on, off")
 	cmd.Flags().StringVar(&listen, "listen", "", "the loopback address the embedded bus takes clients on (default: the last daemon's when free, else any free port on 127.0.0.1)")
-	cmd.AddCommand(newServeStatusCmd(f), newServeStopCmd(f))
+	cmd.AddCommand(newServeStatusCmd(f), newServeStopCmd(f), newServeClusterKeyCmd(f))
 	cmd.Flags().Var(&terminal, "terminal-bytes", "the runs' terminal output kept, the oldest discarded first, e.g. 256M (default 1G, or a quarter of what the store's disk may hold when that is less)")
 	addBusFlags(cmd, &bf)
 	wf.register(cmd)
+	cf.register(cmd)
 	return cmd
 }
 
-func serve(ctx context.Context, f *Factory, bf BusFlags, listen string, terminalBytes int64, keepIndex daemon.IndexMode, wf webFlags) error {
+func serve(ctx context.Context, f *Factory, bf BusFlags, listen string, terminalBytes int64, keepIndex daemon.IndexMode, wf webFlags, cl *bus.Cluster, keyFile string) error {
 	prices, err := f.Prices()
 	if err != nil {
 		return err
 	}
 	d := &daemon.Daemon{Env: f.Env, Logger: f.Logger, Listen: listen, TerminalBytes: terminalBytes, Index: keepIndex,
 		URL: bf.URL, Token: bf.Token, Creds: bf.Creds, Version: version, Notices: f.IO.ErrOut, Supervisor: *f.supervisor(nil),
-		Web: wf.Addr, WebHosts: wf.Hosts, WebReadOnly: wf.ReadOnly, Prices: prices}
+		Web: wf.Addr, WebHosts: wf.Hosts, WebReadOnly: wf.ReadOnly, Prices: prices, Cluster: cl, ClusterKeyFile: keyFile}
+	if cl != nil && keyFile != "" {
+		if abs, err := filepath.Abs(keyFile); err == nil {
+			d.ClusterKeyFile = abs
+		}
+	}
 	if wf.Expose {
 		fmt.Fprintf(f.IO.ErrOut, "stead: warning: the control room listens on %s, beyond this machine: anyone who can reach it "+
 			"and has its token (in %s) can read every session of this user and start, type into and stop runs; "+

@@ -1,0 +1,208 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/daemon"
+	"github.com/stead-dev/stead/live"
+	"github.com/stead-dev/stead/session"
+)
+
+// member is one stead daemon of a cluster on loopback, with a home and a
+// state of its own, as on a machine of its own.
+type member struct {
+	name  string
+	env   []string
+	state string
+	cmd   *exec.Cmd
+	log   string
+}
+
+// steadCluster starts n stead daemons forming a NATS cluster on loopback
+// (stead serve --cluster-key), each with its own home and state.
+func steadCluster(t *testing.T, bin string, n int) (string, []*member) {
+	t.Helper()
+	dir := t.TempDir()
+	key := filepath.Join(dir, "cluster.key")
+	if out, err := exec.Command(bin, "serve", "cluster-key", key, "--name", "e2e").CombinedOutput(); err != nil {
+		t.Fatalf("stead serve cluster-key: %v\n%s", err, out)
+	}
+	var ports []int
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+		defer l.Close()
+	}
+	var base []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "STEAD_NATS_") && !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "XDG_") {
+			base = append(base, kv)
+		}
+	}
+	ms := make([]*member, n)
+	for i := range n {
+		m := &member{name: fmt.Sprintf("node-%d", i), state: filepath.Join(dir, fmt.Sprintf("state-%d", i))}
+		home := filepath.Join(dir, fmt.Sprintf("home-%d", i))
+		if err := os.MkdirAll(home, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		m.env = append(append([]string(nil), base...), "HOME="+home, "XDG_STATE_HOME="+m.state, "XDG_CACHE_HOME="+filepath.Join(home, ".cache"))
+		ms[i] = m
+	}
+	for i, m := range ms {
+		var routes []string
+		for j, p := range ports {
+			if j != i {
+				routes = append(routes, fmt.Sprintf("127.0.0.1:%d", p))
+			}
+		}
+		m.start(t, bin, key, fmt.Sprintf("127.0.0.1:%d", ports[i]), routes)
+	}
+	return key, ms
+}
+
+func (m *member) start(t *testing.T, bin, key, listen string, routes []string) {
+	t.Helper()
+	m.cmd = exec.Command(bin, "serve", "-v", "--web", "off", "--index", "off", "--cluster-key", key, "--node", m.name,
+		"--cluster-listen", listen, "--routes", strings.Join(routes, ","))
+	m.cmd.Env = m.env
+	m.log = filepath.Join(t.TempDir(), m.name+".log")
+	logf, err := os.Create(m.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.cmd.Stdout, m.cmd.Stderr = logf, logf
+	m.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := m.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	cmd := m.cmd
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+		logf.Close()
+		if t.Failed() {
+			data, _ := os.ReadFile(m.log)
+			t.Logf("%s log:\n%s", m.name, tailText(string(data), 3000))
+		}
+	})
+}
+
+// info waits for the member's daemon to publish itself.
+func (m *member) info(t *testing.T) daemon.Info {
+	t.Helper()
+	env := session.Env{Vars: map[string]string{}}
+	for _, kv := range m.env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env.Vars[k] = v
+		}
+	}
+	env.Home = env.Vars["HOME"]
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		info, err := daemon.Read(env)
+		if err == nil && info.PID == m.cmd.Process.Pid {
+			return info
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: the daemon did not come up: %v", m.name, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// stead runs a stead command as a client of the member's daemon.
+func (m *member) stead(t *testing.T, bin string, args ...string) []byte {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = m.env
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: stead %s: %v\n%s%s", m.name, strings.Join(args, " "), err, out, stderr.String())
+	}
+	return out
+}
+
+// TestClusterOfThreeDaemons: three stead daemons form a NATS cluster, each
+// on its own state; a run written through one member is seen, with every
+// entry, through the others; when that member is killed (SIGKILL), the two
+// left still hold it all and take new entries, and the stead commands of
+// their machines read it through their own daemon.
+func TestClusterOfThreeDaemons(t *testing.T) {
+	bin := steadBinary(t)
+	key, ms := steadCluster(t, bin, 3)
+	infos := make([]daemon.Info, len(ms))
+	for i, m := range ms {
+		infos[i] = m.info(t)
+		if infos[i].ClusterKey == "" || infos[i].Node != m.name {
+			t.Errorf("%s published %+v; want its cluster key and node", m.name, infos[i])
+		}
+	}
+	k, err := bus.ReadClusterKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	dial := func(i int) *bus.Bus {
+		b, err := bus.New(ctx, bus.Options{URL: infos[i].URL, Key: &k, Bind: true})
+		if err != nil {
+			t.Fatalf("%s: %v", ms[i].name, err)
+		}
+		t.Cleanup(func() { b.Close() })
+		return b
+	}
+	run := "c1"
+	b0 := dial(0)
+	if err := b0.PutRun(ctx, live.Run{ID: run, CLI: "codex", State: live.RunBusy, Host: ms[0].name, Started: time.Now().UTC()}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 40 {
+		if err := b0.Publish(ctx, run, bus.Entry, fmt.Appendf(nil, `{"line":%d}`, i), fmt.Sprintf("c1-%d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ms[0].cmd.Process.Signal(syscall.SIGKILL)
+	ms[0].cmd.Wait()
+	for _, i := range []int{1, 2} {
+		var recs []live.Run
+		if err := json.Unmarshal(ms[i].stead(t, bin, "runs", "--json"), &recs); err != nil {
+			t.Fatalf("%s: stead runs --json: %v", ms[i].name, err)
+		}
+		if len(recs) != 1 || recs[0].ID != run {
+			t.Errorf("%s after %s was killed: stead runs lists %+v; want run %s", ms[i].name, ms[0].name, recs, run)
+		}
+		b := dial(i)
+		n := 0
+		rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		err := b.Replay(rctx, run, bus.Entry, func(bus.Msg) error { n++; return nil })
+		cancel()
+		if err != nil || n != 40 {
+			t.Errorf("%s after %s was killed: %d entries (%v); want 40", ms[i].name, ms[0].name, n, err)
+		}
+	}
+	// The two left take new entries, and each holds them.
+	b1 := dial(1)
+	if err := b1.Publish(ctx, run, bus.Entry, []byte(`{"line":40}`), "c1-40"); err != nil {
+		t.Fatalf("publishing with one member of three killed: %v", err)
+	}
+	last, err := dial(2).Last(ctx, run, bus.Entry)
+	if err != nil || last == 0 {
+		t.Errorf("member 2 does not hold the entry published through member 1: %d, %v", last, err)
+	}
+}
