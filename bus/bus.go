@@ -136,6 +136,7 @@ type Bus struct {
 	nc    *nats.Conn
 	js    jetstream.JetStream
 	runs  jetstream.KeyValue
+	hosts jetstream.KeyValue // nil on a bus an older stead set up
 	objs  jetstream.ObjectStore
 	url   string
 	token string
@@ -193,6 +194,10 @@ func (b *Bus) embed() error {
 		// A client has 5 s, not 2, to say who it is: on a small machine
 		// busy starting many runs, stead watch was turned away.
 		AuthTimeout: 5,
+	}
+	if b.opts.Cluster != nil && b.opts.Listen == "" {
+		// A member that takes no clients never says it is ready.
+		b.opts.Listen = "127.0.0.1:0"
 	}
 	if b.opts.Listen != "" {
 		host, port, err := net.SplitHostPort(b.opts.Listen)
@@ -441,6 +446,15 @@ func (b *Bus) setup(ctx context.Context) error {
 		return fmt.Errorf("bus: bucket %s: %w", BucketRuns, err)
 	}
 	if err := b.settle(ctx, func(ctx context.Context) (err error) {
+		b.hosts, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+			Bucket: BucketHosts, Description: "stead hosts whose daemons answer for their stores", History: 1,
+			Storage: jetstream.FileStorage, Replicas: replicas,
+		})
+		return err
+	}); err != nil {
+		return fmt.Errorf("bus: bucket %s: %w", BucketHosts, err)
+	}
+	if err := b.settle(ctx, func(ctx context.Context) (err error) {
 		b.objs, err = js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
 			Bucket: BucketObject, Description: "stead: universal sessions of finished runs", Storage: jetstream.FileStorage, Replicas: replicas,
 		})
@@ -464,6 +478,17 @@ func (b *Bus) bind(ctx context.Context) error {
 		return err
 	}); err != nil {
 		return fmt.Errorf("bus: object store %s: %w", BucketObject, err)
+	}
+	// A bus an older stead set up has no hosts: this client then lists
+	// none (ErrNoHosts), and works otherwise.
+	if err := b.settle(ctx, func(ctx context.Context) (err error) {
+		b.hosts, err = b.js.KeyValue(ctx, BucketHosts)
+		return err
+	}); err != nil {
+		b.hosts = nil
+		if !errors.Is(err, jetstream.ErrBucketNotFound) {
+			return fmt.Errorf("bus: bucket %s: %w", BucketHosts, err)
+		}
 	}
 	return nil
 }

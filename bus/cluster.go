@@ -349,8 +349,11 @@ func transient(err error) bool {
 		errors.Is(err, jetstream.ErrNoStreamResponse), errors.Is(err, nats.ErrConnectionReconnecting):
 		return true
 	case errors.As(err, &apiErr):
-		// 503: JetStream temporarily unavailable (no leader, no quorum).
-		return apiErr.Code == 503
+		// 503: JetStream temporarily unavailable (no leader, no quorum);
+		// 10005: no suitable peers for placement (a member not yet known
+		// to the leader as the cluster forms); 10009: this member cannot
+		// handle the request (leadership moving).
+		return apiErr.Code == 503 || apiErr.ErrorCode == 10005 || apiErr.ErrorCode == 10009
 	}
 	return false
 }
