@@ -56,8 +56,11 @@ var rules = map[string][]string{
 	// run under a terminal, driven and captured onto the bus.
 	"runs": {"session", "live", "adapters", "catalog", "inject", "supervisor", "capture", "bus", "vt", "scenarios", "pricing",
 		"internal/atomicfile", "internal/safetext", "github.com/oklog/run", "golang.org/x/sys/unix", "golang.org/x/term"},
-	"daemon": {"session", "live", "bus", "runs", "index", "pricing", "web", "internal/atomicfile", "github.com/oklog/run"},
-	"web":    {"session", "live", "adapters", "catalog", "index", "bus", "runs", "pricing", "cusf", "agenthistory", "internal/notify", "github.com/oklog/run"},
+	"daemon": {"session", "live", "bus", "runs", "index", "pricing", "web", "hosts", "catalog", "internal/atomicfile", "github.com/oklog/run"},
+	// Every machine's sessions over the bus: a host's answer, and the
+	// gathering of all hosts' answers.
+	"hosts": {"session", "live", "bus", "catalog"},
+	"web":   {"session", "live", "adapters", "catalog", "index", "bus", "runs", "pricing", "cusf", "agenthistory", "internal/notify", "github.com/oklog/run"},
 	"index": {"session", "adapters", "catalog", "internal/notify", "modernc.org/sqlite", "github.com/oklog/run", "golang.org/x/sys/unix",
 		"github.com/klauspost/compress/zstd", "github.com/klauspost/compress/dict"},
 	"internal/testdisk": {},

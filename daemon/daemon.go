@@ -165,6 +165,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if d.keepsIndex() {
 		g.Add(func() error { return d.keepIndex(ctx) }, func(error) { cancel() })
 	}
+	g.Add(func() error { return d.serveHost(ctx, b) }, func(error) { cancel() })
 	close(d.ready)
 	return g.Run()
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/stead-dev/stead/bus"
 	"github.com/stead-dev/stead/daemon"
+	"github.com/stead-dev/stead/internal/clitest"
 	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/session"
 )
@@ -61,6 +62,10 @@ func steadCluster(t *testing.T, bin string, n int) (string, []*member) {
 			t.Fatal(err)
 		}
 		m.env = append(append([]string(nil), base...), "HOME="+home, "XDG_STATE_HOME="+m.state, "XDG_CACHE_HOME="+filepath.Join(home, ".cache"))
+		if i < 2 { // the first two machines have the example sessions; the third none
+			root := clitest.Root(t)
+			m.env = append(m.env, "CLAUDE_CONFIG_DIR="+filepath.Join(root, "examples", "claude"), "CODEX_HOME="+filepath.Join(root, "examples", "codex"))
+		}
 		ms[i] = m
 	}
 	for i, m := range ms {
@@ -167,6 +172,19 @@ func TestClusterOfThreeDaemons(t *testing.T) {
 		t.Cleanup(func() { b.Close() })
 		return b
 	}
+	// Every machine's sessions, asked from the one that has none.
+	local := listJSON(t, ms[0].stead(t, bin, "session", "list", "--json"))
+	if len(local.Sessions) == 0 {
+		t.Fatal("the first machine lists no sessions of its own")
+	}
+	all := listJSON(t, ms[2].stead(t, bin, "session", "list", "--hosts", "all", "--json"))
+	byHost := map[string]int{}
+	for _, s := range all.Sessions {
+		byHost[s.Host]++
+	}
+	if byHost["node-0"] != len(local.Sessions) || byHost["node-1"] != len(local.Sessions) || len(byHost) != 2 {
+		t.Errorf("--hosts all from node-2 listed %v; want node-0 and node-1 with %d sessions each", byHost, len(local.Sessions))
+	}
 	run := "c1"
 	b0 := dial(0)
 	if err := b0.PutRun(ctx, live.Run{ID: run, CLI: "codex", State: live.RunBusy, Host: ms[0].name, Started: time.Now().UTC()}); err != nil {
@@ -196,6 +214,18 @@ func TestClusterOfThreeDaemons(t *testing.T) {
 			t.Errorf("%s after %s was killed: %d entries (%v); want 40", ms[i].name, ms[0].name, n, err)
 		}
 	}
+	// A machine gone is a warning; the others' sessions are listed.
+	all = listJSON(t, ms[2].stead(t, bin, "session", "list", "--hosts", "all", "--json"))
+	byHost = map[string]int{}
+	for _, s := range all.Sessions {
+		byHost[s.Host]++
+	}
+	if byHost["node-1"] != len(local.Sessions) || byHost["node-0"] != 0 {
+		t.Errorf("--hosts all with node-0 killed listed %v; want node-1's %d sessions", byHost, len(local.Sessions))
+	}
+	if len(all.Warnings) != 1 || !strings.Contains(all.Warnings[0].Message, "node-0") {
+		t.Errorf("--hosts all with node-0 killed warned %+v; want one warning naming node-0", all.Warnings)
+	}
 	// The two left take new entries, and each holds them.
 	b1 := dial(1)
 	if err := b1.Publish(ctx, run, bus.Entry, []byte(`{"line":40}`), "c1-40"); err != nil {
@@ -205,4 +235,23 @@ func TestClusterOfThreeDaemons(t *testing.T) {
 	if err != nil || last == 0 {
 		t.Errorf("member 2 does not hold the entry published through member 1: %d, %v", last, err)
 	}
+}
+
+// listOut is stead session list --json.
+type listOut struct {
+	Sessions []struct {
+		CLI  string `json:"cli"`
+		ID   string `json:"id"`
+		Host string `json:"host"`
+	} `json:"sessions"`
+	Warnings []session.Warning `json:"warnings"`
+}
+
+func listJSON(t *testing.T, data []byte) listOut {
+	t.Helper()
+	var out listOut
+	if err := json.Unmarshal(data, &out); err != nil {
+		t.Fatalf("stead session list --json: %v\n%s", err, data)
+	}
+	return out
 }

@@ -18,6 +18,9 @@ type ListOptions struct {
 	Scan    scanFlags
 	Limit   int
 	JSON    bool
+	// Hosts asks the machines of the bus for their sessions: "all", or
+	// their names.
+	Hosts []string
 }
 
 func newListCmd(f *Factory, runF func(*ListOptions) error) *cobra.Command {
@@ -33,7 +36,9 @@ duration and message count (user prompts plus assistant replies).`,
   # Claude Code and Codex sessions active in the last week
   stead session list --cli claude,codex --since 7d
   # The 10 newest sessions of one project, subagents included, as JSON
-  stead session list --project ~/work/alpha --subagents -n 10 --json`,
+  stead session list --project ~/work/alpha --subagents -n 10 --json
+  # Every machine's sessions, on a cluster of stead daemons (docs/deployment.md)
+  stead session list --hosts all`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Limit < 0 {
@@ -42,12 +47,16 @@ duration and message count (user prompts plus assistant replies).`,
 			if runF != nil {
 				return runF(opts)
 			}
+			if len(opts.Hosts) > 0 {
+				return listHostsRun(cmd, opts)
+			}
 			return listRun(cmd, opts)
 		},
 	}
 	opts.Scan.register(cmd)
 	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", 0, "show at most this many sessions (0: all)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "write JSON (see docs/json.md)")
+	cmd.Flags().StringSliceVar(&opts.Hosts, "hosts", nil, "ask the machines whose daemons share this bus for their sessions: all, or their names (a machine that does not answer is a warning)")
 	return cmd
 }
 
@@ -64,6 +73,8 @@ type listJSON struct {
 	Path     string        `json:"path"`
 	Size     int64         `json:"size"`
 	Parent   *session.Link `json:"parent,omitempty"`
+	// Host is the machine the session is on (--hosts).
+	Host string `json:"host,omitempty"`
 }
 
 // appendJSON writes l as json.Marshal would (a listing of 10,000 sessions
@@ -94,6 +105,9 @@ func (l listJSON) appendJSON(b []byte) ([]byte, error) {
 	str(`,"path":`, l.Path)
 	b = append(b, `,"size":`...)
 	b = strconv.AppendInt(b, l.Size, 10)
+	if l.Host != "" {
+		str(`,"host":`, l.Host)
+	}
 	if l.Parent != nil {
 		var p bytes.Buffer
 		enc := json.NewEncoder(&p)

@@ -1,0 +1,68 @@
+package daemon
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/catalog"
+	"github.com/stead-dev/stead/hosts"
+	"github.com/stead-dev/stead/index"
+	"github.com/stead-dev/stead/live"
+	"github.com/stead-dev/stead/session"
+)
+
+// HostName is the name this machine answers as on the bus: its cluster
+// member's name, else Host, else its host name (see bus.HostName).
+func (d *Daemon) HostName() string {
+	name := d.Host
+	if d.Cluster != nil && d.Cluster.Node != "" {
+		name = d.Cluster.Node
+	}
+	if name == "" {
+		name, _ = os.Hostname()
+	}
+	return bus.HostName(name)
+}
+
+// serveHost answers on the bus for this machine's sessions, and records
+// the machine in the bus's hosts, until ctx ends.
+func (d *Daemon) serveHost(ctx context.Context, b *bus.Bus) error {
+	log := d.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	name := d.HostName()
+	stop, err := hosts.Serve(ctx, b, name, d.sessions)
+	if err != nil {
+		log.Warn("daemon: cannot answer for this machine's sessions on the bus", "err", err)
+		<-ctx.Done()
+		return nil
+	}
+	defer stop()
+	if err := b.PutHost(ctx, live.Host{Name: name, PID: os.Getpid(), Version: d.Version, Started: time.Now().UTC()}); err != nil {
+		log.Warn("daemon: cannot record this machine in the bus's hosts", "err", err)
+	}
+	<-ctx.Done()
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	b.DeleteHost(dctx, name)
+	return nil
+}
+
+// sessions lists this machine's sessions, as stead session list does:
+// from the search index where it holds a session as it is.
+func (d *Daemon) sessions(ctx context.Context, q hosts.Query) (*catalog.Result, error) {
+	opts := catalog.Options{Env: d.Env, CLIs: q.CLIs, Detail: session.DetailList, Logger: d.Logger}
+	if _, err := os.Stat(index.DefaultPath(d.Env)); err == nil {
+		if ix, err := index.Open(ctx, index.DefaultPath(d.Env), d.Logger); err == nil {
+			defer ix.Close()
+			if env, cache, err := ix.Cache(ctx, d.Env, session.DetailList); err == nil {
+				opts.Env, opts.Cache = env, cache
+			}
+		}
+	}
+	return catalog.Scan(ctx, opts)
+}

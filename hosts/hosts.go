@@ -1,0 +1,159 @@
+package hosts
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/catalog"
+	"github.com/stead-dev/stead/live"
+	"github.com/stead-dev/stead/session"
+)
+
+// Version is the protocol's version: a host refuses a request of a later
+// one, saying which it speaks.
+const Version = 1
+
+// Query asks a host for its sessions.
+type Query struct {
+	V int `json:"v"`
+	// CLIs limits the sessions to these CLIs' (none: every CLI's).
+	CLIs []string `json:"clis,omitempty"`
+}
+
+// Chunk is one message of a host's answer.
+type Chunk struct {
+	Sessions []session.Summary `json:"sessions,omitempty"`
+	Warnings []session.Warning `json:"warnings,omitempty"`
+	// Error says why the host could not answer.
+	Error string `json:"error,omitempty"`
+	Last  bool   `json:"last,omitempty"`
+}
+
+// chunkSize is how many sessions a message carries: about 250 KB, well
+// inside NATS's default largest message (1 MB).
+const chunkSize = 500
+
+// ServeBus is what Serve needs of the bus.
+type ServeBus interface {
+	HandleStream(subject string, handle func(data []byte, send func([]byte) error)) (stop func(), err error)
+}
+
+// Lister lists this machine's sessions for a query.
+type Lister func(ctx context.Context, q Query) (*catalog.Result, error)
+
+// Serve answers for host's sessions with list until stop is called.
+func Serve(ctx context.Context, b ServeBus, host string, list Lister) (stop func(), err error) {
+	return b.HandleStream(bus.HostSubject(host, "sessions"), func(data []byte, send func([]byte) error) {
+		out := func(c Chunk) error {
+			p, err := json.Marshal(c)
+			if err != nil {
+				return err
+			}
+			return send(p)
+		}
+		var q Query
+		if err := json.Unmarshal(data, &q); err != nil {
+			out(Chunk{Error: fmt.Sprintf("a request stead cannot read: %v", err), Last: true})
+			return
+		}
+		if q.V > Version {
+			out(Chunk{Error: fmt.Sprintf("the request speaks version %d of the hosts protocol; this host speaks %d (update its stead)", q.V, Version), Last: true})
+			return
+		}
+		res, err := list(ctx, q)
+		if err != nil {
+			out(Chunk{Error: err.Error(), Last: true})
+			return
+		}
+		sums := res.Summaries
+		for len(sums) > chunkSize {
+			if out(Chunk{Sessions: sums[:chunkSize]}) != nil {
+				return
+			}
+			sums = sums[chunkSize:]
+		}
+		out(Chunk{Sessions: sums, Warnings: res.Warnings, Last: true})
+	})
+}
+
+// ListBus is what List needs of the bus.
+type ListBus interface {
+	Hosts(ctx context.Context) ([]live.Host, error)
+	RequestStream(ctx context.Context, subject string, data []byte, fn func([]byte) (last bool, err error)) error
+}
+
+// Sessions is one host's answer.
+type Sessions struct {
+	Host     string
+	Sessions []session.Summary
+	Warnings []session.Warning
+	// Err says why the host did not answer (offline, or failed).
+	Err error
+}
+
+// ErrOffline is a host's error when it did not answer in time.
+var ErrOffline = errors.New("did not answer (offline?)")
+
+// List asks the hosts named (none: every host recorded) for their
+// sessions, all at once, and waits at most wait for each. A host that
+// does not answer, or fails, has its Err set: the others' answers stand.
+func List(ctx context.Context, b ListBus, q Query, names []string, wait time.Duration) ([]Sessions, error) {
+	known, err := b.Hosts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(names) == 0 {
+		for _, h := range known {
+			names = append(names, h.Name)
+		}
+	} else {
+		for _, n := range names {
+			if !slices.ContainsFunc(known, func(h live.Host) bool { return h.Name == n }) {
+				return nil, fmt.Errorf("no host %q on the bus (its daemon does not run; stead session list --hosts all lists those that do)", n)
+			}
+		}
+	}
+	q.V = Version
+	req, err := json.Marshal(q)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Sessions, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		out[i].Host = name
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(ctx, wait)
+			defer cancel()
+			err := b.RequestStream(ctx, bus.HostSubject(name, "sessions"), req, func(p []byte) (bool, error) {
+				var c Chunk
+				if err := json.Unmarshal(p, &c); err != nil {
+					return true, fmt.Errorf("an answer stead cannot read: %w", err)
+				}
+				if c.Error != "" {
+					return true, errors.New(c.Error)
+				}
+				out[i].Sessions = append(out[i].Sessions, c.Sessions...)
+				out[i].Warnings = append(out[i].Warnings, c.Warnings...)
+				return c.Last, nil
+			})
+			if err != nil {
+				out[i].Sessions, out[i].Warnings = nil, nil // not a part of a list as if it were whole
+			}
+			switch {
+			case errors.Is(err, context.DeadlineExceeded), errors.Is(err, bus.ErrNotListening):
+				out[i].Err = fmt.Errorf("host %s: %w", name, ErrOffline)
+			case err != nil:
+				out[i].Err = fmt.Errorf("host %s: %w", name, err)
+			}
+		})
+	}
+	wg.Wait()
+	return out, nil
+}

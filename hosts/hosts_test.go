@@ -1,0 +1,109 @@
+package hosts_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/catalog"
+	"github.com/stead-dev/stead/hosts"
+	"github.com/stead-dev/stead/live"
+	"github.com/stead-dev/stead/session"
+)
+
+func newBus(t *testing.T) *bus.Bus {
+	t.Helper()
+	b, err := bus.New(context.Background(), bus.Options{StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b
+}
+
+// fakeSessions lists n sessions of a machine.
+func fakeSessions(n int) hosts.Lister {
+	return func(_ context.Context, q hosts.Query) (*catalog.Result, error) {
+		res := &catalog.Result{Warnings: []session.Warning{{Path: "/x", Line: 3, Message: "a bad line"}}}
+		for i := range n {
+			res.Summaries = append(res.Summaries, session.Summary{CLI: "claude", ID: fmt.Sprintf("s%04d", i), Messages: i})
+		}
+		return res, nil
+	}
+}
+
+// TestListGathersEveryHost: two hosts answer, one in several messages; a
+// host recorded whose daemon is gone is a warning, at once, not a wait.
+func TestListGathersEveryHost(t *testing.T) {
+	ctx := context.Background()
+	b := newBus(t)
+	for name, n := range map[string]int{"alpha": 1234, "beta": 3} {
+		stop, err := hosts.Serve(ctx, b, name, fakeSessions(n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer stop()
+		if err := b.PutHost(ctx, live.Host{Name: name, Started: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A machine whose daemon was killed: recorded, and nobody answers.
+	if err := b.PutHost(ctx, live.Host{Name: "gone", Started: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	got, err := hosts.List(ctx, b, hosts.Query{}, nil, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if waited := time.Since(start); waited > 5*time.Second {
+		t.Errorf("the list took %v: it waited for the host that is gone", waited)
+	}
+	want := map[string]int{"alpha": 1234, "beta": 3}
+	for _, h := range got {
+		switch h.Host {
+		case "gone":
+			if !errors.Is(h.Err, hosts.ErrOffline) {
+				t.Errorf("the host that is gone: %v; want ErrOffline", h.Err)
+			}
+		default:
+			if h.Err != nil || len(h.Sessions) != want[h.Host] || len(h.Warnings) != 1 {
+				t.Errorf("%s: %d sessions, %d warnings, %v; want %d, 1", h.Host, len(h.Sessions), len(h.Warnings), h.Err, want[h.Host])
+			}
+			for i, s := range h.Sessions {
+				if s.ID != fmt.Sprintf("s%04d", i) {
+					t.Fatalf("%s: session %d is %s: out of order", h.Host, i, s.ID)
+				}
+			}
+		}
+	}
+	if len(got) != 3 {
+		t.Errorf("%d hosts answered for; want 3", len(got))
+	}
+	if _, err := hosts.List(ctx, b, hosts.Query{}, []string{"nobody"}, time.Second); err == nil {
+		t.Error("a host not on the bus was asked without an error")
+	}
+}
+
+// TestServeRefusesALaterVersion: a host says which protocol it speaks.
+func TestServeRefusesALaterVersion(t *testing.T) {
+	ctx := context.Background()
+	b := newBus(t)
+	stop, err := hosts.Serve(ctx, b, "alpha", fakeSessions(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	var said string
+	err = b.RequestStream(ctx, bus.HostSubject("alpha", "sessions"), []byte(`{"v":99}`), func(p []byte) (bool, error) {
+		said = string(p)
+		return true, nil
+	})
+	if err != nil || !strings.Contains(said, "version 99") {
+		t.Errorf("a request of version 99 was answered %q, %v", said, err)
+	}
+}
