@@ -35,7 +35,7 @@ func (d *Daemon) serveHost(ctx context.Context, b *bus.Bus) error {
 		log = slog.New(slog.DiscardHandler)
 	}
 	name := d.HostName()
-	stop, err := hosts.Serve(ctx, b, name, d.sessions)
+	stop, err := hosts.Serve(ctx, b, name, daemonStore{d})
 	if err != nil {
 		log.Warn("daemon: cannot answer for this machine's sessions on the bus", "err", err)
 		<-ctx.Done()
@@ -52,9 +52,14 @@ func (d *Daemon) serveHost(ctx context.Context, b *bus.Bus) error {
 	return nil
 }
 
-// sessions lists this machine's sessions, as stead session list does:
+// daemonStore is this machine's stores, as its daemon answers for them on
+// the bus (hosts.Store).
+type daemonStore struct{ d *Daemon }
+
+// Sessions lists this machine's sessions, as stead session list does:
 // from the search index where it holds a session as it is.
-func (d *Daemon) sessions(ctx context.Context, q hosts.Query) (*catalog.Result, error) {
+func (s daemonStore) Sessions(ctx context.Context, q hosts.Query) (*catalog.Result, error) {
+	d := s.d
 	opts := catalog.Options{Env: d.Env, CLIs: q.CLIs, Detail: session.DetailList, Logger: d.Logger}
 	if _, err := os.Stat(index.DefaultPath(d.Env)); err == nil {
 		if ix, err := index.Open(ctx, index.DefaultPath(d.Env), d.Logger); err == nil {
@@ -65,4 +70,14 @@ func (d *Daemon) sessions(ctx context.Context, q hosts.Query) (*catalog.Result, 
 		}
 	}
 	return catalog.Scan(ctx, opts)
+}
+
+// Session reads one session of this machine (ref: <cli>:<id>, which
+// hosts.Serve checked is no path).
+func (s daemonStore) Session(_ context.Context, ref string) (*session.Session, error) {
+	a, r, err := catalog.Resolve(s.d.Env, ref, "")
+	if err != nil {
+		return nil, err
+	}
+	return a.Open(s.d.Env, r)
 }

@@ -185,6 +185,22 @@ func TestClusterOfThreeDaemons(t *testing.T) {
 	if byHost["node-0"] != len(local.Sessions) || byHost["node-1"] != len(local.Sessions) || len(byHost) != 2 {
 		t.Errorf("--hosts all from node-2 listed %v; want node-0 and node-1 with %d sessions each", byHost, len(local.Sessions))
 	}
+	// A session of another machine, read through the bus.
+	first := local.Sessions[0]
+	var shown struct {
+		ID     string `json:"id"`
+		Source struct {
+			CLI string `json:"cli"`
+		} `json:"source"`
+		Timeline []json.RawMessage `json:"timeline"`
+	}
+	ref := "node-0:" + first.CLI + ":" + first.ID
+	if err := json.Unmarshal(ms[2].stead(t, bin, "session", "show", ref, "--json"), &shown); err != nil {
+		t.Fatalf("stead session show %s --json: %v", ref, err)
+	}
+	if shown.ID != first.ID || shown.Source.CLI != first.CLI || len(shown.Timeline) == 0 {
+		t.Errorf("stead session show %s on node-2 gave session %s of %s with %d entries", ref, shown.ID, shown.Source.CLI, len(shown.Timeline))
+	}
 	run := "c1"
 	b0 := dial(0)
 	if err := b0.PutRun(ctx, live.Run{ID: run, CLI: "codex", State: live.RunBusy, Host: ms[0].name, Started: time.Now().UTC()}); err != nil {

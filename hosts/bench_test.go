@@ -36,9 +36,7 @@ func BenchmarkListThreeHosts(b *testing.B) {
 		k, v, _ := strings.Cut(kv, "=")
 		env.Vars[k] = v
 	}
-	list := func(ctx context.Context, q hosts.Query) (*catalog.Result, error) {
-		return catalog.Scan(ctx, catalog.Options{Env: env, CLIs: q.CLIs, Detail: session.DetailList})
-	}
+	list := scanStore{env}
 	buses := clusterOf(b, 3)
 	ctx := context.Background()
 	for i, bb := range buses {
@@ -103,4 +101,19 @@ func clusterOf(tb testing.TB, n int) []*bus.Bus {
 		tb.Cleanup(func() { out[i].Close() })
 	}
 	return out
+}
+
+// scanStore answers with a scan of its stores.
+type scanStore struct{ env session.Env }
+
+func (s scanStore) Sessions(ctx context.Context, q hosts.Query) (*catalog.Result, error) {
+	return catalog.Scan(ctx, catalog.Options{Env: s.env, CLIs: q.CLIs, Detail: session.DetailList})
+}
+
+func (s scanStore) Session(ctx context.Context, ref string) (*session.Session, error) {
+	a, r, err := catalog.Resolve(s.env, ref, "")
+	if err != nil {
+		return nil, err
+	}
+	return a.Open(s.env, r)
 }

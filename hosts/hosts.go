@@ -1,14 +1,17 @@
 package hosts
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/bus"
 	"github.com/stead-dev/stead/catalog"
 	"github.com/stead-dev/stead/live"
@@ -19,17 +22,23 @@ import (
 // one, saying which it speaks.
 const Version = 1
 
-// Query asks a host for its sessions.
+// Query asks a host for its sessions, or for one.
 type Query struct {
 	V int `json:"v"`
 	// CLIs limits the sessions to these CLIs' (none: every CLI's).
 	CLIs []string `json:"clis,omitempty"`
+	// Ref names one session, <cli>:<id> (never a path), for a request
+	// on the "session" subject.
+	Ref string `json:"ref,omitempty"`
 }
 
 // Chunk is one message of a host's answer.
 type Chunk struct {
 	Sessions []session.Summary `json:"sessions,omitempty"`
 	Warnings []session.Warning `json:"warnings,omitempty"`
+	// Data is a piece of one session's universal JSON (session.Encode),
+	// the pieces in order.
+	Data []byte `json:"data,omitempty"`
 	// Error says why the host could not answer.
 	Error string `json:"error,omitempty"`
 	Last  bool   `json:"last,omitempty"`
@@ -44,11 +53,95 @@ type ServeBus interface {
 	HandleStream(subject string, handle func(data []byte, send func([]byte) error)) (stop func(), err error)
 }
 
-// Lister lists this machine's sessions for a query.
-type Lister func(ctx context.Context, q Query) (*catalog.Result, error)
+// Store is this machine's stores, as a host answers for them.
+type Store interface {
+	// Sessions lists the sessions for a query.
+	Sessions(ctx context.Context, q Query) (*catalog.Result, error)
+	// Session reads the session ref names (<cli>:<id>).
+	Session(ctx context.Context, ref string) (*session.Session, error)
+}
 
-// Serve answers for host's sessions with list until stop is called.
-func Serve(ctx context.Context, b ServeBus, host string, list Lister) (stop func(), err error) {
+// dataSize is how much of a session's JSON a message carries.
+const dataSize = 256 << 10
+
+// Serve answers for host's stores until stop is called.
+func Serve(ctx context.Context, b ServeBus, host string, st Store) (stop func(), err error) {
+	stopList, err := serveList(ctx, b, host, st)
+	if err != nil {
+		return nil, err
+	}
+	stopOne, err := b.HandleStream(bus.HostSubject(host, "session"), func(data []byte, send func([]byte) error) {
+		out := func(c Chunk) error {
+			p, err := json.Marshal(c)
+			if err != nil {
+				return err
+			}
+			return send(p)
+		}
+		q, err := parseQuery(data)
+		if err != nil {
+			out(Chunk{Error: err.Error(), Last: true})
+			return
+		}
+		if !ValidRef(q.Ref) {
+			out(Chunk{Error: fmt.Sprintf("%q is not a session reference (<cli>:<id>)", q.Ref), Last: true})
+			return
+		}
+		s, err := st.Session(ctx, q.Ref)
+		if err != nil {
+			out(Chunk{Error: err.Error(), Last: true})
+			return
+		}
+		var buf bytes.Buffer
+		if err := session.Encode(&buf, s, false); err != nil {
+			out(Chunk{Error: err.Error(), Last: true})
+			return
+		}
+		p := buf.Bytes()
+		for len(p) > dataSize {
+			if out(Chunk{Data: p[:dataSize]}) != nil {
+				return
+			}
+			p = p[dataSize:]
+		}
+		out(Chunk{Data: p, Last: true})
+	})
+	if err != nil {
+		stopList()
+		return nil, err
+	}
+	return func() { stopList(); stopOne() }, nil
+}
+
+// ValidRef reports whether ref is a session reference a host takes from
+// the bus: <cli>:<id>, a known CLI, an id of letters, digits, '-', '_'
+// and '.' (never a path: a request must not name a file to read).
+func ValidRef(ref string) bool {
+	cli, id, ok := strings.Cut(ref, ":")
+	if !ok || !slices.Contains(adapters.Names(), cli) || id == "" || len(id) > 200 || id[0] == '.' {
+		return false
+	}
+	for _, c := range id {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+func parseQuery(data []byte) (Query, error) {
+	var q Query
+	if err := json.Unmarshal(data, &q); err != nil {
+		return q, fmt.Errorf("a request stead cannot read: %v", err)
+	}
+	if q.V > Version {
+		return q, fmt.Errorf("the request speaks version %d of the hosts protocol; this host speaks %d (update its stead)", q.V, Version)
+	}
+	return q, nil
+}
+
+// serveList answers for host's list of sessions.
+func serveList(ctx context.Context, b ServeBus, host string, st Store) (stop func(), err error) {
 	return b.HandleStream(bus.HostSubject(host, "sessions"), func(data []byte, send func([]byte) error) {
 		out := func(c Chunk) error {
 			p, err := json.Marshal(c)
@@ -57,16 +150,12 @@ func Serve(ctx context.Context, b ServeBus, host string, list Lister) (stop func
 			}
 			return send(p)
 		}
-		var q Query
-		if err := json.Unmarshal(data, &q); err != nil {
-			out(Chunk{Error: fmt.Sprintf("a request stead cannot read: %v", err), Last: true})
+		q, err := parseQuery(data)
+		if err != nil {
+			out(Chunk{Error: err.Error(), Last: true})
 			return
 		}
-		if q.V > Version {
-			out(Chunk{Error: fmt.Sprintf("the request speaks version %d of the hosts protocol; this host speaks %d (update its stead)", q.V, Version), Last: true})
-			return
-		}
-		res, err := list(ctx, q)
+		res, err := st.Sessions(ctx, q)
 		if err != nil {
 			out(Chunk{Error: err.Error(), Last: true})
 			return
@@ -156,4 +245,44 @@ func List(ctx context.Context, b ListBus, q Query, names []string, wait time.Dur
 	}
 	wg.Wait()
 	return out, nil
+}
+
+// Fetch reads one session of host through the bus: ref is <cli>:<id> on
+// that machine. It waits at most wait.
+func Fetch(ctx context.Context, b ListBus, host, ref string, wait time.Duration) (*session.Session, error) {
+	if !bus.ValidHost(host) {
+		return nil, fmt.Errorf("%q is not a host name", host)
+	}
+	if !ValidRef(ref) {
+		return nil, fmt.Errorf("%q is not a session reference (<cli>:<id>)", ref)
+	}
+	req, err := json.Marshal(Query{V: Version, Ref: ref})
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	var buf bytes.Buffer
+	err = b.RequestStream(ctx, bus.HostSubject(host, "session"), req, func(p []byte) (bool, error) {
+		var c Chunk
+		if err := json.Unmarshal(p, &c); err != nil {
+			return true, fmt.Errorf("an answer stead cannot read: %w", err)
+		}
+		if c.Error != "" {
+			return true, errors.New(c.Error)
+		}
+		buf.Write(c.Data)
+		return c.Last, nil
+	})
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, bus.ErrNotListening):
+		return nil, fmt.Errorf("host %s: %w", host, ErrOffline)
+	case err != nil:
+		return nil, fmt.Errorf("host %s: %w", host, err)
+	}
+	s, err := session.Decode(&buf)
+	if err != nil {
+		return nil, fmt.Errorf("host %s: %s: %w", host, ref, err)
+	}
+	return s, nil
 }

@@ -25,15 +25,29 @@ func newBus(t *testing.T) *bus.Bus {
 	return b
 }
 
-// fakeSessions lists n sessions of a machine.
-func fakeSessions(n int) hosts.Lister {
-	return func(_ context.Context, q hosts.Query) (*catalog.Result, error) {
-		res := &catalog.Result{Warnings: []session.Warning{{Path: "/x", Line: 3, Message: "a bad line"}}}
-		for i := range n {
-			res.Summaries = append(res.Summaries, session.Summary{CLI: "claude", ID: fmt.Sprintf("s%04d", i), Messages: i})
-		}
-		return res, nil
+// fakeStore is a machine of n sessions, each of n entries.
+type fakeStore int
+
+func fakeSessions(n int) hosts.Store { return fakeStore(n) }
+
+func (n fakeStore) Sessions(_ context.Context, q hosts.Query) (*catalog.Result, error) {
+	res := &catalog.Result{Warnings: []session.Warning{{Path: "/x", Line: 3, Message: "a bad line"}}}
+	for i := range int(n) {
+		res.Summaries = append(res.Summaries, session.Summary{CLI: "claude", ID: fmt.Sprintf("s%04d", i), Messages: i})
 	}
+	return res, nil
+}
+
+func (n fakeStore) Session(_ context.Context, ref string) (*session.Session, error) {
+	if ref != "claude:s0001" {
+		return nil, fmt.Errorf("no session %s", ref)
+	}
+	s := &session.Session{Version: session.Version, ID: "s0001", Source: session.Source{CLI: "claude"}}
+	for i := range int(n) {
+		s.Timeline = append(s.Timeline, session.Entry{ID: fmt.Sprintf("e%d", i), Type: session.Assistant,
+			Content: strings.Repeat("x", 1000) + fmt.Sprint(i)})
+	}
+	return s, nil
 }
 
 // TestListGathersEveryHost: two hosts answer, one in several messages; a
@@ -105,5 +119,45 @@ func TestServeRefusesALaterVersion(t *testing.T) {
 	})
 	if err != nil || !strings.Contains(said, "version 99") {
 		t.Errorf("a request of version 99 was answered %q, %v", said, err)
+	}
+}
+
+// TestFetchReadsASessionOfAnotherHost: a session of a host, larger than a
+// message, arrives whole; a path or a malformed reference is refused
+// before it leaves, and the host refuses one that reaches it.
+func TestFetchReadsASessionOfAnotherHost(t *testing.T) {
+	ctx := context.Background()
+	b := newBus(t)
+	stop, err := hosts.Serve(ctx, b, "alpha", fakeSessions(1000)) // about 1 MB of JSON
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	s, err := hosts.Fetch(ctx, b, "alpha", "claude:s0001", 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Timeline) != 1000 || s.Timeline[999].Content != strings.Repeat("x", 1000)+"999" {
+		t.Fatalf("fetched %d entries; want the 1000 whole", len(s.Timeline))
+	}
+	if _, err := hosts.Fetch(ctx, b, "alpha", "claude:nope", 10*time.Second); err == nil || !strings.Contains(err.Error(), "no session") {
+		t.Errorf("a session the host does not have: %v", err)
+	}
+	for _, bad := range []string{"/etc/passwd", "claude:../../x", "claude:a/b", "nocli:x", "claude:"} {
+		if _, err := hosts.Fetch(ctx, b, "alpha", bad, time.Second); err == nil {
+			t.Errorf("%q was fetched", bad)
+		}
+		var said string
+		q := fmt.Sprintf(`{"v":1,"ref":%q}`, bad)
+		b.RequestStream(ctx, bus.HostSubject("alpha", "session"), []byte(q), func(p []byte) (bool, error) {
+			said = string(p)
+			return true, nil
+		})
+		if !strings.Contains(said, "not a session reference") {
+			t.Errorf("the host answered %q to a request for %q", said, bad)
+		}
+	}
+	if _, err := hosts.Fetch(ctx, b, "gone", "claude:s0001", time.Second); !errors.Is(err, hosts.ErrOffline) {
+		t.Errorf("a host nobody answers for: %v; want ErrOffline", err)
 	}
 }

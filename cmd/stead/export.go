@@ -216,7 +216,7 @@ func exportItems(cmd *cobra.Command, opts *ExportOptions) ([]exportItem, error) 
 		var out []exportItem
 		for _, r := range opts.Refs {
 			it := exportItem{ref: r}
-			if !strings.HasPrefix(r, "run:") {
+			if !onBus(r) {
 				a, ref, err := resolveRef(f.Env, r, opts.CLI)
 				if err != nil {
 					return nil, err
@@ -439,7 +439,7 @@ var exportClock = time.Now
 // openExport opens a session to export: a run's from the bus, else from
 // its CLI's store (see catalog.Open; CUSF keeps no native records).
 func openExport(ctx context.Context, f *Factory, opts *ExportOptions, it exportItem) (*catalog.Opened, error) {
-	if strings.HasPrefix(it.ref, "run:") {
+	if onBus(it.ref) {
 		b, err := connectBus(ctx, f, opts.Bus, true)
 		if err != nil {
 			return nil, err

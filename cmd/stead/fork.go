@@ -84,7 +84,7 @@ func forkRun(opts *ForkOptions) error {
 	f := opts.Factory
 	var s *session.Session
 	var err error
-	if strings.HasPrefix(opts.Ref, "run:") {
+	if onBus(opts.Ref) {
 		ctx := opts.ctx
 		if ctx == nil {
 			ctx = context.Background()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/hosts"
 	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/runs"
 	"github.com/stead-dev/stead/session"
@@ -94,6 +95,9 @@ continues it elsewhere.`,
 func loadSession(ctx context.Context, f *Factory, b *bus.Bus, ref, cli string) (*session.Session, error) {
 	if id, ok := strings.CutPrefix(ref, "run:"); ok {
 		return f.supervisor(b).LoadRun(ctx, id)
+	}
+	if host, rest, ok := hostRef(ref); ok {
+		return hosts.Fetch(ctx, b, host, rest, fetchWait)
 	}
 	a, r, err := resolveRef(f.Env, ref, cli)
 	if err != nil {

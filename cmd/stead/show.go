@@ -167,7 +167,7 @@ func showRun(opts *ShowOptions) error {
 // time. Its native records are kept only for --json.
 func openShown(opts *ShowOptions) (*catalog.Opened, error) {
 	f := opts.Factory
-	if strings.HasPrefix(opts.Ref, "run:") {
+	if onBus(opts.Ref) {
 		ctx := opts.ctx
 		if ctx == nil {
 			ctx = context.Background()
