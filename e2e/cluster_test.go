@@ -201,6 +201,10 @@ func TestClusterOfThreeDaemons(t *testing.T) {
 	if shown.ID != first.ID || shown.Source.CLI != first.CLI || len(shown.Timeline) == 0 {
 		t.Errorf("stead session show %s on node-2 gave session %s of %s with %d entries", ref, shown.ID, shown.Source.CLI, len(shown.Timeline))
 	}
+	// ... and converted into another CLI's format on this one.
+	if out := ms[2].stead(t, bin, "session", "convert", ref, "--to", "codex"); len(out) == 0 {
+		t.Errorf("stead session convert %s --to codex on node-2 wrote nothing", ref)
+	}
 	run := "c1"
 	b0 := dial(0)
 	if err := b0.PutRun(ctx, live.Run{ID: run, CLI: "codex", State: live.RunBusy, Host: ms[0].name, Started: time.Now().UTC()}); err != nil {

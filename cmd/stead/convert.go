@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -142,6 +143,9 @@ func writers() []string {
 
 func convertRun(opts *ConvertOptions) error {
 	f := opts.Factory
+	if onBus(opts.Ref) {
+		return convertFromBus(opts)
+	}
 	src, ref, err := resolveRef(f.Env, opts.Ref, opts.CLI)
 	if err != nil {
 		return err
@@ -155,6 +159,30 @@ func convertRun(opts *ConvertOptions) error {
 		fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", w)
 	}
 	return writeSession(opts, src, s, events)
+}
+
+// convertFromBus converts a session read through the bus: a run's
+// (run:<run>) or another machine's (<host>:<cli>:<id>).
+func convertFromBus(opts *ConvertOptions) error {
+	f := opts.Factory
+	ctx := context.Background()
+	b, err := connectBus(ctx, f, BusFlags{}, true)
+	if err != nil {
+		return err
+	}
+	s, err := loadSession(ctx, f, b, opts.Ref, "")
+	b.Close()
+	if err != nil {
+		return err
+	}
+	src, ok := adapters.Lookup(s.Source.CLI)
+	if !ok {
+		return fmt.Errorf("%s: a session of an unknown CLI %q", opts.Ref, s.Source.CLI)
+	}
+	for _, w := range s.Warnings {
+		fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", w)
+	}
+	return writeSession(opts, src, s, nil)
 }
 
 // writeSession writes s (or events, when s only holds what is known up
