@@ -137,6 +137,7 @@ type Bus struct {
 	js    jetstream.JetStream
 	runs  jetstream.KeyValue
 	hosts jetstream.KeyValue // nil on a bus an older stead set up
+	lease jetstream.KeyValue // likewise
 	objs  jetstream.ObjectStore
 	url   string
 	token string
@@ -455,6 +456,15 @@ func (b *Bus) setup(ctx context.Context) error {
 		return fmt.Errorf("bus: bucket %s: %w", BucketHosts, err)
 	}
 	if err := b.settle(ctx, func(ctx context.Context) (err error) {
+		b.lease, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+			Bucket: BucketLeases, Description: "stead: which worker holds each run", History: 1,
+			Storage: jetstream.FileStorage, Replicas: replicas,
+		})
+		return err
+	}); err != nil {
+		return fmt.Errorf("bus: bucket %s: %w", BucketLeases, err)
+	}
+	if err := b.settle(ctx, func(ctx context.Context) (err error) {
 		b.objs, err = js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
 			Bucket: BucketObject, Description: "stead: universal sessions of finished runs", Storage: jetstream.FileStorage, Replicas: replicas,
 		})
@@ -488,6 +498,15 @@ func (b *Bus) bind(ctx context.Context) error {
 		b.hosts = nil
 		if !errors.Is(err, jetstream.ErrBucketNotFound) {
 			return fmt.Errorf("bus: bucket %s: %w", BucketHosts, err)
+		}
+	}
+	if err := b.settle(ctx, func(ctx context.Context) (err error) {
+		b.lease, err = b.js.KeyValue(ctx, BucketLeases)
+		return err
+	}); err != nil {
+		b.lease = nil
+		if !errors.Is(err, jetstream.ErrBucketNotFound) {
+			return fmt.Errorf("bus: bucket %s: %w", BucketLeases, err)
 		}
 	}
 	return nil

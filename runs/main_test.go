@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"os"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -18,5 +19,8 @@ import (
 // It is one goroutine per stored session at most, in the library, not
 // in stead.
 func TestMain(m *testing.M) {
+	if os.Getenv("STEAD_LEASE_HELPER") != "" {
+		os.Exit(leaseHelper())
+	}
 	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("github.com/nats-io/nats.go/jetstream.(*jetStream).resetPendingAcksOnReconnect"))
 }
