@@ -135,13 +135,21 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if sv.Env.Home == "" {
 		sv.Env = d.Env
 	}
-	w := &runs.Worker{Supervisor: sv, Host: d.Host}
+	host := d.Host
+	if host == "" && d.Cluster != nil {
+		// A cluster's machines are its members: its runs say which.
+		host = d.Cluster.Node
+	}
+	if sv.Host == "" {
+		sv.Host = host
+	}
+	w := &runs.Worker{Supervisor: sv, Host: host}
 	var g run.Group
 	g.Add(func() error { return w.Run(ctx) }, func(error) { cancel() })
 	var ws *web.Server
 	if d.web != nil {
 		ws = &web.Server{Env: d.Env, Logger: d.Logger, Token: d.token, ReadOnly: d.WebReadOnly, Hosts: d.WebHosts,
-			Host: d.Host, Supervisor: &sv, Version: d.Version, Prices: d.Prices, ABDir: filepath.Join(StateDir(d.Env), "ab"), Context: ctx}
+			Host: host, Supervisor: &sv, Version: d.Version, Prices: d.Prices, ABDir: filepath.Join(StateDir(d.Env), "ab"), Context: ctx}
 		hs := &http.Server{Handler: ws.Handler(), ReadHeaderTimeout: 10 * time.Second,
 			BaseContext: func(net.Listener) context.Context { return ctx }}
 		g.Add(func() error {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"os/exec"
 	"strings"
 	"time"
@@ -33,7 +32,7 @@ func (sv *Supervisor) Headless(ctx context.Context, id, cli, prompt, dir, model 
 	if err != nil {
 		return nil, err
 	}
-	host, _ := os.Hostname()
+	host := sv.host()
 	rec := live.Run{ID: id, CLI: cli, Dir: dir, Host: host, Supervisor: SupervisorName(host),
 		State: live.RunBusy, Started: time.Now().UTC()}
 	PutRun(b, rec, log)

@@ -3,7 +3,6 @@ package runs
 import (
 	"context"
 	"io"
-	"os"
 	"time"
 
 	"github.com/stead-dev/stead/live"
@@ -43,7 +42,7 @@ func (sv *Supervisor) Import(ctx context.Context, in Imported, from string) (liv
 	if err != nil {
 		return live.Run{}, err
 	}
-	host, _ := os.Hostname()
+	host := sv.host()
 	rec := live.Run{ID: id, CLI: s.Source.CLI, SessionID: s.ID, Host: host, Supervisor: SupervisorName(host),
 		State: live.RunExited, Reason: "imported from " + from, Entries: in.N,
 		Started: s.Metadata.Created, Ended: time.Now().UTC()}

@@ -39,13 +39,26 @@ type Supervisor struct {
 	// could not store (its disk is full) before it gives that up and
 	// fails; 0 is 2 minutes.
 	Drain time.Duration
+	// Host names this machine in the runs' records (live.Run.Host and
+	// Supervisor): "" is its host name. A daemon that is a member of a
+	// cluster names it as the member.
+	Host string
+}
+
+// host is the name of this machine in the runs' records.
+func (sv *Supervisor) host() string {
+	if sv.Host != "" {
+		return sv.Host
+	}
+	h, _ := os.Hostname()
+	return h
 }
 
 // Failed records a run that failed before its CLI started (its session
 // could not be read), so that stead runs shows it with its error. A
 // record of the run that has ended is kept.
 func (sv *Supervisor) Failed(spec Spec, cause error) {
-	failedRun(sv.Bus, spec, cause, sv.logger())
+	failedRun(sv.Bus, sv.host(), spec, cause, sv.logger())
 }
 
 func (sv *Supervisor) logger() *slog.Logger {

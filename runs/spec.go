@@ -46,13 +46,12 @@ func SupervisorName(host string) string { return fmt.Sprintf("%s/%d", host, os.G
 // failedRun records a run that failed before its CLI started, so that
 // stead runs shows it with its error (a record Run stored is
 // kept).
-func failedRun(b *bus.Bus, spec Spec, cause error, log *slog.Logger) {
+func failedRun(b *bus.Bus, host string, spec Spec, cause error, log *slog.Logger) {
 	ctx, cancel := context.WithTimeout(context.Background(), recordWait)
 	defer cancel()
 	if r, err := b.Run(ctx, spec.ID); err == nil && r.State.Done() {
 		return
 	}
-	host, _ := os.Hostname()
 	now := time.Now().UTC()
 	ended(b, live.Run{ID: spec.ID, CLI: spec.To, Dir: spec.Dir, Host: host, Supervisor: SupervisorName(host),
 		State: live.RunFailed, Started: now, Ended: now, Reason: "it did not start: " + cause.Error()}, "start", log)

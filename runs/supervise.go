@@ -32,7 +32,7 @@ func (sv *Supervisor) Run(ctx context.Context, s *session.Session, spec Spec, te
 	rec, err := sv.run(ctx, s, spec, term, started)
 	if err != nil && !rec.State.Done() {
 		// It failed before it ran: stead runs says why.
-		failedRun(sv.Bus, spec, err, sv.logger())
+		failedRun(sv.Bus, sv.host(), spec, err, sv.logger())
 	}
 	return rec, err
 }
@@ -59,7 +59,7 @@ func (sv *Supervisor) run(ctx context.Context, s *session.Session, spec Spec, te
 			log.Warn("storing the run's history", "err", err)
 		}
 	}
-	host, _ := os.Hostname()
+	host := sv.host()
 	rec := live.Run{ID: spec.ID, CLI: dst.Name, SessionID: rep.Target.ID, Dir: spec.Dir, Source: &rep.Source,
 		Path: rep.Placement.Path, Host: host, Supervisor: SupervisorName(host),
 		State: live.RunStarting, Started: time.Now().UTC()}

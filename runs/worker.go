@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"sync"
 	"time"
 
@@ -79,10 +78,10 @@ func (w *Worker) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	sv := &w.Supervisor
-	host := w.Host
-	if host == "" {
-		host, _ = os.Hostname()
+	if sv.Host == "" {
+		sv.Host = w.Host // the runs' records name the machine as the worker does
 	}
+	host := sv.host()
 	var wg sync.WaitGroup // ends when the runs this worker started have
 	var active sync.Map   // the runs this worker supervises now
 	rc := &recoverer{sv: sv, b: sv.Bus, host: host, mine: func(id string) bool { _, ok := active.Load(id); return ok }}
