@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"os"
 	"time"
@@ -80,4 +81,18 @@ func (s daemonStore) Session(_ context.Context, ref string) (*session.Session, e
 		return nil, err
 	}
 	return a.Open(s.d.Env, r)
+}
+
+// Search searches this machine's index (none: an error saying so).
+func (s daemonStore) Search(ctx context.Context, q index.Query) ([]index.Hit, error) {
+	path := index.DefaultPath(s.d.Env)
+	if _, err := os.Stat(path); err != nil {
+		return nil, errors.New("this machine has no search index (stead index makes one)")
+	}
+	ix, err := index.Open(ctx, path, s.d.Logger)
+	if err != nil {
+		return nil, err
+	}
+	defer ix.Close()
+	return ix.Search(ctx, q)
 }

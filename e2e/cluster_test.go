@@ -201,6 +201,25 @@ func TestClusterOfThreeDaemons(t *testing.T) {
 	if shown.ID != first.ID || shown.Source.CLI != first.CLI || len(shown.Timeline) == 0 {
 		t.Errorf("stead session show %s on node-2 gave session %s of %s with %d entries", ref, shown.ID, shown.Source.CLI, len(shown.Timeline))
 	}
+	// Every machine searched, each its own index: node-0 has one.
+	ms[0].stead(t, bin, "index")
+	var found struct {
+		Hits []struct {
+			Host    string `json:"host"`
+			CLI     string `json:"cli"`
+			Session string `json:"session"`
+		} `json:"hits"`
+		Warnings []session.Warning `json:"warnings"`
+	}
+	if err := json.Unmarshal(ms[2].stead(t, bin, "search", "NO_TOOL", "--hosts", "all", "--json"), &found); err != nil {
+		t.Fatal(err)
+	}
+	if len(found.Hits) == 0 || found.Hits[0].Host != "node-0" {
+		t.Errorf("search --hosts all found %+v; want node-0's hits", found.Hits)
+	}
+	if len(found.Warnings) != 2 { // node-1 and node-2 have no index
+		t.Errorf("search --hosts all warned %+v; want the two machines without an index", found.Warnings)
+	}
 	// ... and converted into another CLI's format on this one.
 	if out := ms[2].stead(t, bin, "session", "convert", ref, "--to", "codex"); len(out) == 0 {
 		t.Errorf("stead session convert %s --to codex on node-2 wrote nothing", ref)

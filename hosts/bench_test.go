@@ -14,6 +14,7 @@ import (
 	"github.com/stead-dev/stead/bus"
 	"github.com/stead-dev/stead/catalog"
 	"github.com/stead-dev/stead/hosts"
+	"github.com/stead-dev/stead/index"
 	"github.com/stead-dev/stead/internal/corpusgen"
 	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/session"
@@ -116,4 +117,8 @@ func (s scanStore) Session(ctx context.Context, ref string) (*session.Session, e
 		return nil, err
 	}
 	return a.Open(s.env, r)
+}
+
+func (s scanStore) Search(context.Context, index.Query) ([]index.Hit, error) {
+	return nil, fmt.Errorf("not searched in this benchmark")
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/bus"
 	"github.com/stead-dev/stead/catalog"
+	"github.com/stead-dev/stead/index"
 	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/session"
 )
@@ -30,6 +31,9 @@ type Query struct {
 	// Ref names one session, <cli>:<id> (never a path), for a request
 	// on the "session" subject.
 	Ref string `json:"ref,omitempty"`
+	// Search is a search of the host's index, for a request on the
+	// "search" subject.
+	Search *index.Query `json:"search,omitempty"`
 }
 
 // Chunk is one message of a host's answer.
@@ -39,6 +43,8 @@ type Chunk struct {
 	// Data is a piece of one session's universal JSON (session.Encode),
 	// the pieces in order.
 	Data []byte `json:"data,omitempty"`
+	// Hits are a search's.
+	Hits []index.Hit `json:"hits,omitempty"`
 	// Error says why the host could not answer.
 	Error string `json:"error,omitempty"`
 	Last  bool   `json:"last,omitempty"`
@@ -59,6 +65,8 @@ type Store interface {
 	Sessions(ctx context.Context, q Query) (*catalog.Result, error)
 	// Session reads the session ref names (<cli>:<id>).
 	Session(ctx context.Context, ref string) (*session.Session, error)
+	// Search searches the machine's index.
+	Search(ctx context.Context, q index.Query) ([]index.Hit, error)
 }
 
 // dataSize is how much of a session's JSON a message carries.
@@ -110,7 +118,29 @@ func Serve(ctx context.Context, b ServeBus, host string, st Store) (stop func(),
 		stopList()
 		return nil, err
 	}
-	return func() { stopList(); stopOne() }, nil
+	stopSearch, err := b.HandleStream(bus.HostSubject(host, "search"), func(data []byte, send func([]byte) error) {
+		c := Chunk{Last: true}
+		q, err := parseQuery(data)
+		switch {
+		case err != nil:
+			c.Error = err.Error()
+		case q.Search == nil:
+			c.Error = "a search request without its search"
+		default:
+			if c.Hits, err = st.Search(ctx, *q.Search); err != nil {
+				c.Error = err.Error()
+			}
+		}
+		if p, err := json.Marshal(c); err == nil {
+			send(p)
+		}
+	})
+	if err != nil {
+		stopList()
+		stopOne()
+		return nil, err
+	}
+	return func() { stopList(); stopOne(); stopSearch() }, nil
 }
 
 // ValidRef reports whether ref is a session reference a host takes from
@@ -197,16 +227,8 @@ func List(ctx context.Context, b ListBus, q Query, names []string, wait time.Dur
 	if err != nil {
 		return nil, err
 	}
-	if len(names) == 0 {
-		for _, h := range known {
-			names = append(names, h.Name)
-		}
-	} else {
-		for _, n := range names {
-			if !slices.ContainsFunc(known, func(h live.Host) bool { return h.Name == n }) {
-				return nil, fmt.Errorf("no host %q on the bus (its daemon does not run; stead session list --hosts all lists those that do)", n)
-			}
-		}
+	if names, err = named(known, names); err != nil {
+		return nil, err
 	}
 	q.V = Version
 	req, err := json.Marshal(q)
@@ -285,4 +307,79 @@ func Fetch(ctx context.Context, b ListBus, host, ref string, wait time.Duration)
 		return nil, fmt.Errorf("host %s: %s: %w", host, ref, err)
 	}
 	return s, nil
+}
+
+// Hits is one host's answer to a search.
+type Hits struct {
+	Host string
+	Hits []index.Hit
+	// Err says why the host did not answer (offline, no index, failed).
+	Err error
+}
+
+// Search searches the indexes of the hosts named (none: every host
+// recorded), all at once, waiting at most wait for each; each hit names
+// its host. A host that does not answer has its Err set.
+func Search(ctx context.Context, b ListBus, q index.Query, names []string, wait time.Duration) ([]Hits, error) {
+	known, err := b.Hosts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if names, err = named(known, names); err != nil {
+		return nil, err
+	}
+	req, err := json.Marshal(Query{V: Version, Search: &q})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Hits, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		out[i].Host = name
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(ctx, wait)
+			defer cancel()
+			err := b.RequestStream(ctx, bus.HostSubject(name, "search"), req, func(p []byte) (bool, error) {
+				var c Chunk
+				if err := json.Unmarshal(p, &c); err != nil {
+					return true, fmt.Errorf("an answer stead cannot read: %w", err)
+				}
+				if c.Error != "" {
+					return true, errors.New(c.Error)
+				}
+				out[i].Hits = append(out[i].Hits, c.Hits...)
+				return c.Last, nil
+			})
+			switch {
+			case errors.Is(err, context.DeadlineExceeded), errors.Is(err, bus.ErrNotListening):
+				out[i].Hits, out[i].Err = nil, fmt.Errorf("host %s: %w", name, ErrOffline)
+			case err != nil:
+				out[i].Hits, out[i].Err = nil, fmt.Errorf("host %s: %w", name, err)
+			}
+			for j := range out[i].Hits {
+				if out[i].Hits[j].Run == "" {
+					out[i].Hits[j].Host = name
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return out, nil
+}
+
+// named checks the names asked for against the hosts recorded; none asks
+// for every host.
+func named(known []live.Host, names []string) ([]string, error) {
+	if len(names) == 0 {
+		for _, h := range known {
+			names = append(names, h.Name)
+		}
+		return names, nil
+	}
+	for _, n := range names {
+		if !slices.ContainsFunc(known, func(h live.Host) bool { return h.Name == n }) {
+			return nil, fmt.Errorf("no host %q on the bus (its daemon does not run; stead session list --hosts all lists those that do)", n)
+		}
+	}
+	return names, nil
 }

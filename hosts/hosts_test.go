@@ -11,6 +11,7 @@ import (
 	"github.com/stead-dev/stead/bus"
 	"github.com/stead-dev/stead/catalog"
 	"github.com/stead-dev/stead/hosts"
+	"github.com/stead-dev/stead/index"
 	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/session"
 )
@@ -159,5 +160,47 @@ func TestFetchReadsASessionOfAnotherHost(t *testing.T) {
 	}
 	if _, err := hosts.Fetch(ctx, b, "gone", "claude:s0001", time.Second); !errors.Is(err, hosts.ErrOffline) {
 		t.Errorf("a host nobody answers for: %v; want ErrOffline", err)
+	}
+}
+
+func (n fakeStore) Search(_ context.Context, q index.Query) ([]index.Hit, error) {
+	if q.Text == "" {
+		return nil, fmt.Errorf("an empty search")
+	}
+	return []index.Hit{{CLI: "claude", SessionID: "s0001", Entry: "e1", Snippet: q.Text, Score: -float64(n)}}, nil
+}
+
+// TestSearchEveryHost: each host searches its own index; every hit names
+// its host, and a host that is gone is an error of its own.
+func TestSearchEveryHost(t *testing.T) {
+	ctx := context.Background()
+	b := newBus(t)
+	for name, n := range map[string]int{"alpha": 1, "beta": 2} {
+		stop, err := hosts.Serve(ctx, b, name, fakeSessions(n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer stop()
+		b.PutHost(ctx, live.Host{Name: name})
+	}
+	b.PutHost(ctx, live.Host{Name: "gone"})
+	got, err := hosts.Search(ctx, b, index.Query{Text: "marker"}, nil, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range got {
+		if h.Host == "gone" {
+			if !errors.Is(h.Err, hosts.ErrOffline) {
+				t.Errorf("gone: %v; want ErrOffline", h.Err)
+			}
+			continue
+		}
+		if h.Err != nil || len(h.Hits) != 1 || h.Hits[0].Host != h.Host || h.Hits[0].Snippet != "marker" {
+			t.Errorf("%s answered %+v, %v; want one hit naming it", h.Host, h.Hits, h.Err)
+		}
+	}
+	got, _ = hosts.Search(ctx, b, index.Query{}, []string{"alpha"}, 10*time.Second)
+	if len(got) != 1 || got[0].Err == nil || !strings.Contains(got[0].Err.Error(), "empty search") {
+		t.Errorf("a search the host refuses: %+v; want its error", got)
 	}
 }

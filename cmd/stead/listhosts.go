@@ -93,8 +93,10 @@ func listHostsRun(cmd *cobra.Command, opts *ListOptions) error {
 	tw := newTable(f.IO.Out, 0, 0, 2)
 	fmt.Fprintln(tw, "HOST\tCLI\tID\tSTARTED\tDURATION\tMSGS\tPROJECT\tTITLE")
 	for _, s := range sums {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", s.host, s.CLI, s.ID, formatTime(s.Start), formatDuration(s.Duration()),
-			s.Messages, clip(s.Project, 40), clip(s.Title, 60))
+		// Every text of another machine's answer is made safe for a
+		// terminal: it is untrusted input.
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", clip(s.host, 30), clip(s.CLI, 12), clip(s.ID, 80), formatTime(s.Start),
+			formatDuration(s.Duration()), s.Messages, clip(s.Project, 40), clip(s.Title, 60))
 	}
 	return tw.Flush()
 }

@@ -1,19 +1,23 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/stead-dev/stead/adapters"
+	"github.com/stead-dev/stead/hosts"
 	"github.com/stead-dev/stead/index"
 	"github.com/stead-dev/stead/internal/safetext"
+	"github.com/stead-dev/stead/session"
 )
 
 // SearchOptions are the inputs of `stead search`.
@@ -30,6 +34,9 @@ type SearchOptions struct {
 	Limit     int
 	JSON      bool
 	NoRefresh bool
+	// Hosts searches the machines of the bus, each its own index: "all",
+	// or their names.
+	Hosts []string
 }
 
 // roles are the roles an entry is found under.
@@ -80,6 +87,7 @@ stead session fork <cli>:<id> --at <entry> forks at.`,
 	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", 20, "the most hits shown")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the hits as JSON")
 	cmd.Flags().BoolVar(&opts.NoRefresh, "no-refresh", false, "search the index as it is, without bringing it up to date first")
+	cmd.Flags().StringSliceVar(&opts.Hosts, "hosts", nil, "search the machines whose daemons share this bus, each its own index: all, or their names (a machine that does not answer is a warning)")
 	return cmd
 }
 
@@ -109,6 +117,12 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 	}
 	if _, err := index.ParseQuery(opts.Query); err != nil {
 		return flagErrorf("%v", err)
+	}
+	if len(opts.Hosts) > 0 {
+		if opts.Session != "" {
+			return flagErrorf("--session and --hosts: search a machine's session on that machine")
+		}
+		return searchHosts(ctx, opts, q)
 	}
 	if opts.Session != "" {
 		_, ref, err := resolveRef(f.Env, opts.Session, "")
@@ -153,6 +167,55 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 	return nil
 }
 
+// searchHosts is stead search --hosts: each machine searches its own
+// index (as its daemon keeps it: not refreshed first), all at once; the
+// hits are merged by rank and name their machine.
+func searchHosts(ctx context.Context, opts *SearchOptions, q index.Query) error {
+	f := opts.Factory
+	var names []string
+	if !slices.Equal(opts.Hosts, []string{"all"}) {
+		names = opts.Hosts
+	}
+	b, err := connectBus(ctx, f, BusFlags{}, true)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	answers, err := hosts.Search(ctx, b, q, names, hostsWait)
+	if err != nil {
+		return err
+	}
+	hits := []index.Hit{}
+	var warns []session.Warning
+	for _, a := range answers {
+		if a.Err != nil {
+			warns = append(warns, session.Warning{Message: a.Err.Error()})
+			continue
+		}
+		hits = append(hits, a.Hits...)
+	}
+	slices.SortStableFunc(hits, func(x, y index.Hit) int { return cmp.Compare(x.Score, y.Score) })
+	if len(hits) > q.Limit {
+		hits = hits[:q.Limit]
+	}
+	if opts.JSON {
+		if warns == nil {
+			warns = []session.Warning{}
+		}
+		return printJSON(f.IO.RawOut(), map[string]any{"query": opts.Query, "hits": hits, "warnings": warns})
+	}
+	printWarnings(f.IO, warns)
+	if len(hits) == 0 {
+		fmt.Fprintf(f.IO.ErrOut, "stead: nothing found for %s\n", safetext.Quote(opts.Query))
+		return nil
+	}
+	colour := f.IO.OutTTY && f.Env.Get("NO_COLOR") == ""
+	for _, h := range hits {
+		writeHit(f.IO.RawOut(), h, "", colour)
+	}
+	return nil
+}
+
 // writeHit prints a hit for a person: where it is, then its snippet with
 // the matches marked. Every text from the session is made safe for a
 // terminal first.
@@ -163,6 +226,9 @@ func writeHit(w io.Writer, h index.Hit, home string, colour bool) {
 	}
 	where := shortPath(h.Project, home)
 	ref := h.Ref()
+	if h.Run == "" && h.Host != "" {
+		ref = h.Host + ":" + ref // another machine's: stead session show takes it so
+	}
 	if h.Run != "" {
 		// Indexed from the bus: stead watch shows the run.
 		ref += " (run " + h.Run
