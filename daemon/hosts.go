@@ -62,12 +62,10 @@ type daemonStore struct{ d *Daemon }
 func (s daemonStore) Sessions(ctx context.Context, q hosts.Query) (*catalog.Result, error) {
 	d := s.d
 	opts := catalog.Options{Env: d.Env, CLIs: q.CLIs, Detail: session.DetailList, Logger: d.Logger}
-	if _, err := os.Stat(index.DefaultPath(d.Env)); err == nil {
-		if ix, err := index.Open(ctx, index.DefaultPath(d.Env), d.Logger); err == nil {
-			defer ix.Close()
-			if env, cache, err := ix.Cache(ctx, d.Env, session.DetailList); err == nil {
-				opts.Env, opts.Cache = env, cache
-			}
+	if ix, err := index.OpenMade(ctx, index.DefaultPath(d.Env), d.Logger); err == nil {
+		defer ix.Close()
+		if env, cache, err := ix.Cache(ctx, d.Env, session.DetailList); err == nil {
+			opts.Env, opts.Cache = env, cache
 		}
 	}
 	return catalog.Scan(ctx, opts)
@@ -85,11 +83,10 @@ func (s daemonStore) Session(_ context.Context, ref string) (*session.Session, e
 
 // Search searches this machine's index (none: an error saying so).
 func (s daemonStore) Search(ctx context.Context, q index.Query) ([]index.Hit, error) {
-	path := index.DefaultPath(s.d.Env)
-	if _, err := os.Stat(path); err != nil {
+	ix, err := index.OpenMade(ctx, index.DefaultPath(s.d.Env), s.d.Logger)
+	if errors.Is(err, index.ErrNoIndex) {
 		return nil, errors.New("this machine has no search index (stead index makes one)")
 	}
-	ix, err := index.Open(ctx, path, s.d.Logger)
 	if err != nil {
 		return nil, err
 	}

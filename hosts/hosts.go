@@ -79,13 +79,7 @@ func Serve(ctx context.Context, b ServeBus, host string, st Store) (stop func(),
 		return nil, err
 	}
 	stopOne, err := b.HandleStream(bus.HostSubject(host, "session"), func(data []byte, send func([]byte) error) {
-		out := func(c Chunk) error {
-			p, err := json.Marshal(c)
-			if err != nil {
-				return err
-			}
-			return send(p)
-		}
+		out := chunkSender(send)
 		q, err := parseQuery(data)
 		if err != nil {
 			out(Chunk{Error: err.Error(), Last: true})
@@ -131,9 +125,7 @@ func Serve(ctx context.Context, b ServeBus, host string, st Store) (stop func(),
 				c.Error = err.Error()
 			}
 		}
-		if p, err := json.Marshal(c); err == nil {
-			send(p)
-		}
+		chunkSender(send)(c)
 	})
 	if err != nil {
 		stopList()
@@ -141,6 +133,17 @@ func Serve(ctx context.Context, b ServeBus, host string, st Store) (stop func(),
 		return nil, err
 	}
 	return func() { stopList(); stopOne(); stopSearch() }, nil
+}
+
+// chunkSender sends each chunk it is given as one message of an answer.
+func chunkSender(send func([]byte) error) func(Chunk) error {
+	return func(c Chunk) error {
+		p, err := json.Marshal(c)
+		if err != nil {
+			return err
+		}
+		return send(p)
+	}
 }
 
 // ValidRef reports whether ref is a session reference a host takes from
@@ -173,13 +176,7 @@ func parseQuery(data []byte) (Query, error) {
 // serveList answers for host's list of sessions.
 func serveList(ctx context.Context, b ServeBus, host string, st Store) (stop func(), err error) {
 	return b.HandleStream(bus.HostSubject(host, "sessions"), func(data []byte, send func([]byte) error) {
-		out := func(c Chunk) error {
-			p, err := json.Marshal(c)
-			if err != nil {
-				return err
-			}
-			return send(p)
-		}
+		out := chunkSender(send)
 		q, err := parseQuery(data)
 		if err != nil {
 			out(Chunk{Error: err.Error(), Last: true})
@@ -223,6 +220,32 @@ var ErrOffline = errors.New("did not answer (offline?)")
 // sessions, all at once, and waits at most wait for each. A host that
 // does not answer, or fails, has its Err set: the others' answers stand.
 func List(ctx context.Context, b ListBus, q Query, names []string, wait time.Duration) ([]Sessions, error) {
+	q.V = Version
+	answers, err := askAll(ctx, b, names, "sessions", q, wait)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Sessions, len(answers))
+	for i, a := range answers {
+		out[i] = Sessions{Host: a.host, Err: a.err}
+		for _, c := range a.chunks {
+			out[i].Sessions = append(out[i].Sessions, c.Sessions...)
+			out[i].Warnings = append(out[i].Warnings, c.Warnings...)
+		}
+	}
+	return out, nil
+}
+
+// answer is what one host answered: its chunks, or why it did not.
+type answer struct {
+	host   string
+	chunks []Chunk
+	err    error
+}
+
+// askAll asks the hosts named (none: every host recorded) on their
+// subject what, all at once, waiting at most wait for each.
+func askAll(ctx context.Context, b ListBus, names []string, what string, q Query, wait time.Duration) ([]answer, error) {
 	known, err := b.Hosts(ctx)
 	if err != nil {
 		return nil, err
@@ -230,43 +253,49 @@ func List(ctx context.Context, b ListBus, q Query, names []string, wait time.Dur
 	if names, err = named(known, names); err != nil {
 		return nil, err
 	}
-	q.V = Version
 	req, err := json.Marshal(q)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Sessions, len(names))
+	out := make([]answer, len(names))
 	var wg sync.WaitGroup
 	for i, name := range names {
-		out[i].Host = name
 		wg.Go(func() {
-			ctx, cancel := context.WithTimeout(ctx, wait)
-			defer cancel()
-			err := b.RequestStream(ctx, bus.HostSubject(name, "sessions"), req, func(p []byte) (bool, error) {
-				var c Chunk
-				if err := json.Unmarshal(p, &c); err != nil {
-					return true, fmt.Errorf("an answer stead cannot read: %w", err)
-				}
-				if c.Error != "" {
-					return true, errors.New(c.Error)
-				}
-				out[i].Sessions = append(out[i].Sessions, c.Sessions...)
-				out[i].Warnings = append(out[i].Warnings, c.Warnings...)
-				return c.Last, nil
-			})
-			if err != nil {
-				out[i].Sessions, out[i].Warnings = nil, nil // not a part of a list as if it were whole
-			}
-			switch {
-			case errors.Is(err, context.DeadlineExceeded), errors.Is(err, bus.ErrNotListening):
-				out[i].Err = fmt.Errorf("host %s: %w", name, ErrOffline)
-			case err != nil:
-				out[i].Err = fmt.Errorf("host %s: %w", name, err)
+			out[i].host = name
+			out[i].err = ask(ctx, b, name, what, req, wait, func(c Chunk) { out[i].chunks = append(out[i].chunks, c) })
+			if out[i].err != nil {
+				out[i].chunks = nil // not a part of an answer as if it were whole
 			}
 		})
 	}
 	wg.Wait()
 	return out, nil
+}
+
+// ask sends req to host's subject what, and gives take each chunk of the
+// answer until its last. Its error says why the host did not answer:
+// ErrOffline when nobody answers there or not within wait.
+func ask(ctx context.Context, b ListBus, host, what string, req []byte, wait time.Duration, take func(Chunk)) error {
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	err := b.RequestStream(ctx, bus.HostSubject(host, what), req, func(p []byte) (bool, error) {
+		var c Chunk
+		if err := json.Unmarshal(p, &c); err != nil {
+			return true, fmt.Errorf("an answer stead cannot read: %w", err)
+		}
+		if c.Error != "" {
+			return true, errors.New(c.Error)
+		}
+		take(c)
+		return c.Last, nil
+	})
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, bus.ErrNotListening):
+		return fmt.Errorf("host %s: %w", host, ErrOffline)
+	case err != nil:
+		return fmt.Errorf("host %s: %w", host, err)
+	}
+	return nil
 }
 
 // Fetch reads one session of host through the bus: ref is <cli>:<id> on
@@ -282,25 +311,9 @@ func Fetch(ctx context.Context, b ListBus, host, ref string, wait time.Duration)
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, wait)
-	defer cancel()
 	var buf bytes.Buffer
-	err = b.RequestStream(ctx, bus.HostSubject(host, "session"), req, func(p []byte) (bool, error) {
-		var c Chunk
-		if err := json.Unmarshal(p, &c); err != nil {
-			return true, fmt.Errorf("an answer stead cannot read: %w", err)
-		}
-		if c.Error != "" {
-			return true, errors.New(c.Error)
-		}
-		buf.Write(c.Data)
-		return c.Last, nil
-	})
-	switch {
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, bus.ErrNotListening):
-		return nil, fmt.Errorf("host %s: %w", host, ErrOffline)
-	case err != nil:
-		return nil, fmt.Errorf("host %s: %w", host, err)
+	if err := ask(ctx, b, host, "session", req, wait, func(c Chunk) { buf.Write(c.Data) }); err != nil {
+		return nil, err
 	}
 	s, err := session.Decode(&buf)
 	if err != nil {
@@ -321,49 +334,22 @@ type Hits struct {
 // recorded), all at once, waiting at most wait for each; each hit names
 // its host. A host that does not answer has its Err set.
 func Search(ctx context.Context, b ListBus, q index.Query, names []string, wait time.Duration) ([]Hits, error) {
-	known, err := b.Hosts(ctx)
+	answers, err := askAll(ctx, b, names, "search", Query{V: Version, Search: &q}, wait)
 	if err != nil {
 		return nil, err
 	}
-	if names, err = named(known, names); err != nil {
-		return nil, err
-	}
-	req, err := json.Marshal(Query{V: Version, Search: &q})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Hits, len(names))
-	var wg sync.WaitGroup
-	for i, name := range names {
-		out[i].Host = name
-		wg.Go(func() {
-			ctx, cancel := context.WithTimeout(ctx, wait)
-			defer cancel()
-			err := b.RequestStream(ctx, bus.HostSubject(name, "search"), req, func(p []byte) (bool, error) {
-				var c Chunk
-				if err := json.Unmarshal(p, &c); err != nil {
-					return true, fmt.Errorf("an answer stead cannot read: %w", err)
+	out := make([]Hits, len(answers))
+	for i, a := range answers {
+		out[i] = Hits{Host: a.host, Err: a.err}
+		for _, c := range a.chunks {
+			for _, h := range c.Hits {
+				if h.Run == "" {
+					h.Host = a.host
 				}
-				if c.Error != "" {
-					return true, errors.New(c.Error)
-				}
-				out[i].Hits = append(out[i].Hits, c.Hits...)
-				return c.Last, nil
-			})
-			switch {
-			case errors.Is(err, context.DeadlineExceeded), errors.Is(err, bus.ErrNotListening):
-				out[i].Hits, out[i].Err = nil, fmt.Errorf("host %s: %w", name, ErrOffline)
-			case err != nil:
-				out[i].Hits, out[i].Err = nil, fmt.Errorf("host %s: %w", name, err)
+				out[i].Hits = append(out[i].Hits, h)
 			}
-			for j := range out[i].Hits {
-				if out[i].Hits[j].Run == "" {
-					out[i].Hits[j].Host = name
-				}
-			}
-		})
+		}
 	}
-	wg.Wait()
 	return out, nil
 }
 

@@ -117,6 +117,19 @@ var ftsConfig = []struct {
 	{"automerge", 8},
 }
 
+// ErrNoIndex is OpenMade's error when no index was made at its path.
+var ErrNoIndex = errors.New("no search index was made (stead index makes one)")
+
+// OpenMade opens the index at path when one was made there, and makes
+// none: list, stats and the daemon's answers use an index only when the
+// user has one. ErrNoIndex (wrapped) otherwise.
+func OpenMade(ctx context.Context, path string, log *slog.Logger) (*Index, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("index: %s: %w", path, ErrNoIndex)
+	}
+	return Open(ctx, path, log)
+}
+
 // Open opens the index at path, making it (and its folder) when there is
 // none. An index of another schema version is emptied and made again; a
 // file that is not a database SQLite can read is moved aside (to

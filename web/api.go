@@ -209,12 +209,11 @@ func sortOrder(v string) (func(a, b *sessionJSON) int, bool, error) {
 // scan, that scan's result is the answer: nothing is read again.
 func (s *Server) scan(ctx context.Context, clis []string) (*catalog.Result, error) {
 	opts := catalog.Options{Env: s.Env, CLIs: clis, Detail: session.DetailFull, Logger: s.Logger}
-	if _, err := os.Stat(index.DefaultPath(s.Env)); err != nil {
-		return catalog.Scan(ctx, opts)
-	}
-	ix, err := index.Open(ctx, index.DefaultPath(s.Env), s.Logger)
+	ix, err := index.OpenMade(ctx, index.DefaultPath(s.Env), s.Logger)
 	if err != nil {
-		s.log().Debug("web: the search index cannot be opened; scanning", "err", err)
+		if !errors.Is(err, index.ErrNoIndex) {
+			s.log().Debug("web: the search index cannot be opened; scanning", "err", err)
+		}
 		return catalog.Scan(ctx, opts)
 	}
 	defer ix.Close()

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -203,13 +202,11 @@ func jsonTime(t time.Time) *string {
 // existingIndex opens the search index when there is one (list and stats
 // never make one); nil otherwise.
 func existingIndex(ctx context.Context, f *Factory) *index.Index {
-	path := index.DefaultPath(f.Env)
-	if _, err := os.Stat(path); err != nil {
-		return nil
-	}
-	ix, err := index.Open(ctx, path, f.Logger)
+	ix, err := index.OpenMade(ctx, index.DefaultPath(f.Env), f.Logger)
 	if err != nil {
-		logOf(f).Debug("the search index cannot be opened; scanning", "err", err)
+		if !errors.Is(err, index.ErrNoIndex) {
+			logOf(f).Debug("the search index cannot be opened; scanning", "err", err)
+		}
 		return nil
 	}
 	return ix
