@@ -429,6 +429,7 @@ func (b *Bus) setup(ctx context.Context) error {
 			MaxBytes:    b.terminalBytes(ctx),
 			Discard:     jetstream.DiscardOld,
 		},
+		workStream(replicas),
 	}
 	for _, cfg := range streams {
 		if err := b.settle(ctx, func(ctx context.Context) error {

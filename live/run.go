@@ -39,6 +39,24 @@ type Run struct {
 	Reason string `json:"reason,omitempty"`
 	// Entries counts the universal entries captured so far.
 	Entries int `json:"entries"`
+	// Durable marks a detached run taken from the bus's work queue: when
+	// its worker is lost, another worker continues it (Failovers).
+	Durable bool `json:"durable,omitempty"`
+	// Failovers are the times the run moved to another worker, oldest
+	// first.
+	Failovers []Failover `json:"failovers,omitempty"`
+}
+
+// Failover is a run's move from a worker that was lost to another, which
+// continues the run's session from what the bus captured.
+type Failover struct {
+	Time time.Time `json:"time"`
+	// From and To are the lost and the new supervisor (<host>/<pid>).
+	From string `json:"from"`
+	To   string `json:"to"`
+	// Retyped is the prompt typed again: its turn's answer never came
+	// while the lost worker ran it.
+	Retyped string `json:"retyped,omitempty"`
 }
 
 // RunState is what a run's CLI is doing.
@@ -55,6 +73,9 @@ const (
 	// RunInterrupted: the command (or daemon) running it was interrupted
 	// (Ctrl-C, SIGTERM) and stopped its CLI before its turn was over.
 	RunInterrupted RunState = "interrupted"
+	// RunFailover: the run's worker was lost; another is continuing the
+	// run (Status.From and To name them).
+	RunFailover RunState = "failover"
 )
 
 // Done reports whether the run is over.
@@ -73,4 +94,7 @@ type Status struct {
 	// failed).
 	Detail   string `json:"detail,omitempty"`
 	ExitCode *int   `json:"exitCode,omitempty"`
+	// From and To name the lost and the new supervisor of a failover.
+	From string `json:"from,omitempty"`
+	To   string `json:"to,omitempty"`
 }

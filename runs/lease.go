@@ -30,7 +30,10 @@ type Held struct {
 	// lost: the run's CLI must stop then.
 	Context context.Context
 	gen     atomic.Uint64 // the lease's generation as last renewed
-	final   bus.Lease     // the lease as last renewed, once done is closed
+	base    time.Time     // when the lease was taken (a monotonic clock)
+	renewed atomic.Int64  // when it was last renewed, since base
+	ttl     time.Duration
+	final   bus.Lease // the lease as last renewed, once done is closed
 	stop    context.CancelFunc
 	done    chan struct{}
 	b       LeaseBus
@@ -51,7 +54,7 @@ func Hold(ctx context.Context, b LeaseBus, run, owner string, ttl time.Duration,
 		return nil, err
 	}
 	hctx, cancel := context.WithCancelCause(ctx)
-	h := &Held{Context: hctx, done: make(chan struct{}), b: b}
+	h := &Held{Context: hctx, done: make(chan struct{}), b: b, base: time.Now(), ttl: ttl}
 	h.gen.Store(l.Gen)
 	h.stop = func() { cancel(context.Canceled) }
 	go func() { // The renewer: the one actor that writes the lease.
@@ -78,6 +81,7 @@ func Hold(ctx context.Context, b LeaseBus, run, owner string, ttl time.Duration,
 			case err == nil:
 				l, renewed = nl, time.Now()
 				h.gen.Store(l.Gen)
+				h.renewed.Store(int64(renewed.Sub(h.base)))
 			case errors.Is(err, bus.ErrLeaseLost):
 				log.Warn("runs: the run's lease was taken over; giving the run up", "run", run)
 				cancel(fmt.Errorf("%w: %w", ErrLeaseGone, err))
@@ -88,6 +92,14 @@ func Hold(ctx context.Context, b LeaseBus, run, owner string, ttl time.Duration,
 		}
 	}()
 	return h, nil
+}
+
+// Fresh reports whether the lease is held and was renewed within its
+// TTL. A holder checks it before each write of the run: after a pause
+// (SIGSTOP, a machine that slept) it is false at once, before the
+// renewer has woken to give the lease up.
+func (h *Held) Fresh() bool {
+	return h.Context.Err() == nil && time.Since(h.base)-time.Duration(h.renewed.Load()) < h.ttl
 }
 
 // Gen is the lease's fencing generation as the holder last renewed it.

@@ -29,6 +29,16 @@ type runPublisher struct {
 	drain    time.Duration // how long what could not be stored is retried after the run
 	onStatus func(live.Status)
 	giveUp   context.Context
+	// fenced reports that the run's lease is lost: another worker owns
+	// the run, and nothing more is published.
+	fenced func() bool
+	// epoch tells this worker's messages from those of the workers that
+	// ran the run before it (their ids would be taken for duplicates).
+	epoch string
+	// retyped is a prompt typed again after a failover: the first user
+	// entry holding it is on the bus already, and is not published again.
+	retyped string
+	skipped atomic.Int32
 
 	mu sync.Mutex // guards the run record onStatus updates
 
@@ -79,6 +89,9 @@ func (p *runPublisher) retry(what string, publish func(ctx context.Context) erro
 // it is dropped (the terminal stream keeps only the latest output anyway),
 // so that a CLI's screen is never slowed by it.
 func (p *runPublisher) Terminal(data []byte) error {
+	if p.fenced != nil && p.fenced() {
+		return nil
+	}
 	if p.failing.Load() {
 		p.droppedBytes.Add(int64(len(data)))
 		return nil
@@ -87,8 +100,11 @@ func (p *runPublisher) Terminal(data []byte) error {
 }
 
 func (p *runPublisher) Native(line []byte, n int) error {
+	if p.fenced != nil && p.fenced() {
+		return nil
+	}
 	err := p.retry("storing a native record", func(ctx context.Context) error {
-		return p.b.Publish(ctx, p.run, bus.Native, line, fmt.Sprintf("%s:n%d", p.run, n))
+		return p.b.Publish(ctx, p.run, bus.Native, line, fmt.Sprintf("%s:%sn%d", p.run, p.epoch, n))
 	})
 	if err != nil {
 		// Counted, and said when the run ends.
@@ -100,13 +116,28 @@ func (p *runPublisher) Native(line []byte, n int) error {
 }
 
 func (p *runPublisher) Entry(ev session.Event) error {
+	if p.fenced != nil && p.fenced() {
+		return nil
+	}
+	if p.retyped != "" && p.skipped.Load() == 0 {
+		for i, e := range ev.Entries {
+			if e.Type == session.User && strings.Contains(e.Content, strings.TrimSpace(p.retyped)) {
+				ev.Entries = append(ev.Entries[:i:i], ev.Entries[i+1:]...)
+				p.skipped.Store(1)
+				break
+			}
+		}
+		if len(ev.Entries) == 0 && len(ev.Updates) == 0 && ev.Info == nil {
+			return nil
+		}
+	}
 	data, err := json.Marshal(ev)
 	if err != nil {
 		return err
 	}
 	id := ""
 	if len(ev.Entries) > 0 {
-		id = p.run + ":e:" + ev.Entries[0].ID
+		id = p.run + ":e:" + p.epoch + ev.Entries[0].ID
 	}
 	err = p.retry("storing an entry", func(ctx context.Context) error {
 		return p.b.Publish(ctx, p.run, bus.Entry, data, id)
@@ -125,6 +156,9 @@ func (p *runPublisher) Entry(ev session.Event) error {
 }
 
 func (p *runPublisher) Status(st live.Status) error {
+	if p.fenced != nil && p.fenced() {
+		return nil
+	}
 	data, _ := json.Marshal(st)
 	p.retry("storing a state", func(ctx context.Context) error {
 		return p.b.Publish(ctx, p.run, bus.Status, data, "")
@@ -171,8 +205,23 @@ func PutRun(b *bus.Bus, r live.Run, log *slog.Logger) {
 func StoreSession(b *bus.Bus, id string, history *session.Session, cli, path string) (int, error) {
 	sctx, cancel := context.WithTimeout(context.Background(), storeWait)
 	defer cancel()
+	added, err := capturedEntries(sctx, b, id, cli, path)
+	if err != nil {
+		return 0, err
+	}
+	whole := joined(history, added)
+	data, err := json.Marshal(whole)
+	if err != nil {
+		return 0, err
+	}
+	return len(added), b.PutSession(sctx, id, bytes.NewReader(data))
+}
+
+// capturedEntries are the entries the bus captured of run id, whose CLI
+// wrote them at path.
+func capturedEntries(ctx context.Context, b *bus.Bus, id, cli, path string) ([]session.Entry, error) {
 	build := session.NewBuilder(cli, path)
-	err := b.Replay(sctx, id, bus.Entry, func(m bus.Msg) error {
+	err := b.Replay(ctx, id, bus.Entry, func(m bus.Msg) error {
 		var ev session.Event
 		if err := json.Unmarshal(m.Data, &ev); err != nil {
 			return fmt.Errorf("entry message %d: %w", m.Seq, err)
@@ -181,22 +230,23 @@ func StoreSession(b *bus.Bus, id string, history *session.Session, cli, path str
 		return nil
 	})
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	added := build.Session()
+	return build.Session().Timeline, nil
+}
+
+// joined is history followed by added, without native records: the
+// session of a run.
+func joined(history *session.Session, added []session.Entry) *session.Session {
 	whole := *history
-	whole.Timeline = append(append([]session.Entry(nil), history.Timeline...), added.Timeline...)
+	whole.Timeline = append(append([]session.Entry(nil), history.Timeline...), added...)
 	for i := range whole.Timeline[:len(history.Timeline)] {
 		if whole.Timeline[i].CLI == "" {
 			whole.Timeline[i].CLI = history.Source.CLI
 		}
 	}
 	whole.Records = nil
-	data, err := json.Marshal(&whole)
-	if err != nil {
-		return 0, err
-	}
-	return len(added.Timeline), b.PutSession(sctx, id, bytes.NewReader(data))
+	return &whole
 }
 
 // HistoryObject names the stored session a run starts from.

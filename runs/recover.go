@@ -54,6 +54,9 @@ func (rc *recoverer) scan(ctx context.Context) (int, error) {
 			rc.over[r.ID] = true
 			continue
 		}
+		if r.Durable {
+			continue // a job of the work queue: another worker continues it
+		}
 		host, pid, ok := ParseSupervisor(r.Supervisor)
 		if !ok || host != rc.host {
 			continue // another machine's: its workers' business
@@ -72,42 +75,53 @@ func (rc *recoverer) scan(ctx context.Context) (int, error) {
 }
 
 // end marks an orphaned run failed and stores its session from what the
-// bus captured: the history it started from, then its entries. Its CLI,
-// if it still runs, is stopped first, so that nothing writes on.
+// bus captured.
 func (rc *recoverer) end(ctx context.Context, r live.Run, supervisor int) error {
-	log := rc.sv.logger().With("run", r.ID)
-	if r.PID > 0 && r.Host == rc.host && runsFor(r.PID, r.ID) {
-		log.Info("stopping the CLI of a run whose supervisor is gone", "pid", r.PID)
-		stopGroup(r.PID)
-	}
-	history, err := rc.history(ctx, r)
+	reason := fmt.Sprintf("its supervisor (stead pid %d on %s) ended without ending the run; stead (pid %d) ended it",
+		supervisor, rc.host, os.Getpid())
+	added, err := rc.sv.endLost(ctx, r, reason, "recovery")
 	if err != nil {
 		return err
 	}
-	added, err := StoreSession(rc.b, r.ID, history, r.CLI, r.Path)
-	if err != nil {
-		return fmt.Errorf("storing its session: %w", err)
-	}
-	now := time.Now().UTC()
-	r.State, r.Ended, r.Entries = live.RunFailed, now, added
-	r.Reason = fmt.Sprintf("its supervisor (stead pid %d on %s) ended without ending the run; stead (pid %d) ended it, keeping the %d entries the bus had captured",
-		supervisor, rc.host, os.Getpid(), added)
-	if err := rc.b.PutRun(ctx, r); err != nil {
-		return err
-	}
-	st, _ := json.Marshal(live.Status{Run: r.ID, State: live.RunFailed, Time: now, Signal: "recovery", Detail: r.Reason})
-	if err := rc.b.Publish(ctx, r.ID, bus.Status, st, ""); err != nil {
-		return err
-	}
-	log.Warn("ended a run whose supervisor is gone", "supervisor", r.Supervisor, "entries", added)
+	rc.sv.logger().Warn("ended a run whose supervisor is gone", "run", r.ID, "supervisor", r.Supervisor, "entries", added)
 	return nil
 }
 
-// history is the session the run started from: stored on the bus when
+// endLost marks a run whose supervisor is gone failed, for reason, and
+// stores its session from what the bus captured: the history it started
+// from, then its entries. Its CLI, if it still runs on this machine, is
+// stopped first, so that nothing writes on. It returns the entries kept.
+func (sv *Supervisor) endLost(ctx context.Context, r live.Run, reason, signal string) (int, error) {
+	if r.PID > 0 && r.Host == sv.host() && runsFor(r.PID, r.ID) {
+		sv.logger().Info("stopping the CLI of a run whose supervisor is gone", "run", r.ID, "pid", r.PID)
+		stopGroup(r.PID)
+	}
+	history, err := sv.runHistory(ctx, r)
+	if err != nil {
+		return 0, err
+	}
+	added, err := StoreSession(sv.Bus, r.ID, history, r.CLI, r.Path)
+	if err != nil {
+		return 0, fmt.Errorf("storing its session: %w", err)
+	}
+	now := time.Now().UTC()
+	r.State, r.Ended, r.Entries = live.RunFailed, now, added
+	r.Reason = fmt.Sprintf("%s, keeping the %d entries the bus had captured", reason, added)
+	if err := sv.Bus.PutRun(ctx, r); err != nil {
+		return 0, err
+	}
+	st, _ := json.Marshal(live.Status{Run: r.ID, State: live.RunFailed, Time: now, Signal: signal, Detail: r.Reason})
+	if err := sv.Bus.Publish(ctx, r.ID, bus.Status, st, ""); err != nil {
+		return 0, err
+	}
+	return added, nil
+}
+
+// runHistory is the session run r started from: stored on the bus when
 // the run started, or else (a run of an older stead) read from the native
 // file the run's CLI wrote, which holds it too.
-func (rc *recoverer) history(ctx context.Context, r live.Run) (*session.Session, error) {
-	s, err := rc.sv.stored(ctx, HistoryObject(r.ID))
+func (sv *Supervisor) runHistory(ctx context.Context, r live.Run) (*session.Session, error) {
+	s, err := sv.stored(ctx, HistoryObject(r.ID))
 	if err == nil {
 		return s, nil
 	}
@@ -118,7 +132,7 @@ func (rc *recoverer) history(ctx context.Context, r live.Run) (*session.Session,
 	if !ok || r.Path == "" || !a.Reads() {
 		return &session.Session{Source: session.Source{CLI: r.CLI}}, nil
 	}
-	s, err = a.Open(rc.sv.Env, session.Ref{CLI: r.CLI, ID: r.SessionID, Path: r.Path})
+	s, err = a.Open(sv.Env, session.Ref{CLI: r.CLI, ID: r.SessionID, Path: r.Path})
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", r.Path, err)
 	}
@@ -172,7 +186,7 @@ func ProcessRuns(pid int) bool {
 // environment: the CLI stead started for that run, not a process that
 // took its pid since.
 func runsFor(pid int, run string) bool {
-	env, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "runs.Environ"))
+	env, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "environ"))
 	if err != nil {
 		return false
 	}

@@ -1,6 +1,8 @@
 package runs
 
 import (
+	"os"
+	"os/exec"
 	"syscall"
 	"testing"
 )
@@ -29,5 +31,22 @@ func TestParseSupervisor(t *testing.T) {
 		if ok != tc.ok || ok && (host != tc.host || pid != tc.pid) {
 			t.Errorf("ParseSupervisor(%q) = %q, %d, %v", tc.in, host, pid, ok)
 		}
+	}
+}
+
+// TestRunsFor: a run's CLI is known by STEAD_RUN in its environment; a
+// process without it (one that took the pid since) is not stopped.
+func TestRunsFor(t *testing.T) {
+	cmd := exec.Command("sleep", "30")
+	cmd.Env = append(os.Environ(), "STEAD_RUN=r-1")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	if !runsFor(cmd.Process.Pid, "r-1") {
+		t.Errorf("runsFor(the run's CLI, r-1) = false")
+	}
+	if runsFor(cmd.Process.Pid, "r-2") || runsFor(os.Getpid(), "r-1") {
+		t.Errorf("runsFor holds for another run, or a process that is no run's")
 	}
 }

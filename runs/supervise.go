@@ -29,15 +29,64 @@ import (
 // whole session. With term the user's terminal is attached; started,
 // when set, is told the run's record once its CLI runs.
 func (sv *Supervisor) Run(ctx context.Context, s *session.Session, spec Spec, term *Terminal, started func(live.Run)) (live.Run, error) {
-	rec, err := sv.run(ctx, s, spec, term, started)
+	return sv.runWith(ctx, s, spec, term, started, runOpts{})
+}
+
+// runOpts are what a worker's runs add to a run: it is a job of the work
+// queue, held under a lease (ctx ends with the cause ErrLeaseGone when
+// it is lost), and may continue a run another worker lost.
+type runOpts struct {
+	durable bool
+	// held is the run's lease, when it has one: nothing of the run is
+	// written once it is not fresh.
+	held *Held
+	// resumed is set when the run continues where a lost worker left it.
+	resumed *resumed
+}
+
+// resumed is what a run taken over from a lost worker continues from.
+type resumed struct {
+	prior live.Run // the run's record as the lost worker left it
+	// history is the session the run first started from (the final
+	// session is it plus every entry the bus captured); captured counts
+	// the entries the bus holds already.
+	history  *session.Session
+	captured int
+	// retype is the prompt whose turn's answer never came, typed again;
+	// the entry the CLI writes for it is the one the bus holds already.
+	retype string
+}
+
+// fenced reports whether ctx ended because the run's lease was lost:
+// another worker owns the run now, and this one writes nothing more of it.
+func fenced(ctx context.Context) bool { return errors.Is(context.Cause(ctx), ErrLeaseGone) }
+
+// lost reports whether the run's lease is lost, or not renewed within its
+// TTL: another worker may own the run by now.
+func (o runOpts) lost(ctx context.Context) bool {
+	return fenced(ctx) || o.held != nil && !o.held.Fresh() && ctx.Err() == nil
+}
+
+func (sv *Supervisor) runWith(ctx context.Context, s *session.Session, spec Spec, term *Terminal, started func(live.Run), o runOpts) (live.Run, error) {
+	rec, err := sv.run(ctx, s, spec, term, started, o)
+	if o.lost(ctx) {
+		return rec, fmt.Errorf("run %s: %w", spec.ID, ErrLeaseGone)
+	}
 	if err != nil && !rec.State.Done() {
 		// It failed before it ran: stead runs says why.
-		failedRun(sv.Bus, sv.host(), spec, err, sv.logger())
+		if res := o.resumed; res != nil {
+			reason := fmt.Sprintf("its worker (%s) was lost, and %s could not continue it: %v", res.prior.Supervisor, SupervisorName(sv.host()), err)
+			if _, err := sv.endLost(context.WithoutCancel(ctx), res.prior, reason, "failover"); err != nil {
+				sv.logger().Warn("ending the run", "run", spec.ID, "err", err)
+			}
+		} else {
+			failedRun(sv.Bus, sv.host(), spec, err, sv.logger())
+		}
 	}
 	return rec, err
 }
 
-func (sv *Supervisor) run(ctx context.Context, s *session.Session, spec Spec, term *Terminal, started func(live.Run)) (live.Run, error) {
+func (sv *Supervisor) run(ctx context.Context, s *session.Session, spec Spec, term *Terminal, started func(live.Run), o runOpts) (live.Run, error) {
 	b := sv.Bus
 	log := sv.logger().With("run", spec.ID)
 	if err := Runnable(spec.To); err != nil {
@@ -62,7 +111,15 @@ func (sv *Supervisor) run(ctx context.Context, s *session.Session, spec Spec, te
 	host := sv.host()
 	rec := live.Run{ID: spec.ID, CLI: dst.Name, SessionID: rep.Target.ID, Dir: spec.Dir, Source: &rep.Source,
 		Path: rep.Placement.Path, Host: host, Supervisor: SupervisorName(host),
-		State: live.RunStarting, Started: time.Now().UTC()}
+		State: live.RunStarting, Started: time.Now().UTC(), Durable: o.durable}
+	whole := s // the final session: it, then what the bus captured
+	base := 0  // entries the bus held before this run's CLI started
+	if res := o.resumed; res != nil {
+		whole, base = res.history, res.captured
+		rec.Started, rec.Failovers = res.prior.Started, res.prior.Failovers
+		rec.Failovers = append(rec.Failovers[:len(rec.Failovers):len(rec.Failovers)],
+			live.Failover{Time: time.Now().UTC(), From: res.prior.Supervisor, To: rec.Supervisor, Retyped: res.retype})
+	}
 
 	tui := *dst.TUI
 	l := live.Launch{Home: sv.Env.Home, Dir: spec.Dir, Resume: rep.Target.ID, Model: spec.Model, Auto: spec.Auto}
@@ -101,16 +158,21 @@ func (sv *Supervisor) run(ctx context.Context, s *session.Session, spec Spec, te
 	if drain <= 0 {
 		drain = publishDrain
 	}
-	pub := &runPublisher{b: b, run: spec.ID, log: log, giveUp: giveUp, drain: drain}
+	pub := &runPublisher{b: b, run: spec.ID, log: log, giveUp: giveUp, drain: drain, fenced: func() bool { return o.lost(ctx) }}
+	if o.resumed != nil {
+		pub.retyped = o.resumed.retype
+		pub.epoch = fmt.Sprintf("f%d:", len(rec.Failovers))
+	}
 	c := capture.New(capture.Config{Run: spec.ID, CLI: dst.Name, TUI: tui, Env: sv.Env, Log: log,
 		Screen: vt.New(int(ps.Rows), int(ps.Cols))}, pub)
+	entries := func() int { return base + c.Entries() - int(pub.skipped.Load()) }
 	pub.onStatus = func(st live.Status) {
 		pub.mu.Lock()
 		rec.State = st.State
-		rec.Entries = c.Entries()
+		rec.Entries = entries()
 		snapshot := rec
 		pub.mu.Unlock()
-		if !pub.failing.Load() { // the final record is stored however long it takes
+		if !pub.failing.Load() && !o.lost(ctx) { // the final record is stored however long it takes
 			PutRun(b, snapshot, log)
 		}
 	}
@@ -145,6 +207,11 @@ func (sv *Supervisor) run(ctx context.Context, s *session.Session, spec Spec, te
 	defer proc.Close()
 	rec.PID = proc.Pid()
 	PutRun(b, rec, log)
+	if o.resumed != nil {
+		f := rec.Failovers[len(rec.Failovers)-1]
+		pub.Status(live.Status{Run: spec.ID, State: live.RunFailover, Time: f.Time, Signal: "failover", From: f.From, To: f.To,
+			Detail: failoverDetail(f, o.resumed.captured)})
+	}
 	pub.Status(live.Status{Run: spec.ID, State: live.RunStarting, Time: rec.Started, Signal: "process",
 		Detail: fmt.Sprintf("%s %s (pid %d)", dst.Name, strings.Join(ps.Args, " "), proc.Pid())})
 	if started != nil {
@@ -367,9 +434,15 @@ func (sv *Supervisor) run(ctx context.Context, s *session.Session, spec Spec, te
 	}
 
 	code, sig := proc.Exit()
+	if o.lost(ctx) {
+		// Another worker owns the run: its record, states and session
+		// are that worker's to write.
+		log.Warn("the run's lease was lost: its CLI is stopped, and the worker that took it continues the run", "cause", context.Cause(ctx))
+		return rec, context.Cause(ctx)
+	}
 	rec.Ended = time.Now().UTC()
 	rec.ExitCode = &code
-	rec.Entries = c.Entries()
+	rec.Entries = entries()
 	state, signal := live.RunExited, "process"
 	// The command (or the daemon) running it was stopped or timed out,
 	// and stopped the CLI: before its turn was over, the run was
@@ -412,7 +485,7 @@ func (sv *Supervisor) run(ctx context.Context, s *session.Session, spec Spec, te
 	pub.retry("storing the run record", func(ctx context.Context) error { return b.PutRun(ctx, rec) })
 	if pub.failing.Load() {
 		log.Error("the run's session is not stored: the bus cannot store")
-	} else if _, err := StoreSession(b, spec.ID, s, dst.Name, rep.Placement.Path); err != nil {
+	} else if _, err := StoreSession(b, spec.ID, whole, dst.Name, rep.Placement.Path); err != nil {
 		log.Warn("storing the session", "err", err)
 	}
 	fctx, fcancel = context.WithTimeout(context.Background(), flushWait)

@@ -28,6 +28,10 @@ type WorkRequest struct {
 	// the run's CLI gets it (its PATH, homes, keys, STEAD_*), not the
 	// worker's.
 	Env *session.Env `json:"env,omitempty"`
+	// Host is the machine of the command that asked: the run starts
+	// there, where its project and environment are, unless that
+	// machine's worker does not take it (Worker).
+	Host string `json:"host,omitempty"`
 }
 
 // WorkReply is a worker's answer: the run's record once its CLI runs,
@@ -63,21 +67,34 @@ func ParseWorkRequest(data []byte) (Spec, error) {
 // request carries (nil from a client that sends none: the worker's own is
 // used then). A home that is not an absolute path is refused.
 func ParseWork(data []byte) (Spec, *session.Env, error) {
+	req, err := parseWork(data)
+	return req.Spec, req.Env, err
+}
+
+// parseWork reads and checks a whole work request.
+func parseWork(data []byte) (WorkRequest, error) {
 	var req WorkRequest
 	if err := json.Unmarshal(data, &req); err != nil {
-		return Spec{}, nil, fmt.Errorf("bad work request: %w", err)
+		return WorkRequest{}, fmt.Errorf("bad work request: %w", err)
 	}
 	switch {
 	case req.V < 1:
-		return Spec{}, nil, errors.New("bad work request: it has no version (from a stead older than this worker?)")
+		return WorkRequest{}, errors.New("bad work request: it has no version (from a stead older than this worker?)")
 	case req.V > WorkVersion:
-		return Spec{}, nil, fmt.Errorf("bad work request: version %d; this worker speaks version %d (is it an older stead?)", req.V, WorkVersion)
+		return WorkRequest{}, fmt.Errorf("bad work request: version %d; this worker speaks version %d (is it an older stead?)", req.V, WorkVersion)
 	}
 	if req.Env != nil && (!filepath.IsAbs(req.Env.Home) || strings.ContainsRune(req.Env.Home, 0)) {
-		return Spec{}, nil, fmt.Errorf("bad work request: home %s is not an absolute path", safetext.QuoteN(req.Env.Home, 200))
+		return WorkRequest{}, fmt.Errorf("bad work request: home %s is not an absolute path", safetext.QuoteN(req.Env.Home, 200))
+	}
+	if req.Host != "" && !bus.ValidHost(req.Host) {
+		return WorkRequest{}, fmt.Errorf("bad work request: host %s", safetext.QuoteN(req.Host, 80))
 	}
 	spec, err := checkSpec(req.Spec)
-	return spec, req.Env, err
+	if err != nil {
+		return WorkRequest{}, err
+	}
+	req.Spec = spec
+	return req, nil
 }
 
 // checkSpec checks a work request's spec.

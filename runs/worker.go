@@ -30,13 +30,18 @@ func (sv *Supervisor) Detach(ctx context.Context, s *session.Session, spec Spec)
 		return live.Run{}, err
 	}
 	env := sv.Env
-	req, err := json.Marshal(WorkRequest{V: WorkVersion, Spec: spec, Env: &env})
+	req, err := json.Marshal(WorkRequest{V: WorkVersion, Spec: spec, Env: &env, Host: bus.HostName(sv.host())})
 	if err != nil {
 		return live.Run{}, fmt.Errorf("the work request for run %s: %w", spec.ID, err)
 	}
 	rctx, cancel := context.WithTimeout(ctx, detachWait)
 	defer cancel()
-	out, err := sv.Bus.Request(rctx, bus.WorkSubject, req)
+	// A job of the work queue, which outlives the worker that takes it;
+	// a daemon of an older stead keeps no queue, and takes requests.
+	out, err := sv.Bus.RequestJob(rctx, spec.ID, req)
+	if errors.Is(err, bus.ErrNoWorkQueue) {
+		out, err = sv.Bus.Request(rctx, bus.WorkSubject, req)
+	}
 	if err != nil {
 		return live.Run{}, err
 	}
@@ -91,7 +96,17 @@ func (w *Worker) Run(ctx context.Context) error {
 		sv.notify(fmt.Errorf("ended %d runs whose supervisor was gone (stead runs lists them)", n))
 	}
 	// Work is taken from the moment the worker is up (a command that
-	// started the daemon asks at once).
+	// started the daemon asks at once): jobs of the work queue, and the
+	// requests of older stead commands.
+	jobs, err := sv.Bus.Jobs(ctx)
+	if errors.Is(err, bus.ErrNoWorkQueue) {
+		sv.logger().Warn("the bus keeps no work queue (its daemon is an older stead): runs are taken by request, and end with this worker")
+	} else if err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped as it began
+		}
+		return err
+	}
 	stopWork, err := sv.Bus.Handle(bus.WorkSubject, bus.WorkQueue, func(data []byte) []byte {
 		out, _ := json.Marshal(w.start(ctx, data, &wg, &active))
 		return out
@@ -101,10 +116,10 @@ func (w *Worker) Run(ctx context.Context) error {
 	}
 	var g oklog.Group
 	g.Add(func() error { // The work: taken until ctx ends, then its runs end.
-		<-ctx.Done()
+		err := w.takeJobs(ctx, jobs, &wg, &active)
 		stopWork()
 		wg.Wait()
-		return nil
+		return err
 	}, func(error) { cancel() })
 	g.Add(func() error { // The runs whose supervisor is gone.
 		t := time.NewTicker(RecoverEvery)

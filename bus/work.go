@@ -1,0 +1,230 @@
+package bus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// The durable work queue: a detached run is a job, a message on the
+// work-queue stream StreamWork, kept until the worker running it
+// acknowledges it once the run's end is stored. Every worker pulls from
+// one shared consumer: a job whose worker stops telling the stream it is
+// in progress (it died, or was cut off) within JobAckWait is delivered
+// again, to another worker, which continues the run.
+const (
+	// StreamWork holds the jobs not yet done, one per run.
+	StreamWork = "stead-work"
+	// WorkConsumer is the consumer every worker pulls jobs from.
+	WorkConsumer = "stead-workers"
+	// JobAckWait is how long a job taken waits for its worker's word
+	// (InProgress, or its end) before it goes to another worker. A worker
+	// says it every JobAckWait/5.
+	JobAckWait = 25 * time.Second
+)
+
+// JobSubject is the subject of run's job; JobReply, where the worker that
+// starts it first answers the command that asked (core NATS, not kept).
+func JobSubject(run string) string { return "stead.jobs." + run }
+
+func JobReply(run string) string { return "stead.work.started." + run }
+
+// ErrNoWorkQueue: the bus has no work-queue stream (its daemon is an
+// older stead); work goes by request then.
+var ErrNoWorkQueue = errors.New("the bus has no work queue (its daemon is an older stead)")
+
+// workStream is the work queue's stream.
+func workStream(replicas int) jetstream.StreamConfig {
+	return jetstream.StreamConfig{
+		Name:        StreamWork,
+		Description: "stead: detached runs not yet done, one job each",
+		Subjects:    []string{JobSubject("*")},
+		Retention:   jetstream.WorkQueuePolicy,
+		Storage:     jetstream.FileStorage,
+		Replicas:    replicas,
+		// A job asked twice (a command that tried again) is one job.
+		Duplicates: 10 * time.Minute,
+	}
+}
+
+// PublishJob queues run's job. The same run queued again within ten
+// minutes is the same job.
+func (b *Bus) PublishJob(ctx context.Context, run string, data []byte) error {
+	if !ValidRun(run) {
+		return fmt.Errorf("bus: run %q: %w", run, ErrNoRun)
+	}
+	err := b.settle(ctx, func(ctx context.Context) error {
+		_, err := b.js.Publish(ctx, JobSubject(run), data, jetstream.WithMsgID("job:"+run))
+		return err
+	})
+	if errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, nats.ErrNoResponders) {
+		return fmt.Errorf("bus: run %s: %w", run, ErrNoWorkQueue)
+	}
+	if err != nil {
+		return fmt.Errorf("bus: queueing run %s: %w", run, err)
+	}
+	return nil
+}
+
+// DropJob removes run's job if no worker took it: a command that gave up
+// waiting does not leave a run to start later, unasked.
+func (b *Bus) DropJob(ctx context.Context, run string) error {
+	s, err := b.js.Stream(ctx, StreamWork)
+	if err != nil {
+		return err
+	}
+	m, err := s.GetLastMsgForSubject(ctx, JobSubject(run))
+	if err != nil {
+		return err
+	}
+	return s.DeleteMsg(ctx, m.Sequence)
+}
+
+// Job is a detached run's job, taken by this worker until it is
+// acknowledged, or given back.
+type Job struct {
+	Run  string
+	Data []byte
+	// Delivered counts the times the job was taken, this one included:
+	// above 1, a worker took it before.
+	Delivered uint64
+	msg       jetstream.Msg
+}
+
+// InProgress tells the stream the job's worker is alive: it is not given
+// to another for JobAckWait.
+func (j *Job) InProgress() error { return j.msg.InProgress() }
+
+// Done acknowledges the job once the run's end is stored: it leaves the
+// queue.
+func (j *Job) Done(ctx context.Context) error { return j.msg.DoubleAck(ctx) }
+
+// Later gives the job back, to be taken again after delay (its run is
+// held by a live worker, or is another host's to start).
+func (j *Job) Later(delay time.Duration) error { return j.msg.NakWithDelay(delay) }
+
+// Drop removes a job no worker can ever run (it is not a job stead
+// understands).
+func (j *Job) Drop() error { return j.msg.Term() }
+
+// Jobs is a worker's pull of jobs.
+type Jobs struct {
+	b    *Bus
+	cons jetstream.Consumer
+}
+
+// Jobs binds this worker to the work queue's shared consumer, making it
+// on first use.
+func (b *Bus) Jobs(ctx context.Context) (*Jobs, error) {
+	var cons jetstream.Consumer
+	err := b.settle(ctx, func(ctx context.Context) (err error) {
+		cons, err = b.js.CreateOrUpdateConsumer(ctx, StreamWork, jetstream.ConsumerConfig{
+			Durable:     WorkConsumer,
+			Description: "stead workers",
+			AckPolicy:   jetstream.AckExplicitPolicy,
+			AckWait:     JobAckWait,
+			MaxDeliver:  -1,
+			// A job a worker holds does not stop the others taking
+			// the next; one worker takes one job a pull.
+			MaxAckPending: 10000,
+			Replicas:      b.opts.Cluster.replicas(),
+		})
+		return err
+	})
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		return nil, ErrNoWorkQueue
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bus: the work queue: %w", err)
+	}
+	return &Jobs{b: b, cons: cons}, nil
+}
+
+// Next waits for a job until ctx ends.
+func (js *Jobs) Next(ctx context.Context) (*Job, error) {
+	// One pull request lives as long as a watch's (long in process, the
+	// client's default in a cluster, where its member may die).
+	wait := 30 * time.Second
+	if !js.b.clustered() {
+		wait = inProcessExpiry
+	}
+	for {
+		wctx, cancel := context.WithTimeout(ctx, wait)
+		m, err := js.cons.Next(jetstream.FetchContext(wctx))
+		cancel()
+		switch {
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case err == nil:
+			md, err := m.Metadata()
+			if err != nil {
+				m.Term()
+				continue
+			}
+			run, ok := runOfJob(m.Subject())
+			if !ok {
+				m.Term()
+				continue
+			}
+			return &Job{Run: run, Data: m.Data(), Delivered: md.NumDelivered, msg: m}, nil
+		case errors.Is(err, nats.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+			continue
+		default:
+			// The consumer's member died, or the connection is
+			// reconnecting: pull again a moment later.
+			js.b.log.Debug("bus: pulling a job", "err", err)
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(time.Second):
+			}
+		}
+	}
+}
+
+// runOfJob is the run a job's subject names.
+func runOfJob(subject string) (string, bool) {
+	const prefix = "stead.jobs."
+	if len(subject) <= len(prefix) || subject[:len(prefix)] != prefix {
+		return "", false
+	}
+	run := subject[len(prefix):]
+	return run, ValidRun(run)
+}
+
+// RequestJob queues run's job and waits until a worker answers that it
+// started (AnswerJob), or ctx ends: then the job is taken back, if no
+// worker took it meanwhile, so that it does not start later unasked. On a
+// bus whose daemon keeps no work queue it returns ErrNoWorkQueue.
+func (b *Bus) RequestJob(ctx context.Context, run string, data []byte) ([]byte, error) {
+	sub, err := b.nc.SubscribeSync(JobReply(run))
+	if err != nil {
+		return nil, fmt.Errorf("bus: %w", err)
+	}
+	defer sub.Unsubscribe()
+	if err := b.nc.FlushWithContext(ctx); err != nil {
+		return nil, fmt.Errorf("bus: %w", err)
+	}
+	if err := b.PublishJob(ctx, run, data); err != nil {
+		return nil, err
+	}
+	m, err := sub.NextMsgWithContext(ctx)
+	if err != nil {
+		dctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if b.DropJob(dctx, run) == nil {
+			return nil, fmt.Errorf("bus: run %s: no worker started it (%w); it is taken off the queue", run, err)
+		}
+		return nil, fmt.Errorf("bus: run %s: no worker answered that it started (%w); a worker holds it", run, err)
+	}
+	return m.Data, nil
+}
+
+// AnswerJob tells the command waiting in RequestJob how run's start went.
+func (b *Bus) AnswerJob(run string, data []byte) error {
+	return b.nc.Publish(JobReply(run), data)
+}

@@ -1,0 +1,306 @@
+package runs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/stead-dev/stead/bus"
+	"github.com/stead-dev/stead/internal/safetext"
+	"github.com/stead-dev/stead/live"
+	"github.com/stead-dev/stead/session"
+)
+
+// A detached run is a job of the bus's work queue. The worker that takes
+// it holds the run's lease while it runs it, renewing it every
+// LeaseTTL/3 and telling the queue the job is in progress as often; it
+// acknowledges the job once the run's end is stored. When that worker is
+// lost (killed, its machine dead, cut off from the bus), the queue gives
+// the job to another worker after bus.JobAckWait, which takes the lease,
+// now expired, and continues the run from what the bus captured (a
+// failover). A worker that could not renew its lease for LeaseTTL gives
+// the run up (its CLI is stopped, and it writes nothing more of it)
+// before any other can take it: never two owners.
+
+// LeaseTTL is how long a worker's hold on a run lasts without a renewal.
+// It is well below bus.JobAckWait: a job goes to another worker only
+// after the lost one has given it up.
+const LeaseTTL = 15 * time.Second
+
+// A job that another machine asked for is left to that machine's worker
+// (its project and environment are there) for hostPatience deliveries,
+// hostWait apart; then any worker takes it.
+const (
+	hostPatience = 20
+	hostWait     = 100 * time.Millisecond
+)
+
+// takeJobs takes jobs from the work queue until ctx ends, each run on a
+// goroutine of its own that wg waits for.
+func (w *Worker) takeJobs(ctx context.Context, jobs *bus.Jobs, wg *sync.WaitGroup, active *sync.Map) error {
+	if jobs == nil {
+		<-ctx.Done()
+		return nil
+	}
+	for {
+		job, err := jobs.Next(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.take(ctx, job, active)
+		}()
+	}
+}
+
+// take runs a job: it starts the run, or continues it when a worker that
+// ran it was lost, or acknowledges it when the run had ended.
+func (w *Worker) take(ctx context.Context, job *bus.Job, active *sync.Map) {
+	sv := w.Supervisor // a copy: the run may take its asker's environment
+	b := sv.Bus
+	host := bus.HostName(sv.host())
+	log := sv.logger().With("run", job.Run, "delivery", job.Delivered)
+	req, err := parseWork(job.Data)
+	if err == nil && req.Spec.ID != job.Run {
+		err = fmt.Errorf("bad work request: run %s queued as %s", safetext.QuoteN(req.Spec.ID, 80), job.Run)
+	}
+	if err != nil {
+		log.Warn("a job that is not a stead work request: dropped", "err", err)
+		job.Drop()
+		answerJob(b, job.Run, workReply(nil, fmt.Errorf("%w: %w", bus.ErrBadRequest, err)))
+		return
+	}
+	spec := req.Spec
+	_, err = b.Run(ctx, spec.ID)
+	switch {
+	case errors.Is(err, bus.ErrNoRun) && req.Host != "" && req.Host != host && job.Delivered <= hostPatience:
+		job.Later(hostWait) // not started yet: its own machine's to start
+		return
+	case err != nil && !errors.Is(err, bus.ErrNoRun):
+		log.Warn("reading the run's record", "err", err)
+		job.Later(time.Second)
+		return
+	}
+	h, err := Hold(ctx, b, spec.ID, SupervisorName(sv.host()), LeaseTTL, log)
+	if errors.Is(err, bus.ErrLeaseHeld) {
+		job.Later(LeaseTTL / 3) // its worker lives; looked at again
+		return
+	}
+	if err != nil {
+		if ctx.Err() == nil {
+			log.Warn("taking the run's lease", "err", err)
+			job.Later(time.Second)
+		}
+		return
+	}
+	active.Store(spec.ID, true)
+	defer active.Delete(spec.ID)
+	// The record as it is now the lease is held: a worker that held it
+	// before may have ended the run meanwhile.
+	prior, err := b.Run(h.Context, spec.ID)
+	known := err == nil
+	if err != nil && !errors.Is(err, bus.ErrNoRun) {
+		log.Warn("reading the run's record", "err", err)
+		h.Release(context.Background())
+		job.Later(time.Second)
+		return
+	}
+	local := req.Host == "" || req.Host == host
+	if req.Env != nil && (local || !known) {
+		// The run is the asking command's: its environment, not the
+		// worker's (which may be another shell's, or older). On another
+		// machine continuing it, the worker's own is used.
+		sv.Env = *req.Env
+	}
+
+	beat := make(chan struct{})
+	beating := make(chan struct{})
+	go func() { // The job's heartbeat, while the lease is held.
+		defer close(beating)
+		t := time.NewTicker(LeaseTTL / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-beat:
+				return
+			case <-h.Context.Done():
+				return
+			case <-t.C:
+				if err := job.InProgress(); err != nil {
+					log.Debug("telling the work queue the run goes on", "err", err)
+				}
+			}
+		}
+	}()
+	switch {
+	case known && prior.State.Done():
+		log.Info("the run had ended; its job is done")
+	case known && prior.PID > 0:
+		w.failover(h, &sv, prior, spec, log)
+	default:
+		w.first(h, &sv, spec, log)
+	}
+	close(beat)
+	<-beating
+	if fenced(h.Context) || !h.Fresh() && h.Context.Err() == nil {
+		log.Warn("this worker lost the run's lease: the worker that took it continues the run", "cause", context.Cause(h.Context))
+		return
+	}
+	dctx, cancel := context.WithTimeout(context.Background(), recordWait)
+	defer cancel()
+	if err := job.Done(dctx); err != nil {
+		log.Warn("acknowledging the run's job", "err", err)
+	}
+	if err := h.Release(dctx); err != nil {
+		log.Warn("releasing the run's lease", "err", err)
+	}
+}
+
+// answerJob tells the command that queued run how its start went.
+func answerJob(b *bus.Bus, run string, reply WorkReply) {
+	data, _ := json.Marshal(reply)
+	b.AnswerJob(run, data)
+}
+
+// first starts a run no worker ran yet, answering the command that
+// queued it once its CLI runs (or why it did not start).
+func (w *Worker) first(h *Held, sv *Supervisor, spec Spec, log *slog.Logger) {
+	ctx := h.Context
+	var once sync.Once
+	answer := func(r *live.Run, err error) { once.Do(func() { answerJob(sv.Bus, spec.ID, workReply(r, err)) }) }
+	s, err := sv.stored(ctx, spec.Source)
+	if err != nil {
+		sv.Failed(spec, err)
+		answer(nil, err)
+		return
+	}
+	rec, err := sv.runWith(ctx, s, spec, nil, func(r live.Run) { answer(&r, nil) }, runOpts{durable: true, held: h})
+	if err != nil {
+		answer(nil, err)
+		log.Warn("run ended", "err", err)
+		return
+	}
+	log.Info("run ended", "state", rec.State)
+}
+
+// failover continues a run whose worker was lost: its session as the bus
+// captured it is written into this machine's store of the run's CLI and
+// resumed there, the prompt whose answer never came typed again.
+func (w *Worker) failover(h *Held, sv *Supervisor, prior live.Run, spec Spec, log *slog.Logger) {
+	ctx := h.Context
+	log = log.With("lost", prior.Supervisor)
+	log.Warn("the run's worker was lost: continuing the run here")
+	if prior.PID > 0 && prior.Host == sv.host() && runsFor(prior.PID, prior.ID) {
+		// The lost worker's CLI, on this machine: stopped, so that
+		// nothing writes on.
+		stopGroup(prior.PID)
+	}
+	giveUp := func(why error) {
+		reason := fmt.Sprintf("its worker (%s) was lost, and %s could not continue it: %v", prior.Supervisor, SupervisorName(sv.host()), why)
+		if _, err := sv.endLost(context.WithoutCancel(ctx), prior, reason, "failover"); err != nil {
+			log.Warn("ending the run", "err", err)
+		}
+	}
+	res, s, err := sv.continuation(ctx, prior, spec)
+	if err != nil {
+		giveUp(err)
+		return
+	}
+	if res.retype == "" && spec.Once {
+		// The run's one turn was over when its worker was lost, before
+		// the CLI quit: its end is stored here.
+		if _, err := sv.endLost(context.WithoutCancel(ctx), prior, "its worker ("+prior.Supervisor+") was lost after the turn was over", "failover"); err != nil {
+			log.Warn("ending the run", "err", err)
+		}
+		return
+	}
+	if err := Runnable(spec.To); err != nil {
+		giveUp(err)
+		return
+	}
+	if _, err := os.Stat(spec.Dir); err != nil {
+		giveUp(fmt.Errorf("its project folder is not on this machine (a run continues on another machine only when its project is at the same path there): %w", err))
+		return
+	}
+	spec.Prompt = res.retype
+	rec, err := sv.runWith(ctx, s, spec, nil, nil, runOpts{durable: true, held: h, resumed: res})
+	if err != nil {
+		log.Warn("run ended", "err", err)
+		return
+	}
+	log.Info("run ended", "state", rec.State)
+}
+
+// continuation is what a run whose worker was lost continues from: the
+// session it started from, then every entry the bus captured, up to the
+// prompt whose turn was not over (typed again).
+func (sv *Supervisor) continuation(ctx context.Context, prior live.Run, spec Spec) (*resumed, *session.Session, error) {
+	history, err := sv.runHistory(ctx, prior)
+	if err != nil {
+		return nil, nil, err
+	}
+	captured, err := capturedEntries(ctx, sv.Bus, prior.ID, prior.CLI, prior.Path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("its captured entries: %w", err)
+	}
+	last := live.RunStarting
+	if err := sv.Bus.Replay(ctx, prior.ID, bus.Status, func(m bus.Msg) error {
+		var st live.Status
+		if json.Unmarshal(m.Data, &st) == nil && st.State != live.RunFailover {
+			last = st.State
+		}
+		return nil
+	}); err != nil {
+		return nil, nil, fmt.Errorf("its states: %w", err)
+	}
+	res := &resumed{prior: prior, history: history, captured: len(captured)}
+	cut := len(captured)
+	prompt := -1 // the last prompt the bus captured
+	for i, e := range captured {
+		if e.Type == session.User && e.Kind == "" && strings.TrimSpace(e.Content) != "" {
+			prompt = i
+		}
+	}
+	switch {
+	case spec.Prompt != "" && !promptIn(captured, spec.Prompt):
+		// The run's first prompt never reached the CLI's session.
+		res.retype = spec.Prompt
+	case prompt >= 0 && (last == live.RunBusy || last == live.RunWaiting):
+		// Its turn was not over: what the lost worker captured of it is
+		// kept on the bus, and the prompt typed again on a session
+		// that ends before it.
+		res.retype, cut = captured[prompt].Content, prompt
+	}
+	return res, joined(history, captured[:cut]), nil
+}
+
+// promptIn reports whether a user entry holds prompt.
+func promptIn(entries []session.Entry, prompt string) bool {
+	prompt = strings.TrimSpace(prompt)
+	for _, e := range entries {
+		if e.Type == session.User && strings.Contains(e.Content, prompt) {
+			return true
+		}
+	}
+	return false
+}
+
+// failoverDetail says what a failover did, for a person.
+func failoverDetail(f live.Failover, captured int) string {
+	d := fmt.Sprintf("its worker %s was lost (its lease expired); %s continues the run from the %d entries the bus captured", f.From, f.To, captured)
+	if f.Retyped != "" {
+		d += "; the prompt whose answer never came is typed again: " + safetext.QuoteN(f.Retyped, 80)
+	}
+	return d
+}
