@@ -110,6 +110,10 @@ type Options struct {
 	// cluster (see Cluster); its JetStream data then lives in
 	// StoreDir/cluster/<name>, apart from a single server's.
 	Cluster *Cluster
+	// Host names this machine as its daemon does on the bus (a cluster
+	// member's node name), for the runs a client starts; "" is its host
+	// name.
+	Host string
 	// Name names the connection (default "stead").
 	Name string
 	// Logger receives the server's and the client's logs; nil discards
@@ -533,6 +537,10 @@ func (b *Bus) terminalBytes(ctx context.Context) int64 {
 	}
 	return max(n, 1)
 }
+
+// Host names this machine as its daemon does on the bus; "" when the bus
+// was not told (Options.Host).
+func (b *Bus) Host() string { return b.opts.Host }
 
 // ClientURL is the URL other processes connect to: the embedded server's
 // loopback listener, or the external URL. It is "" for an embedded server
@@ -1164,8 +1172,20 @@ func (b *Bus) Runs(ctx context.Context) ([]live.Run, error) {
 }
 
 // PutSession stores a run's universal session (USF JSON) under name.
+// In a cluster choosing a leader, a session that can be read again (an
+// io.Seeker) is stored again until it takes.
 func (b *Bus) PutSession(ctx context.Context, name string, r io.Reader) error {
-	if _, err := b.objs.Put(ctx, jetstream.ObjectMeta{Name: name}, r); err != nil {
+	seeker, again := r.(io.Seeker)
+	err := b.retry(ctx, again, func() error {
+		if again {
+			if _, err := seeker.Seek(0, io.SeekStart); err != nil {
+				return err
+			}
+		}
+		_, err := b.objs.Put(ctx, jetstream.ObjectMeta{Name: name}, r)
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("bus: store session %s: %w", name, err)
 	}
 	return nil
@@ -1173,7 +1193,11 @@ func (b *Bus) PutSession(ctx context.Context, name string, r io.Reader) error {
 
 // Session opens a stored universal session.
 func (b *Bus) Session(ctx context.Context, name string) (io.ReadCloser, error) {
-	r, err := b.objs.Get(ctx, name)
+	var r jetstream.ObjectResult
+	err := b.retry(ctx, true, func() (err error) {
+		r, err = b.objs.Get(ctx, name)
+		return err
+	})
 	if errors.Is(err, jetstream.ErrObjectNotFound) {
 		return nil, fmt.Errorf("session %s: %w", name, ErrNoRun)
 	}

@@ -324,11 +324,22 @@ func (b *Bus) settle(ctx context.Context, fn func(context.Context) error) error 
 	}
 	ctx, cancel := context.WithTimeout(ctx, clusterWait)
 	defer cancel()
-	for {
+	return b.retry(ctx, true, func() error {
 		tctx, tcancel := context.WithTimeout(ctx, settleTry)
-		err := fn(tctx)
-		tcancel()
-		if err == nil || ctx.Err() != nil || !transient(err) {
+		defer tcancel()
+		return fn(tctx)
+	})
+}
+
+// retry is settle for a request whose result outlives it (an object
+// being read or written keeps its context): fn runs with the caller's
+// context, again while a cluster's JetStream fails for want of an answer,
+// until clusterWait or ctx ends. Unless again, it runs once.
+func (b *Bus) retry(ctx context.Context, again bool, fn func() error) error {
+	deadline := time.Now().Add(clusterWait)
+	for {
+		err := fn()
+		if err == nil || !again || !b.clustered() || ctx.Err() != nil || !transient(err) || time.Now().After(deadline) {
 			return err
 		}
 		b.log.Debug("bus: a request to the cluster's JetStream failed; trying again", "err", err)
@@ -339,6 +350,11 @@ func (b *Bus) settle(ctx context.Context, fn func(context.Context) error) error 
 		}
 	}
 }
+
+// Transient reports whether a JetStream request failed for want of an
+// answer (no leader yet, or one that just died), not for its answer: the
+// same request may take a moment later.
+func Transient(err error) bool { return transient(err) }
 
 // transient reports whether a JetStream request failed for want of an
 // answer (no leader yet, or one that just died), not for its answer.

@@ -23,8 +23,8 @@ const (
 	WorkConsumer = "stead-workers"
 	// JobAckWait is how long a job taken waits for its worker's word
 	// (InProgress, or its end) before it goes to another worker. A worker
-	// says it every JobAckWait/5.
-	JobAckWait = 25 * time.Second
+	// says it every few seconds (runs.LeaseTTL/3).
+	JobAckWait = 20 * time.Second
 )
 
 // JobSubject is the subject of run's job; JobReply, where the worker that
@@ -146,9 +146,10 @@ func (b *Bus) Jobs(ctx context.Context) (*Jobs, error) {
 
 // Next waits for a job until ctx ends.
 func (js *Jobs) Next(ctx context.Context) (*Job, error) {
-	// One pull request lives as long as a watch's (long in process, the
-	// client's default in a cluster, where its member may die).
-	wait := 30 * time.Second
+	// One pull request lives as long as a watch's in process; in a
+	// cluster a few seconds, for the consumer's leader may be a member
+	// that died or stopped, and a job given again must reach the new one.
+	wait := 5 * time.Second
 	if !js.b.clustered() {
 		wait = inProcessExpiry
 	}

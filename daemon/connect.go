@@ -138,7 +138,7 @@ func Dial(ctx context.Context, env session.Env, log *slog.Logger) (*bus.Bus, err
 	if !self && !info.Alive() {
 		return nil, fmt.Errorf("the daemon (pid %d) is gone: %w", info.PID, ErrNoDaemon)
 	}
-	opts := bus.Options{URL: info.URL, Token: info.Token, Logger: log, Reconnect: reconnect, Bind: true}
+	opts := bus.Options{URL: info.URL, Token: info.Token, Logger: log, Reconnect: reconnect, Bind: true, Host: info.Node}
 	wait := 5 * time.Second
 	if info.ClusterKey != "" {
 		// A cluster that lost a member answers again once it chose new

@@ -33,6 +33,13 @@ type member struct {
 // steadCluster starts n stead daemons forming a NATS cluster on loopback
 // (stead serve --cluster-key), each with its own home and state.
 func steadCluster(t *testing.T, bin string, n int) (string, []*member) {
+	return steadClusterOf(t, bin, n, nil)
+}
+
+// steadClusterOf is steadCluster with the environment of each member:
+// envOf(i), or else one with a home and state of its own, the first two
+// with the example sessions.
+func steadClusterOf(t *testing.T, bin string, n int, envOf func(i int) []string) (string, []*member) {
 	t.Helper()
 	dir := t.TempDir()
 	key := filepath.Join(dir, "cluster.key")
@@ -62,7 +69,9 @@ func steadCluster(t *testing.T, bin string, n int) (string, []*member) {
 			t.Fatal(err)
 		}
 		m.env = append(append([]string(nil), base...), "HOME="+home, "XDG_STATE_HOME="+m.state, "XDG_CACHE_HOME="+filepath.Join(home, ".cache"))
-		if i < 2 { // the first two machines have the example sessions; the third none
+		if envOf != nil {
+			m.env = append(envOf(i), "XDG_STATE_HOME="+m.state)
+		} else if i < 2 { // the first two machines have the example sessions; the third none
 			root := clitest.Root(t)
 			m.env = append(m.env, "CLAUDE_CONFIG_DIR="+filepath.Join(root, "examples", "claude"), "CODEX_HOME="+filepath.Join(root, "examples", "codex"))
 		}

@@ -85,7 +85,7 @@ func TestLiveDaemonKilled(t *testing.T) {
 			t.Errorf("a prompt entry with no id: %+v", e)
 		}
 	}
-	if n := countPrompt(entries(msgs)); n != 1 {
+	if n := countMarker(entries(msgs), session.User, "LIVE-PROMPT"); n != 1 {
 		t.Errorf("the watch shows the prompt %d times; want once (it was captured, then typed again, not repeated):\n%s", n, describe(msgs))
 	}
 	if left := processesIn(rec.PID); len(left) > 0 {
@@ -154,17 +154,6 @@ func TestLiveDaemonKilled(t *testing.T) {
 	if i, j, k := strings.Index(all, "LIVE-SOURCE-FINAL"), strings.Index(all, "LIVE-PROMPT"), strings.Index(all, "AFTER-CRASH"); i < 0 || j < i || k < j || strings.Count(all, "LIVE-PROMPT") != 1 {
 		t.Errorf("the resumed run's model got:\n%s", all)
 	}
-}
-
-// countPrompt counts the user entries holding the live prompt.
-func countPrompt(es []session.Entry) int {
-	n := 0
-	for _, e := range es {
-		if e.Type == session.User && strings.Contains(e.Content, "LIVE-PROMPT") {
-			n++
-		}
-	}
-	return n
 }
 
 func hasText(es []session.Entry, marker string) bool {

@@ -31,7 +31,7 @@ import (
 // LeaseTTL is how long a worker's hold on a run lasts without a renewal.
 // It is well below bus.JobAckWait: a job goes to another worker only
 // after the lost one has given it up.
-const LeaseTTL = 15 * time.Second
+const LeaseTTL = 12 * time.Second
 
 // A job that another machine asked for is left to that machine's worker
 // (its project and environment are there) for hostPatience deliveries,
@@ -147,7 +147,15 @@ func (w *Worker) take(ctx context.Context, job *bus.Job, active *sync.Map) {
 	case known && prior.State.Done():
 		log.Info("the run had ended; its job is done")
 	case known && prior.PID > 0:
-		w.failover(h, &sv, prior, spec, log)
+		if !w.failover(h, &sv, prior, spec, log) {
+			// The bus did not answer: the job is looked at again, by
+			// this worker or another, a moment later.
+			close(beat)
+			<-beating
+			h.Release(context.Background())
+			job.Later(time.Second)
+			return
+		}
 	default:
 		w.first(h, &sv, spec, log)
 	}
@@ -196,8 +204,10 @@ func (w *Worker) first(h *Held, sv *Supervisor, spec Spec, log *slog.Logger) {
 
 // failover continues a run whose worker was lost: its session as the bus
 // captured it is written into this machine's store of the run's CLI and
-// resumed there, the prompt whose answer never came typed again.
-func (w *Worker) failover(h *Held, sv *Supervisor, prior live.Run, spec Spec, log *slog.Logger) {
+// resumed there, the prompt whose answer never came typed again. It
+// returns false, having done nothing, when the bus did not answer (a
+// cluster choosing leaders): the job is to be taken again.
+func (w *Worker) failover(h *Held, sv *Supervisor, prior live.Run, spec Spec, log *slog.Logger) bool {
 	ctx := h.Context
 	log = log.With("lost", prior.Supervisor)
 	log.Warn("the run's worker was lost: continuing the run here")
@@ -213,9 +223,13 @@ func (w *Worker) failover(h *Held, sv *Supervisor, prior live.Run, spec Spec, lo
 		}
 	}
 	res, s, err := sv.continuation(ctx, prior, spec)
+	if err != nil && bus.Transient(err) && ctx.Err() == nil {
+		log.Warn("reading what the bus captured of the run; trying again", "err", err)
+		return false
+	}
 	if err != nil {
 		giveUp(err)
-		return
+		return true
 	}
 	if res.retype == "" && spec.Once {
 		// The run's one turn was over when its worker was lost, before
@@ -223,23 +237,36 @@ func (w *Worker) failover(h *Held, sv *Supervisor, prior live.Run, spec Spec, lo
 		if _, err := sv.endLost(context.WithoutCancel(ctx), prior, "its worker ("+prior.Supervisor+") was lost after the turn was over", "failover"); err != nil {
 			log.Warn("ending the run", "err", err)
 		}
-		return
+		return true
 	}
 	if err := Runnable(spec.To); err != nil {
 		giveUp(err)
-		return
+		return true
 	}
 	if _, err := os.Stat(spec.Dir); err != nil {
 		giveUp(fmt.Errorf("its project folder is not on this machine (a run continues on another machine only when its project is at the same path there): %w", err))
-		return
+		return true
 	}
 	spec.Prompt = res.retype
+	// Announced before the session is placed and the CLI started: the
+	// run's watchers and stead runs see the move at once.
+	res.failover = live.Failover{Time: time.Now().UTC(), From: prior.Supervisor, To: SupervisorName(sv.host()), Retyped: res.retype}
+	moved := prior
+	moved.State, moved.Supervisor, moved.Host = live.RunFailover, res.failover.To, sv.host()
+	moved.Failovers = append(moved.Failovers[:len(moved.Failovers):len(moved.Failovers)], res.failover)
+	PutRun(sv.Bus, moved, log)
+	st, _ := json.Marshal(live.Status{Run: spec.ID, State: live.RunFailover, Time: res.failover.Time, Signal: "failover",
+		From: res.failover.From, To: res.failover.To, Detail: failoverDetail(res.failover, res.captured)})
+	if err := sv.Bus.Publish(ctx, spec.ID, bus.Status, st, ""); err != nil {
+		log.Warn("announcing the failover", "err", err)
+	}
 	rec, err := sv.runWith(ctx, s, spec, nil, nil, runOpts{durable: true, held: h, resumed: res})
 	if err != nil {
 		log.Warn("run ended", "err", err)
-		return
+		return true
 	}
 	log.Info("run ended", "state", rec.State)
+	return true
 }
 
 // continuation is what a run whose worker was lost continues from: the

@@ -40,8 +40,9 @@ type Supervisor struct {
 	// fails; 0 is 2 minutes.
 	Drain time.Duration
 	// Host names this machine in the runs' records (live.Run.Host and
-	// Supervisor): "" is its host name. A daemon that is a member of a
-	// cluster names it as the member.
+	// Supervisor): "" is the name its bus was given (Bus.Host: the node
+	// of the machine's daemon in a cluster), else its host name. A daemon
+	// that is a member of a cluster names it as the member.
 	Host string
 }
 
@@ -49,6 +50,9 @@ type Supervisor struct {
 func (sv *Supervisor) host() string {
 	if sv.Host != "" {
 		return sv.Host
+	}
+	if sv.Bus != nil && sv.Bus.Host() != "" {
+		return sv.Bus.Host() // as the machine's daemon names it
 	}
 	h, _ := os.Hostname()
 	return h

@@ -55,6 +55,8 @@ type resumed struct {
 	// retype is the prompt whose turn's answer never came, typed again;
 	// the entry the CLI writes for it is the one the bus holds already.
 	retype string
+	// failover is this move, as announced.
+	failover live.Failover
 }
 
 // fenced reports whether ctx ended because the run's lease was lost:
@@ -117,8 +119,7 @@ func (sv *Supervisor) run(ctx context.Context, s *session.Session, spec Spec, te
 	if res := o.resumed; res != nil {
 		whole, base = res.history, res.captured
 		rec.Started, rec.Failovers = res.prior.Started, res.prior.Failovers
-		rec.Failovers = append(rec.Failovers[:len(rec.Failovers):len(rec.Failovers)],
-			live.Failover{Time: time.Now().UTC(), From: res.prior.Supervisor, To: rec.Supervisor, Retyped: res.retype})
+		rec.Failovers = append(rec.Failovers[:len(rec.Failovers):len(rec.Failovers)], res.failover)
 	}
 
 	tui := *dst.TUI
@@ -207,11 +208,6 @@ func (sv *Supervisor) run(ctx context.Context, s *session.Session, spec Spec, te
 	defer proc.Close()
 	rec.PID = proc.Pid()
 	PutRun(b, rec, log)
-	if o.resumed != nil {
-		f := rec.Failovers[len(rec.Failovers)-1]
-		pub.Status(live.Status{Run: spec.ID, State: live.RunFailover, Time: f.Time, Signal: "failover", From: f.From, To: f.To,
-			Detail: failoverDetail(f, o.resumed.captured)})
-	}
 	pub.Status(live.Status{Run: spec.ID, State: live.RunStarting, Time: rec.Started, Signal: "process",
 		Detail: fmt.Sprintf("%s %s (pid %d)", dst.Name, strings.Join(ps.Args, " "), proc.Pid())})
 	if started != nil {
