@@ -24,7 +24,7 @@ const (
 	// JobAckWait is how long a job taken waits for its worker's word
 	// (InProgress, or its end) before it goes to another worker. A worker
 	// says it every few seconds (runs.LeaseTTL/3).
-	JobAckWait = 20 * time.Second
+	JobAckWait = 15 * time.Second
 )
 
 // JobSubject is the subject of run's job; JobReply, where the worker that

@@ -143,7 +143,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if sv.Host == "" {
 		sv.Host = host
 	}
-	w := &runs.Worker{Supervisor: sv, Host: host}
+	w := &runs.Worker{Supervisor: sv, Host: host, Projects: filepath.Join(StateDir(d.Env), "projects")}
 	var g run.Group
 	g.Add(func() error { return w.Run(ctx) }, func(error) { cancel() })
 	var ws *web.Server

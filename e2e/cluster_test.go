@@ -111,7 +111,7 @@ func (m *member) start(t *testing.T, bin, key, listen string, routes []string) {
 		logf.Close()
 		if t.Failed() {
 			data, _ := os.ReadFile(m.log)
-			t.Logf("%s log:\n%s", m.name, tailText(string(data), 3000))
+			t.Logf("%s log:\n%s", m.name, tailText(string(data), 12000))
 		}
 	})
 }

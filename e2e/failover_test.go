@@ -13,6 +13,7 @@ import (
 	"github.com/stead-dev/stead/internal/clitest"
 	"github.com/stead-dev/stead/live"
 	"github.com/stead-dev/stead/modelstub"
+	"github.com/stead-dev/stead/runs"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -43,9 +44,22 @@ func TestClusterRunFailover(t *testing.T) {
 	src := clitest.New(t, "claude", sourceScript(), clitest.In(filepath.Join(root, "src")))
 	r := src.Run(sourceScript().Prompts[0], "")
 	succeeded(t, r, "LIVE-SOURCE-FINAL")
+	// The project is a clone of a repository every machine can reach
+	// (here a folder; a URL on a real network).
+	origin := filepath.Join(root, "origin.git")
 	project := filepath.Join(root, "project")
-	if err := os.MkdirAll(project, 0o755); err != nil {
+	for _, args := range [][]string{{"init", "-q", "--bare", origin}, {"clone", "-q", origin, project}} {
+		if _, err := runs.Git(root, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(project, "README"), []byte("the project\n"), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"add", "-A"}, {"commit", "-q", "-m", "first"}, {"push", "-q", "origin", "HEAD"}} {
+		if _, err := runs.Git(project, args...); err != nil {
+			t.Fatal(err)
+		}
 	}
 	// Each machine's Codex answers slowly, so that a turn is under way
 	// when its machine is stopped or killed.
@@ -58,10 +72,12 @@ func TestClusterRunFailover(t *testing.T) {
 			clitest.In(filepath.Join(root, fmt.Sprintf("node-%d", i))))
 		return cliEnv(filepath.Join(root, fmt.Sprintf("node-%d", i)), src, stubs[i])
 	})
-	for _, m := range ms {
+	for i, m := range ms {
 		m.info(t)
+		// Each machine's user trusts the project in Codex, as its own.
+		trustProject(t, stubs[i], project)
 	}
-	cmd := func(i int) *steadCmd { return &steadCmd{t: t, bin: bin, env: ms[i].env, dir: project} }
+	cmd := func(i int) *steadCmd { return &steadCmd{t: t, bin: bin, env: ms[i].env, dir: root} }
 	holder := func(supervisor string) int { // the member whose daemon supervises the run
 		for i, m := range ms {
 			if strings.HasSuffix(supervisor, fmt.Sprintf("/%d", m.cmd.Process.Pid)) {
@@ -77,8 +93,8 @@ func TestClusterRunFailover(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rec); err != nil || rec.ID == "" {
 		t.Fatalf("resume --detach on node-0 printed %q (%v)", out, err)
 	}
-	if holder(rec.Supervisor) != 0 || !rec.Durable {
-		t.Fatalf("the run asked on node-0: %+v; want it durable, on node-0", rec)
+	if holder(rec.Supervisor) != 0 || !rec.Durable || rec.Project == nil || rec.Project.Repo != origin {
+		t.Fatalf("the run asked on node-0: %+v; want it durable, on node-0, its project in %s", rec, origin)
 	}
 	w := cmd(2).watch(rec.ID) // watched from the third machine
 	busyWith := func(marker string) func([]watchMsg) bool {
@@ -162,13 +178,34 @@ func TestClusterRunFailover(t *testing.T) {
 	second := runs[0]
 
 	// 2. The machine now running it dies mid-turn: daemon (and NATS
-	// server) and CLI.
+	// server), CLI and disk. The agent had written a file in the
+	// project: the run's worker keeps the working tree's changes as the
+	// run goes from turn to turn.
+	edited := time.Now()
+	if err := os.WriteFile(filepath.Join(project, "AGENT-EDIT.txt"), []byte("made by the agent\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cmd(0).stead("send", rec.ID, secondPrompt)
+	// Watched from here on through node-0, which gave the run up and
+	// lives on (the watch replays the run from its start).
+	w = cmd(0).watch(rec.ID)
 	w.until(t, "the second prompt, with the model answering", 3*time.Minute, busyWith("SECOND-PROMPT"))
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		json.Unmarshal([]byte(cmd(0).stead("runs", "--json")), &runs)
+		if len(runs) == 1 && runs[0].Project != nil && runs[0].Project.Kept.After(edited) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the project's changes were not kept after the edit: %+v", runs)
+		}
+	}
 	dead := holder(second.Supervisor)
 	ms[dead].cmd.Process.Signal(syscall.SIGKILL)
 	syscall.Kill(-second.PID, syscall.SIGKILL)
 	killedAt := time.Now()
+	if err := os.Rename(project, project+".lost"); err != nil { // its disk is gone with it
+		t.Fatal(err)
+	}
 	msgs = w.until(t, "the failover from the dead machine", 2*time.Minute, failoverFrom(second.Supervisor))
 	last := failoverOf(msgs, second.Supervisor)
 	detected := last.Time.Sub(killedAt)
@@ -191,6 +228,17 @@ func TestClusterRunFailover(t *testing.T) {
 	}
 	if holder(last.To) == dead {
 		t.Errorf("the second failover went to the dead machine: %s", last.To)
+	}
+	// The project followed the run: rebuilt from its repository, with
+	// the agent's file.
+	json.Unmarshal([]byte(cmd(0).stead("runs", "--json")), &runs)
+	if len(runs) != 1 || runs[0].Dir == project {
+		t.Fatalf("after the machine died with the project, stead runs: %+v; want the run in a rebuilt project", runs)
+	}
+	for name, want := range map[string]string{"README": "the project\n", "AGENT-EDIT.txt": "made by the agent\n"} {
+		if b, err := os.ReadFile(filepath.Join(runs[0].Dir, name)); err != nil || string(b) != want {
+			t.Errorf("%s in the rebuilt project %s: %q, %v; want %q", name, runs[0].Dir, b, err, want)
+		}
 	}
 
 	// Each prompt once, an answer after each, nothing of node-0's after
@@ -236,4 +284,24 @@ func countMarker(es []session.Entry, typ session.EntryType, marker string) int {
 		}
 	}
 	return n
+}
+
+// trustProject marks dir trusted in the Codex home of env, as its user
+// would have answered Codex's question once.
+func trustProject(t *testing.T, env *clitest.Env, dir string) {
+	t.Helper()
+	home := ""
+	for _, kv := range env.Environ() {
+		if v, ok := strings.CutPrefix(kv, "CODEX_HOME="); ok {
+			home = v
+		}
+	}
+	f, err := os.OpenFile(filepath.Join(home, "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := fmt.Fprintf(f, "\n[projects.%q]\ntrust_level = \"trusted\"\n", dir); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -45,6 +45,29 @@ type Run struct {
 	// Failovers are the times the run moved to another worker, oldest
 	// first.
 	Failovers []Failover `json:"failovers,omitempty"`
+	// Project says where the run's project comes from, for a durable
+	// run whose folder is in git: a worker of another machine rebuilds it
+	// from there when the folder is not on its machine.
+	Project *Project `json:"project,omitempty"`
+}
+
+// Project is a run's project as a git repository: a worker continuing
+// the run on another machine clones Repo, checks out Commit and applies
+// the working tree's changes the run's worker kept at each change of
+// state (a patch in the bus's object store).
+type Project struct {
+	// Repo is the repository's origin (its URL), or the top folder's
+	// path when it has none (shared storage).
+	Repo   string `json:"repo"`
+	Commit string `json:"commit"`
+	// Sub is the run's folder inside the repository ("" for its top).
+	Sub string `json:"sub,omitempty"`
+	// Changes names the stored patch of the working tree against Commit
+	// (untracked files included, ignored ones not); Kept is when it was
+	// last stored, and Bytes its size.
+	Changes string    `json:"changes,omitempty"`
+	Kept    time.Time `json:"kept,omitzero"`
+	Bytes   int       `json:"bytes,omitempty"`
 }
 
 // Failover is a run's move from a worker that was lost to another, which

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -31,7 +33,7 @@ import (
 // LeaseTTL is how long a worker's hold on a run lasts without a renewal.
 // It is well below bus.JobAckWait: a job goes to another worker only
 // after the lost one has given it up.
-const LeaseTTL = 12 * time.Second
+const LeaseTTL = 10 * time.Second
 
 // A job that another machine asked for is left to that machine's worker
 // (its project and environment are there) for hostPatience deliveries,
@@ -239,13 +241,31 @@ func (w *Worker) failover(h *Held, sv *Supervisor, prior live.Run, spec Spec, lo
 		}
 		return true
 	}
-	if err := Runnable(spec.To); err != nil {
+	to, err := continueIn(sv.Env, spec)
+	if err != nil {
 		giveUp(err)
 		return true
 	}
+	if to != spec.To {
+		log.Warn("the run's CLI is not installed here: it continues in the run's fallback", "cli", spec.To, "fallback", to)
+		spec.To, spec.Model = to, "" // a model is one CLI's: the fallback's own default
+	}
 	if _, err := os.Stat(spec.Dir); err != nil {
-		giveUp(fmt.Errorf("its project folder is not on this machine (a run continues on another machine only when its project is at the same path there): %w", err))
-		return true
+		// The project is not on this machine: rebuilt from its
+		// repository and the changes its worker kept.
+		dir, err := w.rebuild(ctx, sv, prior)
+		if err != nil && bus.Transient(err) && ctx.Err() == nil {
+			log.Warn("reading the run's project changes; trying again", "err", err)
+			return false
+		}
+		if err != nil {
+			giveUp(fmt.Errorf("its project folder %s is not on this machine, and could not be rebuilt: %w", spec.Dir, err))
+			return true
+		}
+		log.Info("the run's project is rebuilt from git", "repo", prior.Project.Repo, "commit", prior.Project.Commit, "dir", dir)
+		// A folder stead made: the CLI's question whether to trust it
+		// is answered yes, as for an A/B variant's copy.
+		spec.Dir, spec.Trust = dir, true
 	}
 	spec.Prompt = res.retype
 	// Announced before the session is placed and the CLI started: the
@@ -267,6 +287,54 @@ func (w *Worker) failover(h *Held, sv *Supervisor, prior live.Run, spec Spec, lo
 	}
 	log.Info("run ended", "state", rec.State)
 	return true
+}
+
+// continueIn is the CLI a run continues in on this machine: its own, or
+// else the first of its fallbacks installed here.
+func continueIn(env session.Env, spec Spec) (string, error) {
+	var missing []string
+	for _, cli := range append([]string{spec.To}, spec.Fallback...) {
+		if err := Runnable(cli); err != nil {
+			missing = append(missing, err.Error())
+			continue
+		}
+		if _, _, err := Program(env, cli); err != nil {
+			missing = append(missing, err.Error())
+			continue
+		}
+		return cli, nil
+	}
+	return "", fmt.Errorf("none of the CLIs it may continue in is installed on this machine (%s): %s",
+		strings.Join(append([]string{spec.To}, spec.Fallback...), ", "), strings.Join(missing, "; "))
+}
+
+// rebuild makes the project of a run whose folder is not on this machine:
+// its repository cloned, its commit checked out, the changes its worker
+// kept applied. It returns the run's folder there.
+func (w *Worker) rebuild(ctx context.Context, sv *Supervisor, prior live.Run) (string, error) {
+	if prior.Project == nil {
+		return "", errors.New("its folder is not in git (a run continues on another machine when its project is at the same path there, or in a git repository that machine can clone)")
+	}
+	var patch []byte
+	if prior.Project.Changes != "" {
+		r, err := sv.Bus.Session(ctx, ProjectObject(prior.ID))
+		switch {
+		case errors.Is(err, bus.ErrNoRun): // nothing changed yet
+		case err != nil:
+			return "", err
+		default:
+			patch, err = io.ReadAll(r)
+			r.Close()
+			if err != nil {
+				return "", fmt.Errorf("reading the run's project changes: %w", err)
+			}
+		}
+	}
+	root := w.Projects
+	if root == "" {
+		root = filepath.Join(os.TempDir(), "stead-projects")
+	}
+	return restoreProject(prior.Project, patch, filepath.Join(root, fmt.Sprintf("%s-%d", prior.ID, len(prior.Failovers)+1)))
 }
 
 // continuation is what a run whose worker was lost continues from: the

@@ -87,6 +87,19 @@ func (sv *Supervisor) LoadRun(ctx context.Context, ref string) (*session.Session
 		case errors.Is(rerr, session.ErrAmbiguous):
 			err = rerr
 		}
+		if errors.Is(err, bus.ErrNoRun) && rerr == nil && rec.State.Done() {
+			// It ended, and its session was not stored (its worker
+			// died first): made as it would have been, from the bus.
+			history, herr := sv.runHistory(ctx, rec)
+			if herr != nil {
+				return nil, herr
+			}
+			added, cerr := capturedEntries(ctx, b, rec.ID, rec.CLI, rec.Path)
+			if cerr != nil {
+				return nil, fmt.Errorf("run %s: %w", rec.ID, cerr)
+			}
+			return joined(history, added), nil
+		}
 	}
 	if err != nil {
 		return nil, err

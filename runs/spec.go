@@ -32,6 +32,10 @@ type Spec struct {
 	// folder: for folders stead made (an A/B variant's copy of the
 	// project), never for the user's own.
 	Trust bool `json:"trust,omitempty"`
+	// Fallback names the CLIs to continue a detached run in, in order,
+	// when its worker is lost and the machine that takes it over has no
+	// To installed.
+	Fallback []string `json:"fallback,omitempty"`
 }
 
 func NewID() string {

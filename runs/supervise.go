@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -116,9 +117,16 @@ func (sv *Supervisor) run(ctx context.Context, s *session.Session, spec Spec, te
 		State: live.RunStarting, Started: time.Now().UTC(), Durable: o.durable}
 	whole := s // the final session: it, then what the bus captured
 	base := 0  // entries the bus held before this run's CLI started
+	if o.durable {
+		// The project follows the run to another machine by git.
+		if rec.Project = locateProject(spec.Dir); rec.Project != nil {
+			rec.Project.Changes = ProjectObject(spec.ID)
+		}
+	}
+	keepProject := make(chan struct{}, 1) // the project's changes are to be kept
 	if res := o.resumed; res != nil {
 		whole, base = res.history, res.captured
-		rec.Started, rec.Failovers = res.prior.Started, res.prior.Failovers
+		rec.Started, rec.Failovers, rec.Project = res.prior.Started, res.prior.Failovers, res.prior.Project
 		rec.Failovers = append(rec.Failovers[:len(rec.Failovers):len(rec.Failovers)], res.failover)
 	}
 
@@ -173,7 +181,53 @@ func (sv *Supervisor) run(ctx context.Context, s *session.Session, spec Spec, te
 		rec.Entries = entries()
 		snapshot := rec
 		pub.mu.Unlock()
+		if st.State == live.RunReady || st.State == live.RunBusy {
+			select {
+			case keepProject <- struct{}{}:
+			default:
+			}
+		}
 		if !pub.failing.Load() && !o.lost(ctx) { // the final record is stored however long it takes
+			PutRun(b, snapshot, log)
+		}
+	}
+
+	// The project's changes, kept on the bus as the run goes from turn
+	// to turn (a state of ready or busy), and at its end.
+	var kept []byte
+	keep := func() {
+		pub.mu.Lock()
+		p := rec.Project
+		pub.mu.Unlock()
+		if p == nil || o.lost(ctx) {
+			return
+		}
+		patch, err := projectChanges(spec.Dir, p.Commit)
+		if err != nil {
+			log.Warn("keeping the project's changes", "err", err)
+			return
+		}
+		if bytes.Equal(patch, kept) {
+			return
+		}
+		if len(patch) > maxProjectPatch {
+			log.Warn("the project's changes are too large to keep on the bus; a worker continuing the run elsewhere gets those kept before", "bytes", len(patch), "max", maxProjectPatch)
+			return
+		}
+		sctx, scancel := context.WithTimeout(context.Background(), recordWait)
+		defer scancel()
+		if err := b.PutSession(sctx, ProjectObject(spec.ID), bytes.NewReader(patch)); err != nil {
+			log.Warn("keeping the project's changes", "err", err)
+			return
+		}
+		kept = patch
+		np := *p
+		np.Kept, np.Bytes = time.Now().UTC(), len(patch)
+		pub.mu.Lock()
+		rec.Project = &np
+		snapshot := rec
+		pub.mu.Unlock()
+		if !o.lost(ctx) {
 			PutRun(b, snapshot, log)
 		}
 	}
@@ -362,6 +416,18 @@ func (sv *Supervisor) run(ctx context.Context, s *session.Session, spec Spec, te
 			stopControl()
 		})
 	}
+	if rec.Project != nil {
+		g.Add(func() error {
+			for {
+				select {
+				case <-runCtx.Done():
+					return nil
+				case <-keepProject:
+					keep()
+				}
+			}
+		}, func(error) { cancel() })
+	}
 	if spec.Trust && len(tui.Dialogs) > 0 {
 		g.Add(func() error {
 			answerTrust(runCtx, c, proc, log)
@@ -436,6 +502,7 @@ func (sv *Supervisor) run(ctx context.Context, s *session.Session, spec Spec, te
 		log.Warn("the run's lease was lost: its CLI is stopped, and the worker that took it continues the run", "cause", context.Cause(ctx))
 		return rec, context.Cause(ctx)
 	}
+	keep() // the project as the run left it
 	rec.Ended = time.Now().UTC()
 	rec.ExitCode = &code
 	rec.Entries = entries()
@@ -477,13 +544,15 @@ func (sv *Supervisor) run(ctx context.Context, s *session.Session, spec Spec, te
 	fctx, fcancel := context.WithTimeout(context.Background(), flushWait)
 	b.Flush(fctx)
 	fcancel()
-	c.Set(state, signal, rec.Reason, &code)
-	pub.retry("storing the run record", func(ctx context.Context) error { return b.PutRun(ctx, rec) })
+	// The session is stored before the run's end is announced: a
+	// watcher who sees the end reads it at once (run:<id>).
 	if pub.failing.Load() {
 		log.Error("the run's session is not stored: the bus cannot store")
 	} else if _, err := StoreSession(b, spec.ID, whole, dst.Name, rep.Placement.Path); err != nil {
 		log.Warn("storing the session", "err", err)
 	}
+	c.Set(state, signal, rec.Reason, &code)
+	pub.retry("storing the run record", func(ctx context.Context) error { return b.PutRun(ctx, rec) })
 	fctx, fcancel = context.WithTimeout(context.Background(), flushWait)
 	b.Flush(fctx)
 	fcancel()

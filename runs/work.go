@@ -105,6 +105,11 @@ func checkSpec(spec Spec) (Spec, error) {
 	if err := Runnable(spec.To); err != nil {
 		return Spec{}, fmt.Errorf("bad work request: to: %w", err)
 	}
+	for _, cli := range spec.Fallback {
+		if err := Runnable(cli); err != nil {
+			return Spec{}, fmt.Errorf("bad work request: fallback: %w", err)
+		}
+	}
 	switch {
 	case !filepath.IsAbs(spec.Dir) || strings.ContainsRune(spec.Dir, 0):
 		return Spec{}, fmt.Errorf("bad work request: dir %s is not an absolute path", safetext.QuoteN(spec.Dir, 200))

@@ -74,6 +74,10 @@ type Worker struct {
 	Supervisor Supervisor
 	// Host names this machine in the runs' records; "" is its hostname.
 	Host string
+	// Projects is where the projects of runs continued from another
+	// machine are rebuilt from git, when their folder is not on this
+	// one; "" is a folder in the system's temporary folder.
+	Projects string
 }
 
 // Run takes work until ctx ends, then waits for the runs it started,

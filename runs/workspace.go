@@ -26,15 +26,22 @@ type Workspace struct {
 }
 
 // Git runs git in dir and returns its output.
-func Git(dir string, args ...string) (string, error) {
+func Git(dir string, args ...string) (string, error) { return gitIn(dir, nil, nil, args...) }
+
+// gitIn runs git in dir with env added to its environment and stdin (nil:
+// none), and returns its output.
+func gitIn(dir string, env []string, stdin []byte, args ...string) (string, error) {
 	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_AUTHOR_NAME=stead", "GIT_AUTHOR_EMAIL=stead@localhost",
-		"GIT_COMMITTER_NAME=stead", "GIT_COMMITTER_EMAIL=stead@localhost")
+	cmd.Env = append(append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_AUTHOR_NAME=stead", "GIT_AUTHOR_EMAIL=stead@localhost",
+		"GIT_COMMITTER_NAME=stead", "GIT_COMMITTER_EMAIL=stead@localhost"), env...)
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Run(); err != nil {
 		if errors.Is(err, exec.ErrNotFound) {
-			return "", fmt.Errorf("git is not installed: A/B runs keep each variant's changes in git: %w", err)
+			return "", fmt.Errorf("git is not installed: stead keeps a project's changes in git: %w", err)
 		}
 		return "", fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(errOut.String()))
 	}

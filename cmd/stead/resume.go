@@ -32,6 +32,9 @@ type ResumeOptions struct {
 	Auto    bool
 	Detach  bool
 	JSON    bool
+	// Fallback names the CLIs a detached run may continue in when its
+	// worker is lost and the machine taking it over lacks To.
+	Fallback []string
 	// session, when set, is resumed instead of the one Ref names (a
 	// template's starting conversation).
 	session *session.Session
@@ -69,6 +72,14 @@ continues it elsewhere.`,
 			if err := installed(f.Env, opts.To); err != nil {
 				return err
 			}
+			for _, cli := range opts.Fallback {
+				if err := runnable(cli); err != nil {
+					return fmt.Errorf("--fallback: %w", err)
+				}
+			}
+			if len(opts.Fallback) > 0 && !opts.Detach {
+				return flagErrorf("--fallback is for a detached run (--detach): an attached run is not continued elsewhere")
+			}
 			if opts.From != "" {
 				if _, ok := adapters.Lookup(opts.From); !ok {
 					return flagErrorf("--from: unknown CLI %q (known: %s)", opts.From, strings.Join(adapters.Names(), ", "))
@@ -84,6 +95,7 @@ continues it elsewhere.`,
 	cmd.Flags().StringVar(&opts.Model, "model", "", "the model to ask the CLI for")
 	cmd.Flags().BoolVar(&opts.Auto, "auto-approve", false, "let the CLI run every tool without asking (its bypass or yolo mode)")
 	cmd.Flags().BoolVar(&opts.Detach, "detach", false, "run in the background daemon and print the run's id")
+	cmd.Flags().StringSliceVar(&opts.Fallback, "fallback", nil, "with --detach, the CLIs to continue the run in, in order, if its worker is lost and the machine taking it over lacks --to")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the run's record as JSON")
 	addBusFlags(cmd, &opts.Bus)
 	return cmd
@@ -123,7 +135,7 @@ func resumeRun(ctx context.Context, opts *ResumeOptions) error {
 			return err
 		}
 	}
-	spec := runs.Spec{ID: runs.NewID(), To: opts.To, Dir: dir, Prompt: opts.Prompt, Model: opts.Model, Auto: opts.Auto}
+	spec := runs.Spec{ID: runs.NewID(), To: opts.To, Dir: dir, Prompt: opts.Prompt, Model: opts.Model, Auto: opts.Auto, Fallback: opts.Fallback}
 	if opts.Detach {
 		return detachRun(ctx, f, b, s, spec, opts.JSON)
 	}
