@@ -56,7 +56,10 @@ var rules = map[string][]string{
 	// run under a terminal, driven and captured onto the bus.
 	"runs": {"session", "live", "adapters", "catalog", "inject", "supervisor", "capture", "bus", "vt", "scenarios", "pricing",
 		"internal/atomicfile", "internal/safetext", "github.com/oklog/run", "golang.org/x/sys/unix", "golang.org/x/term"},
-	"daemon": {"session", "live", "bus", "runs", "index", "pricing", "web", "hosts", "catalog", "internal/atomicfile", "github.com/oklog/run"},
+	"daemon": {"session", "live", "bus", "runs", "index", "pricing", "web", "hosts", "homes", "catalog", "internal/atomicfile", "github.com/oklog/run"},
+	// The homes of CLIs' stores beyond the user's own (Windows homes
+	// seen from WSL): found on disk, read by the adapters as any home.
+	"homes": {"session"},
 	// Every machine's sessions over the bus: a host's answer, and the
 	// gathering of all hosts' answers.
 	"hosts": {"session", "live", "bus", "catalog", "adapters", "index"},

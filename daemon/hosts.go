@@ -9,6 +9,7 @@ import (
 
 	"github.com/stead-dev/stead/bus"
 	"github.com/stead-dev/stead/catalog"
+	"github.com/stead-dev/stead/homes"
 	"github.com/stead-dev/stead/hosts"
 	"github.com/stead-dev/stead/index"
 	"github.com/stead-dev/stead/live"
@@ -28,40 +29,67 @@ func (d *Daemon) HostName() string {
 	return bus.HostName(name)
 }
 
-// serveHost answers on the bus for this machine's sessions, and records
-// the machine in the bus's hosts, until ctx ends.
+// serveHost answers on the bus for this machine's sessions, and for each
+// home beyond the user's own that it can read (homes.Find: the Windows
+// users' homes under WSL, as <host>-win-<user>), and records each in the
+// bus's hosts, until ctx ends.
 func (d *Daemon) serveHost(ctx context.Context, b *bus.Bus) error {
 	log := d.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	name := d.HostName()
-	stop, err := hosts.Serve(ctx, b, name, daemonStore{d})
-	if err != nil {
-		log.Warn("daemon: cannot answer for this machine's sessions on the bus", "err", err)
-		<-ctx.Done()
-		return nil
+	stores := map[string]daemonStore{d.HostName(): {d: d, env: d.Env}}
+	for _, h := range homes.Find(d.Env) {
+		stores[bus.HostName(d.HostName()+"-"+h.Name)] = daemonStore{d: d, env: h.Env, other: true}
+		log.Info("daemon: answering for a home beyond the user's own", "home", h.Env.Home, "as", d.HostName()+"-"+h.Name)
 	}
-	defer stop()
-	if err := b.PutHost(ctx, live.Host{Name: name, PID: os.Getpid(), Version: d.Version, Started: time.Now().UTC()}); err != nil {
-		log.Warn("daemon: cannot record this machine in the bus's hosts", "err", err)
+	var served []string
+	for name, store := range stores {
+		stop, err := hosts.Serve(ctx, b, name, store)
+		if err != nil {
+			log.Warn("daemon: cannot answer for this machine's sessions on the bus", "host", name, "err", err)
+			continue
+		}
+		defer stop()
+		if err := b.PutHost(ctx, live.Host{Name: name, PID: os.Getpid(), Version: d.Version, Started: time.Now().UTC()}); err != nil {
+			log.Warn("daemon: cannot record this machine in the bus's hosts", "host", name, "err", err)
+		}
+		served = append(served, name)
 	}
 	<-ctx.Done()
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 	defer cancel()
-	b.DeleteHost(dctx, name)
+	for _, name := range served {
+		b.DeleteHost(dctx, name)
+	}
 	return nil
 }
 
-// daemonStore is this machine's stores, as its daemon answers for them on
-// the bus (hosts.Store).
-type daemonStore struct{ d *Daemon }
+// daemonStore is a home's stores, as its daemon answers for them on the
+// bus (hosts.Store): the user's own, or one beyond it (other).
+type daemonStore struct {
+	d   *Daemon
+	env session.Env
+	// other marks a home beyond the user's own: read without the
+	// machine's index (which holds the user's own), its Windows paths
+	// given as WSL sees them.
+	other bool
+}
 
 // Sessions lists this machine's sessions, as stead session list does:
 // from the search index where it holds a session as it is.
 func (s daemonStore) Sessions(ctx context.Context, q hosts.Query) (*catalog.Result, error) {
 	d := s.d
-	opts := catalog.Options{Env: d.Env, CLIs: q.CLIs, Detail: session.DetailList, Logger: d.Logger}
+	opts := catalog.Options{Env: s.env, CLIs: q.CLIs, Detail: session.DetailList, Logger: d.Logger}
+	if s.other {
+		res, err := catalog.Scan(ctx, opts)
+		if err == nil {
+			for i := range res.Summaries {
+				res.Summaries[i].Project, _ = homes.LinuxPath(res.Summaries[i].Project)
+			}
+		}
+		return res, err
+	}
 	if ix, err := index.OpenMade(ctx, index.DefaultPath(d.Env), d.Logger); err == nil {
 		defer ix.Close()
 		if env, cache, err := ix.Cache(ctx, d.Env, session.DetailList); err == nil {
@@ -74,15 +102,18 @@ func (s daemonStore) Sessions(ctx context.Context, q hosts.Query) (*catalog.Resu
 // Session reads one session of this machine (ref: <cli>:<id>, which
 // hosts.Serve checked is no path).
 func (s daemonStore) Session(_ context.Context, ref string) (*session.Session, error) {
-	a, r, err := catalog.Resolve(s.d.Env, ref, "")
+	a, r, err := catalog.Resolve(s.env, ref, "")
 	if err != nil {
 		return nil, err
 	}
-	return a.Open(s.d.Env, r)
+	return a.Open(s.env, r)
 }
 
 // Search searches this machine's index (none: an error saying so).
 func (s daemonStore) Search(ctx context.Context, q index.Query) ([]index.Hit, error) {
+	if s.other {
+		return nil, errors.New("this home is not in the machine's search index (it indexes the user's own stores)")
+	}
 	ix, err := index.OpenMade(ctx, index.DefaultPath(s.d.Env), s.d.Logger)
 	if errors.Is(err, index.ErrNoIndex) {
 		return nil, errors.New("this machine has no search index (stead index makes one)")

@@ -1,0 +1,106 @@
+package homes
+
+import (
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/stead-dev/stead/session"
+)
+
+// Home is a home of CLIs' stores beyond the user's own.
+type Home struct {
+	// Name names it on the bus beside the machine's own name:
+	// "win-<user>".
+	Name string
+	// Env reads it: Home is the folder, and the user's variables that
+	// point a CLI at its store are left out.
+	Env session.Env
+}
+
+// storeVars are the variables that point a CLI at a store other than the
+// one under its home (the adapters' own): a home of its own has none.
+var storeVars = []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "OPENCODE_DB", "OPENCODE_CONFIG_DIR",
+	"OPENCODE_CONFIG", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "KIMI_SHARE_DIR", "KIMI_CODE_HOME"}
+
+// stores are the folders under a home that hold a CLI's sessions: a home
+// without any is not listed.
+var stores = []string{".claude", ".codex", ".gemini", filepath.Join(".local", "share", "opencode"), ".kimi", ".kimi-code"}
+
+// notUsers are the folders of C:\Users that are no user's.
+var notUsers = []string{"All Users", "Default", "Default User", "Public", "defaultuser0", "desktop.ini"}
+
+// WindowsUsers is where WSL sees the Windows users' homes, unless
+// STEAD_WINDOWS_USERS names another folder.
+const WindowsUsers = "/mnt/c/Users"
+
+// Find lists the homes beyond env's own that this machine can read: on
+// WSL (or wherever STEAD_WINDOWS_USERS is set), each Windows user's home
+// that holds a CLI's store. It lists none elsewhere.
+func Find(env session.Env) []Home {
+	root := env.Get("STEAD_WINDOWS_USERS")
+	if root == "" {
+		if !InWSL(env) {
+			return nil
+		}
+		root = WindowsUsers
+	}
+	dirs, err := os.ReadDir(root)
+	if err != nil {
+		return nil
+	}
+	var out []Home
+	for _, d := range dirs {
+		if !d.IsDir() || slices.Contains(notUsers, d.Name()) || strings.HasPrefix(d.Name(), ".") {
+			continue
+		}
+		home := filepath.Join(root, d.Name())
+		if home == env.Home || !holdsStore(home) {
+			continue
+		}
+		vars := make(map[string]string, len(env.Vars))
+		for k, v := range env.Vars {
+			if !slices.Contains(storeVars, k) {
+				vars[k] = v
+			}
+		}
+		out = append(out, Home{Name: "win-" + d.Name(), Env: session.Env{Home: home, Vars: vars}})
+	}
+	return out
+}
+
+// holdsStore reports whether home has a CLI's store.
+func holdsStore(home string) bool {
+	for _, s := range stores {
+		if fi, err := os.Stat(filepath.Join(home, s)); err == nil && fi.IsDir() {
+			return true
+		}
+	}
+	return false
+}
+
+// InWSL reports whether this is Linux under WSL.
+func InWSL(env session.Env) bool {
+	if env.Get("WSL_DISTRO_NAME") != "" {
+		return true
+	}
+	_, err := os.Stat("/proc/sys/fs/binfmt_misc/WSLInterop")
+	return err == nil
+}
+
+// LinuxPath is the path WSL sees a Windows path at: C:\Users\me\proj is
+// /mnt/c/Users/me/proj (the drive's letter in lower case). A path that is
+// not a Windows drive path is returned as it is, with ok false.
+func LinuxPath(p string) (string, bool) {
+	if len(p) < 2 || p[1] != ':' || !(p[0] >= 'A' && p[0] <= 'Z' || p[0] >= 'a' && p[0] <= 'z') {
+		return p, false
+	}
+	if len(p) > 2 && p[2] != '\\' && p[2] != '/' {
+		return p, false // C:relative is no place
+	}
+	// Cleaned as a rooted path first: no .. leads above the drive.
+	rest := path.Clean("/" + strings.ReplaceAll(p[2:], `\`, "/"))
+	return strings.TrimSuffix("/mnt/"+strings.ToLower(p[:1])+rest, "/"), true
+}
