@@ -59,7 +59,7 @@ var rules = map[string][]string{
 	"daemon": {"session", "live", "bus", "runs", "index", "pricing", "web", "hosts", "homes", "catalog", "internal/atomicfile", "github.com/oklog/run"},
 	// The homes of CLIs' stores beyond the user's own (Windows homes
 	// seen from WSL): found on disk, read by the adapters as any home.
-	"homes": {"session"},
+	"homes": {"session", "adapters"},
 	// Every machine's sessions over the bus: a host's answer, and the
 	// gathering of all hosts' answers.
 	"hosts": {"session", "live", "bus", "catalog", "adapters", "index"},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -189,12 +190,8 @@ func (js *Jobs) Next(ctx context.Context) (*Job, error) {
 
 // runOfJob is the run a job's subject names.
 func runOfJob(subject string) (string, bool) {
-	const prefix = "stead.jobs."
-	if len(subject) <= len(prefix) || subject[:len(prefix)] != prefix {
-		return "", false
-	}
-	run := subject[len(prefix):]
-	return run, ValidRun(run)
+	run, ok := strings.CutPrefix(subject, JobSubject(""))
+	return run, ok && ValidRun(run)
 }
 
 // RequestJob queues run's job and waits until a worker answers that it

@@ -2,7 +2,8 @@
 // the user's own: on WSL, the Windows users' homes (/mnt/c/Users/<user>),
 // where the Windows builds of the CLIs keep their sessions. Each is read
 // with the adapters as a home of its own (an Env whose Home is that
-// folder, with none of the user's store variables), and the daemon
+// folder, without the user's variables that move an adapter's store);
+// which folders hold a store, the adapters say (Roots). The daemon
 // answers for each on the bus as a host of its own, so that `stead
 // session list --hosts all` lists them beside the machines.
 //

@@ -1,12 +1,14 @@
 package homes
 
 import (
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -19,15 +21,6 @@ type Home struct {
 	// point a CLI at its store are left out.
 	Env session.Env
 }
-
-// storeVars are the variables that point a CLI at a store other than the
-// one under its home (the adapters' own): a home of its own has none.
-var storeVars = []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "OPENCODE_DB", "OPENCODE_CONFIG_DIR",
-	"OPENCODE_CONFIG", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "KIMI_SHARE_DIR", "KIMI_CODE_HOME"}
-
-// stores are the folders under a home that hold a CLI's sessions: a home
-// without any is not listed.
-var stores = []string{".claude", ".codex", ".gemini", filepath.Join(".local", "share", "opencode"), ".kimi", ".kimi-code"}
 
 // notUsers are the folders of C:\Users that are no user's.
 var notUsers = []string{"All Users", "Default", "Default User", "Public", "defaultuser0", "desktop.ini"}
@@ -62,8 +55,15 @@ func Find(env session.Env) []Home {
 		}
 		vars := make(map[string]string, len(env.Vars))
 		for k, v := range env.Vars {
-			if !slices.Contains(storeVars, k) {
-				vars[k] = v
+			vars[k] = v
+		}
+		// The user's variables that point a CLI at another store (its
+		// adapter's Roots change without them) are not this home's.
+		for k := range env.Vars {
+			without := maps.Clone(vars)
+			delete(without, k)
+			if !slices.Equal(roots(session.Env{Home: home, Vars: vars}), roots(session.Env{Home: home, Vars: without})) {
+				delete(vars, k)
 			}
 		}
 		out = append(out, Home{Name: "win-" + d.Name(), Env: session.Env{Home: home, Vars: vars}})
@@ -71,14 +71,26 @@ func Find(env session.Env) []Home {
 	return out
 }
 
-// holdsStore reports whether home has a CLI's store.
+// holdsStore reports whether home has a CLI's store (a folder one of
+// the adapters' Roots names).
 func holdsStore(home string) bool {
-	for _, s := range stores {
-		if fi, err := os.Stat(filepath.Join(home, s)); err == nil && fi.IsDir() {
+	for _, r := range roots(session.Env{Home: home, Vars: map[string]string{}}) {
+		if fi, err := os.Stat(r); err == nil && fi.IsDir() {
 			return true
 		}
 	}
 	return false
+}
+
+// roots are every adapter's store folders under env.
+func roots(env session.Env) []string {
+	var out []string
+	for _, a := range adapters.All {
+		if a.Roots != nil {
+			out = append(out, a.Roots(env)...)
+		}
+	}
+	return out
 }
 
 // InWSL reports whether this is Linux under WSL.

@@ -84,15 +84,17 @@ func (w *Worker) take(ctx context.Context, job *bus.Job, active *sync.Map) {
 		return
 	}
 	spec := req.Spec
-	_, err = b.Run(ctx, spec.ID)
-	switch {
-	case errors.Is(err, bus.ErrNoRun) && req.Host != "" && req.Host != host && job.Delivered <= hostPatience:
-		job.Later(hostWait) // not started yet: its own machine's to start
-		return
-	case err != nil && !errors.Is(err, bus.ErrNoRun):
-		log.Warn("reading the run's record", "err", err)
-		job.Later(time.Second)
-		return
+	local := req.Host == "" || req.Host == host
+	if !local && job.Delivered <= hostPatience {
+		switch _, err := b.Run(ctx, spec.ID); {
+		case errors.Is(err, bus.ErrNoRun):
+			job.Later(hostWait) // not started yet: its own machine's to start
+			return
+		case err != nil:
+			log.Warn("reading the run's record", "err", err)
+			job.Later(time.Second)
+			return
+		}
 	}
 	h, err := Hold(ctx, b, spec.ID, SupervisorName(sv.host()), LeaseTTL, log)
 	if errors.Is(err, bus.ErrLeaseHeld) {
@@ -118,7 +120,6 @@ func (w *Worker) take(ctx context.Context, job *bus.Job, active *sync.Map) {
 		job.Later(time.Second)
 		return
 	}
-	local := req.Host == "" || req.Host == host
 	if req.Env != nil && (local || !known) {
 		// The run is the asking command's: its environment, not the
 		// worker's (which may be another shell's, or older). On another
@@ -128,6 +129,7 @@ func (w *Worker) take(ctx context.Context, job *bus.Job, active *sync.Map) {
 
 	beat := make(chan struct{})
 	beating := make(chan struct{})
+	stopBeat := sync.OnceFunc(func() { close(beat); <-beating })
 	go func() { // The job's heartbeat, while the lease is held.
 		defer close(beating)
 		t := time.NewTicker(LeaseTTL / 3)
@@ -152,8 +154,7 @@ func (w *Worker) take(ctx context.Context, job *bus.Job, active *sync.Map) {
 		if !w.failover(h, &sv, prior, spec, log) {
 			// The bus did not answer: the job is looked at again, by
 			// this worker or another, a moment later.
-			close(beat)
-			<-beating
+			stopBeat()
 			h.Release(context.Background())
 			job.Later(time.Second)
 			return
@@ -161,8 +162,7 @@ func (w *Worker) take(ctx context.Context, job *bus.Job, active *sync.Map) {
 	default:
 		w.first(h, &sv, spec, log)
 	}
-	close(beat)
-	<-beating
+	stopBeat()
 	if fenced(h.Context) || !h.Fresh() && h.Context.Err() == nil {
 		log.Warn("this worker lost the run's lease: the worker that took it continues the run", "cause", context.Cause(h.Context))
 		return
@@ -218,12 +218,7 @@ func (w *Worker) failover(h *Held, sv *Supervisor, prior live.Run, spec Spec, lo
 		// nothing writes on.
 		stopGroup(prior.PID)
 	}
-	giveUp := func(why error) {
-		reason := fmt.Sprintf("its worker (%s) was lost, and %s could not continue it: %v", prior.Supervisor, SupervisorName(sv.host()), why)
-		if _, err := sv.endLost(context.WithoutCancel(ctx), prior, reason, "failover"); err != nil {
-			log.Warn("ending the run", "err", err)
-		}
-	}
+	giveUp := func(why error) { sv.notContinued(ctx, prior, why) }
 	res, s, err := sv.continuation(ctx, prior, spec)
 	if err != nil && bus.Transient(err) && ctx.Err() == nil {
 		log.Warn("reading what the bus captured of the run; trying again", "err", err)
@@ -287,6 +282,15 @@ func (w *Worker) failover(h *Held, sv *Supervisor, prior live.Run, spec Spec, lo
 	}
 	log.Info("run ended", "state", rec.State)
 	return true
+}
+
+// notContinued ends a run whose worker was lost, and that this one could
+// not continue (why), keeping what the bus captured.
+func (sv *Supervisor) notContinued(ctx context.Context, prior live.Run, why error) {
+	reason := fmt.Sprintf("its worker (%s) was lost, and %s could not continue it: %v", prior.Supervisor, SupervisorName(sv.host()), why)
+	if _, err := sv.endLost(context.WithoutCancel(ctx), prior, reason, "failover"); err != nil {
+		sv.logger().Warn("ending the run", "run", prior.ID, "err", err)
+	}
 }
 
 // continueIn is the CLI a run continues in on this machine: its own, or

@@ -78,10 +78,7 @@ func (sv *Supervisor) runWith(ctx context.Context, s *session.Session, spec Spec
 	if err != nil && !rec.State.Done() {
 		// It failed before it ran: stead runs says why.
 		if res := o.resumed; res != nil {
-			reason := fmt.Sprintf("its worker (%s) was lost, and %s could not continue it: %v", res.prior.Supervisor, SupervisorName(sv.host()), err)
-			if _, err := sv.endLost(context.WithoutCancel(ctx), res.prior, reason, "failover"); err != nil {
-				sv.logger().Warn("ending the run", "run", spec.ID, "err", err)
-			}
+			sv.notContinued(ctx, res.prior, err)
 		} else {
 			failedRun(sv.Bus, sv.host(), spec, err, sv.logger())
 		}

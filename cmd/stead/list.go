@@ -77,6 +77,15 @@ type listJSON struct {
 	Host string `json:"host,omitempty"`
 }
 
+// listItem is s in `list --json`, on host ("" for this machine's).
+func listItem(s session.Summary, host string) listJSON {
+	return listJSON{
+		CLI: s.CLI, ID: s.ID, Project: s.Project, Title: s.Title,
+		Start: jsonTime(s.Start), End: jsonTime(s.End), Host: host,
+		Messages: s.Messages, Turns: s.Turns, Path: s.Path, Size: s.Size, Parent: s.Parent,
+	}
+}
+
 // appendJSON writes l as json.Marshal would (a listing of 10,000 sessions
 // spent a third of its output time in reflection).
 func (l listJSON) appendJSON(b []byte) ([]byte, error) {
@@ -148,11 +157,7 @@ func listRun(cmd *cobra.Command, opts *ListOptions) error {
 		return writeJSON(f.IO.RawOut(),
 			jsonField{name: "sessions", items: func(yield func(any) error) error {
 				for _, s := range sums {
-					err := yield(listJSON{
-						CLI: s.CLI, ID: s.ID, Project: s.Project, Title: s.Title,
-						Start: jsonTime(s.Start), End: jsonTime(s.End),
-						Messages: s.Messages, Turns: s.Turns, Path: s.Path, Size: s.Size, Parent: s.Parent,
-					})
+					err := yield(listItem(s, ""))
 					if err != nil {
 						return err
 					}

@@ -72,11 +72,7 @@ func listHostsRun(cmd *cobra.Command, opts *ListOptions) error {
 		return writeJSON(f.IO.RawOut(),
 			jsonField{name: "sessions", items: func(yield func(any) error) error {
 				for _, s := range sums {
-					err := yield(listJSON{
-						CLI: s.CLI, ID: s.ID, Project: s.Project, Title: s.Title,
-						Start: jsonTime(s.Start), End: jsonTime(s.End), Host: s.host,
-						Messages: s.Messages, Turns: s.Turns, Path: s.Path, Size: s.Size, Parent: s.Parent,
-					})
+					err := yield(listItem(s.Summary, s.host))
 					if err != nil {
 						return err
 					}
