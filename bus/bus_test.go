@@ -271,3 +271,31 @@ func TestWatchSurvivesACut(t *testing.T) {
 		t.Errorf("the error does not name the run: %v", err)
 	}
 }
+
+func TestOtherWorker(t *testing.T) {
+	srv := newBus(t, bus.Options{Listen: "127.0.0.1:0"})
+	other := newBus(t, bus.Options{URL: srv.ClientURL(), Token: srv.ClientToken()})
+	c := ctx(t)
+	if host, err := srv.OtherWorker(c, "a", 200*time.Millisecond); host != "" || err != nil {
+		t.Fatalf("with no worker up, OtherWorker = %q, %v; want none", host, err)
+	}
+	stopA, err := srv.AnswerWorkers("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stopA()
+	if host, err := srv.OtherWorker(c, "a", 200*time.Millisecond); host != "" || err != nil {
+		t.Fatalf("with only itself up, OtherWorker = %q, %v; want none", host, err)
+	}
+	stopB, err := other.AnswerWorkers("b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if host, err := srv.OtherWorker(c, "a", 5*time.Second); host != "b" || err != nil {
+		t.Fatalf("with b up, OtherWorker of a = %q, %v; want b", host, err)
+	}
+	stopB()
+	if host, err := srv.OtherWorker(c, "a", 200*time.Millisecond); host != "" || err != nil {
+		t.Fatalf("once b stopped answering, OtherWorker = %q, %v; want none", host, err)
+	}
+}

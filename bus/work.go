@@ -226,3 +226,54 @@ func (b *Bus) RequestJob(ctx context.Context, run string, data []byte) ([]byte, 
 func (b *Bus) AnswerJob(run string, data []byte) error {
 	return b.nc.Publish(JobReply(run), data)
 }
+
+// WorkersSubject is where every worker says which host it is (core NATS):
+// a worker that stops asks whether another is up to hand its runs to.
+const WorkersSubject = "stead.work.workers"
+
+// AnswerWorkers answers on WorkersSubject with host until stop is called.
+func (b *Bus) AnswerWorkers(host string) (stop func(), err error) {
+	answer := []byte(host)
+	sub, err := b.nc.Subscribe(WorkersSubject, func(m *nats.Msg) {
+		if m.Reply != "" {
+			m.Respond(answer)
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("bus: answering as a worker: %w", err)
+	}
+	// Answering from the moment it returns.
+	if err := b.nc.Flush(); err != nil {
+		sub.Unsubscribe()
+		return nil, fmt.Errorf("bus: answering as a worker: %w", err)
+	}
+	return func() { sub.Unsubscribe(); b.nc.Flush() }, nil
+}
+
+// OtherWorker returns the host of a worker other than self's that
+// answers within wait, or "" when none does.
+func (b *Bus) OtherWorker(ctx context.Context, self string, wait time.Duration) (string, error) {
+	inbox := b.nc.NewInbox()
+	sub, err := b.nc.SubscribeSync(inbox)
+	if err != nil {
+		return "", fmt.Errorf("bus: asking for workers: %w", err)
+	}
+	defer sub.Unsubscribe()
+	if err := b.nc.PublishRequest(WorkersSubject, inbox, nil); err != nil {
+		return "", fmt.Errorf("bus: asking for workers: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	for {
+		m, err := sub.NextMsgWithContext(ctx)
+		if err != nil {
+			if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrNoResponders) {
+				return "", nil
+			}
+			return "", fmt.Errorf("bus: asking for workers: %w", err)
+		}
+		if host := string(m.Data); host != self && host != "" {
+			return host, nil
+		}
+	}
+}

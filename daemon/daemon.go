@@ -56,6 +56,10 @@ type Daemon struct {
 	Supervisor runs.Supervisor
 	// Host names this machine in the runs' records; "" is its hostname.
 	Host string
+	// HandoverWait is how long, as the daemon stops while another worker
+	// is up, a turn under way may end before its run is handed to that
+	// worker (see runs.Worker).
+	HandoverWait time.Duration
 	// Index says whether the daemon keeps the search index of Env fresh
 	// (index.Watch), so that a search need not look at every file first:
 	// IndexAuto when there is an index (made by stead index or stead
@@ -143,7 +147,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if sv.Host == "" {
 		sv.Host = host
 	}
-	w := &runs.Worker{Supervisor: sv, Host: host, Projects: filepath.Join(StateDir(d.Env), "projects")}
+	w := &runs.Worker{Supervisor: sv, Host: host, Projects: filepath.Join(StateDir(d.Env), "projects"), HandoverWait: d.HandoverWait}
 	var g run.Group
 	g.Add(func() error { return w.Run(ctx) }, func(error) { cancel() })
 	var ws *web.Server

@@ -20,6 +20,164 @@ import (
 // secondPrompt is the prompt sent to the run after its first failover.
 const secondPrompt = "And now? SECOND-PROMPT"
 
+// failoverRig is three stead daemons in a NATS cluster on loopback, each
+// with its own home, state, Codex store and model stub, as three
+// machines; a Claude session to resume; and a project, a clone of a
+// repository every machine can reach (here a folder; a URL on a real
+// network).
+type failoverRig struct {
+	bin, root, origin, project string
+	source                     string // the Claude session's id
+	ms                         []*member
+	stubs                      []*clitest.Env
+}
+
+func newFailoverRig(t *testing.T) *failoverRig {
+	rg := &failoverRig{bin: steadBinary(t), root: t.TempDir()}
+	if r, err := filepath.EvalSymlinks(rg.root); err == nil {
+		rg.root = r
+	}
+	root := rg.root
+	src := clitest.New(t, "claude", sourceScript(), clitest.In(filepath.Join(root, "src")))
+	r := src.Run(sourceScript().Prompts[0], "")
+	succeeded(t, r, "LIVE-SOURCE-FINAL")
+	rg.source = r.SessionID
+	rg.origin = filepath.Join(root, "origin.git")
+	rg.project = filepath.Join(root, "project")
+	for _, args := range [][]string{{"init", "-q", "--bare", rg.origin}, {"clone", "-q", rg.origin, rg.project}} {
+		if _, err := runs.Git(root, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(rg.project, "README"), []byte("the project\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"add", "-A"}, {"commit", "-q", "-m", "first"}, {"push", "-q", "origin", "HEAD"}} {
+		if _, err := runs.Git(rg.project, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Each machine's Codex answers slowly, so that a turn is under way
+	// when its machine is stopped or killed.
+	slow := func(i int) modelstub.Turn {
+		return modelstub.Turn{Text: fmt.Sprintf("Answer %d. LIVE-REPLY", i), DelayMs: 1500}
+	}
+	rg.stubs = make([]*clitest.Env, 3)
+	_, rg.ms = steadClusterOf(t, rg.bin, 3, func(i int) []string {
+		rg.stubs[i] = clitest.New(t, "codex", &modelstub.Script{Prompts: []string{livePrompt, secondPrompt}, Turns: []modelstub.Turn{slow(1), slow(2), slow(3)}},
+			clitest.In(filepath.Join(root, fmt.Sprintf("node-%d", i))))
+		return cliEnv(filepath.Join(root, fmt.Sprintf("node-%d", i)), src, rg.stubs[i])
+	})
+	for i, m := range rg.ms {
+		m.info(t)
+		// Each machine's user trusts the project in Codex, as its own.
+		trustProject(t, rg.stubs[i], rg.project)
+	}
+	return rg
+}
+
+// cmd runs stead on machine i.
+func (rg *failoverRig) cmd(t *testing.T, i int) *steadCmd {
+	return &steadCmd{t: t, bin: rg.bin, env: rg.ms[i].env, dir: rg.root}
+}
+
+// holder is the machine whose daemon is supervisor (<host>/<pid>).
+func (rg *failoverRig) holder(t *testing.T, supervisor string) int {
+	t.Helper()
+	for i, m := range rg.ms {
+		if strings.HasSuffix(supervisor, fmt.Sprintf("/%d", m.cmd.Process.Pid)) {
+			return i
+		}
+	}
+	t.Fatalf("no member supervises the run: %s", supervisor)
+	return -1
+}
+
+// detach starts a detached Codex run of the Claude session on machine 0,
+// in the project, with livePrompt.
+func (rg *failoverRig) detach(t *testing.T) live.Run {
+	t.Helper()
+	var rec live.Run
+	out := rg.cmd(t, 0).stead("session", "resume", "claude:"+rg.source, "--to", "codex", "--cwd", rg.project, "--prompt", livePrompt, "--detach", "--json")
+	if err := json.Unmarshal([]byte(out), &rec); err != nil || rec.ID == "" {
+		t.Fatalf("resume --detach on node-0 printed %q (%v)", out, err)
+	}
+	if rg.holder(t, rec.Supervisor) != 0 || !rec.Durable || rec.Project == nil || rec.Project.Repo != rg.origin {
+		t.Fatalf("the run asked on node-0: %+v; want it durable, on node-0, its project in %s", rec, rg.origin)
+	}
+	return rec
+}
+
+// busyWith holds once a user entry holding marker came and the run is busy.
+func busyWith(marker string) func([]watchMsg) bool {
+	return func(msgs []watchMsg) bool {
+		prompt := false
+		for _, m := range msgs {
+			if m.Event != nil {
+				for _, e := range m.Event.Entries {
+					prompt = prompt || e.Type == session.User && strings.Contains(e.Content, marker)
+				}
+			}
+		}
+		return prompt && len(states(msgs)) > 0 && lastState(msgs).State == live.RunBusy
+	}
+}
+
+// failoverOf is the failover state from the supervisor from.
+func failoverOf(msgs []watchMsg, from string) (live.Status, bool) {
+	for _, st := range states(msgs) {
+		if st.State == live.RunFailover && st.From == from {
+			return st, true
+		}
+	}
+	return live.Status{}, false
+}
+
+// failoverFrom holds once the run failed over from the supervisor from.
+func failoverFrom(from string) func([]watchMsg) bool {
+	return func(msgs []watchMsg) bool {
+		_, ok := failoverOf(msgs, from)
+		return ok
+	}
+}
+
+// answeredAfter holds once an answer came after the failover from from.
+func answeredAfter(from string) func([]watchMsg) bool {
+	return func(msgs []watchMsg) bool {
+		after := false
+		for _, m := range msgs {
+			after = after || m.Status != nil && m.Status.State == live.RunFailover && m.Status.From == from
+			if after && m.Event != nil {
+				for _, e := range m.Event.Entries {
+					if e.Type == session.Assistant && strings.Contains(e.Content, "LIVE-REPLY") {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	}
+}
+
+// storedMarks is the markers of the run's stored session's prompts and
+// answers, in order.
+func storedMarks(t *testing.T, c *steadCmd, run string) string {
+	t.Helper()
+	var whole session.Session
+	if err := json.Unmarshal([]byte(c.stead("session", "show", "run:"+run, "--json", "--no-native")), &whole); err != nil {
+		t.Fatalf("stead session show run:%s: %v", run, err)
+	}
+	var marks []string
+	for _, e := range whole.Timeline {
+		for _, m := range []string{"LIVE-SOURCE-FINAL", "LIVE-PROMPT", "SECOND-PROMPT", "LIVE-REPLY"} {
+			if (e.Type == session.User || e.Type == session.Assistant) && strings.Contains(e.Content, m) {
+				marks = append(marks, m)
+			}
+		}
+	}
+	return strings.Join(marks, " ")
+}
+
 // TestClusterRunFailover: three stead daemons form a NATS cluster on
 // loopback, each with its own home, state, Codex store and model stub, as
 // three machines. A detached Codex run asked on node-0 runs there.
@@ -36,115 +194,12 @@ const secondPrompt = "And now? SECOND-PROMPT"
 // The run keeps its id throughout; its stored session holds the history,
 // each prompt once and an answer after each.
 func TestClusterRunFailover(t *testing.T) {
-	bin := steadBinary(t)
-	root := t.TempDir()
-	if r, err := filepath.EvalSymlinks(root); err == nil {
-		root = r
-	}
-	src := clitest.New(t, "claude", sourceScript(), clitest.In(filepath.Join(root, "src")))
-	r := src.Run(sourceScript().Prompts[0], "")
-	succeeded(t, r, "LIVE-SOURCE-FINAL")
-	// The project is a clone of a repository every machine can reach
-	// (here a folder; a URL on a real network).
-	origin := filepath.Join(root, "origin.git")
-	project := filepath.Join(root, "project")
-	for _, args := range [][]string{{"init", "-q", "--bare", origin}, {"clone", "-q", origin, project}} {
-		if _, err := runs.Git(root, args...); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(project, "README"), []byte("the project\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, args := range [][]string{{"add", "-A"}, {"commit", "-q", "-m", "first"}, {"push", "-q", "origin", "HEAD"}} {
-		if _, err := runs.Git(project, args...); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// Each machine's Codex answers slowly, so that a turn is under way
-	// when its machine is stopped or killed.
-	slow := func(i int) modelstub.Turn {
-		return modelstub.Turn{Text: fmt.Sprintf("Answer %d. LIVE-REPLY", i), DelayMs: 1500}
-	}
-	stubs := make([]*clitest.Env, 3)
-	_, ms := steadClusterOf(t, bin, 3, func(i int) []string {
-		stubs[i] = clitest.New(t, "codex", &modelstub.Script{Prompts: []string{livePrompt, secondPrompt}, Turns: []modelstub.Turn{slow(1), slow(2), slow(3)}},
-			clitest.In(filepath.Join(root, fmt.Sprintf("node-%d", i))))
-		return cliEnv(filepath.Join(root, fmt.Sprintf("node-%d", i)), src, stubs[i])
-	})
-	for i, m := range ms {
-		m.info(t)
-		// Each machine's user trusts the project in Codex, as its own.
-		trustProject(t, stubs[i], project)
-	}
-	cmd := func(i int) *steadCmd { return &steadCmd{t: t, bin: bin, env: ms[i].env, dir: root} }
-	holder := func(supervisor string) int { // the member whose daemon supervises the run
-		for i, m := range ms {
-			if strings.HasSuffix(supervisor, fmt.Sprintf("/%d", m.cmd.Process.Pid)) {
-				return i
-			}
-		}
-		t.Fatalf("no member supervises the run: %s", supervisor)
-		return -1
-	}
-
-	var rec live.Run
-	out := cmd(0).stead("session", "resume", "claude:"+r.SessionID, "--to", "codex", "--cwd", project, "--prompt", livePrompt, "--detach", "--json")
-	if err := json.Unmarshal([]byte(out), &rec); err != nil || rec.ID == "" {
-		t.Fatalf("resume --detach on node-0 printed %q (%v)", out, err)
-	}
-	if holder(rec.Supervisor) != 0 || !rec.Durable || rec.Project == nil || rec.Project.Repo != origin {
-		t.Fatalf("the run asked on node-0: %+v; want it durable, on node-0, its project in %s", rec, origin)
-	}
+	rg := newFailoverRig(t)
+	project, ms := rg.project, rg.ms
+	cmd := func(i int) *steadCmd { return rg.cmd(t, i) }
+	holder := func(supervisor string) int { return rg.holder(t, supervisor) }
+	rec := rg.detach(t)
 	w := cmd(2).watch(rec.ID) // watched from the third machine
-	busyWith := func(marker string) func([]watchMsg) bool {
-		return func(msgs []watchMsg) bool {
-			prompt := false
-			for _, m := range msgs {
-				if m.Event != nil {
-					for _, e := range m.Event.Entries {
-						prompt = prompt || e.Type == session.User && strings.Contains(e.Content, marker)
-					}
-				}
-			}
-			return prompt && len(states(msgs)) > 0 && lastState(msgs).State == live.RunBusy
-		}
-	}
-	failoverFrom := func(from string) func([]watchMsg) bool {
-		return func(msgs []watchMsg) bool {
-			for _, st := range states(msgs) {
-				if st.State == live.RunFailover && st.From == from {
-					return true
-				}
-			}
-			return false
-		}
-	}
-	failoverOf := func(msgs []watchMsg, from string) live.Status {
-		for _, st := range states(msgs) {
-			if st.State == live.RunFailover && st.From == from {
-				return st
-			}
-		}
-		return live.Status{}
-	}
-	// answeredAfter holds once an answer came after the failover from from.
-	answeredAfter := func(from string) func([]watchMsg) bool {
-		return func(msgs []watchMsg) bool {
-			after := false
-			for _, m := range msgs {
-				after = after || m.Status != nil && m.Status.State == live.RunFailover && m.Status.From == from
-				if after && m.Event != nil {
-					for _, e := range m.Event.Entries {
-						if e.Type == session.Assistant && strings.Contains(e.Content, "LIVE-REPLY") {
-							return true
-						}
-					}
-				}
-			}
-			return false
-		}
-	}
 
 	// 1. node-0 stopped past its lease, mid-turn.
 	w.until(t, "the first prompt, with the model answering", 3*time.Minute, busyWith("LIVE-PROMPT"))
@@ -155,7 +210,7 @@ func TestClusterRunFailover(t *testing.T) {
 	t.Cleanup(func() { syscall.Kill(stopped, syscall.SIGCONT) }) // for the members' cleanup, if the test fails
 	stoppedAt := time.Now()
 	msgs := w.until(t, "the failover from the stopped node-0", 2*time.Minute, failoverFrom(rec.Supervisor))
-	first := failoverOf(msgs, rec.Supervisor)
+	first, _ := failoverOf(msgs, rec.Supervisor)
 	t.Logf("node-0 stopped mid-turn: failover to %s after %s", first.To, first.Time.Sub(stoppedAt).Round(time.Millisecond))
 	w.until(t, "the answer after the first failover", 3*time.Minute, answeredAfter(rec.Supervisor))
 	if err := syscall.Kill(stopped, syscall.SIGCONT); err != nil {
@@ -207,7 +262,7 @@ func TestClusterRunFailover(t *testing.T) {
 		t.Fatal(err)
 	}
 	msgs = w.until(t, "the failover from the dead machine", 2*time.Minute, failoverFrom(second.Supervisor))
-	last := failoverOf(msgs, second.Supervisor)
+	last, _ := failoverOf(msgs, second.Supervisor)
 	detected := last.Time.Sub(killedAt)
 	var continued time.Duration
 	for _, st := range states(msgs) {
@@ -252,19 +307,7 @@ func TestClusterRunFailover(t *testing.T) {
 	alive := 0 // node-0 lives on (it gave the run up)
 	cmd(alive).stead("stop", rec.ID)
 	w.until(t, "the end of the run", time.Minute, ended)
-	var whole session.Session
-	if err := json.Unmarshal([]byte(cmd(alive).stead("session", "show", "run:"+rec.ID, "--json", "--no-native")), &whole); err != nil {
-		t.Fatalf("stead session show run:%s: %v", rec.ID, err)
-	}
-	var marks []string
-	for _, e := range whole.Timeline {
-		for _, m := range []string{"LIVE-SOURCE-FINAL", "LIVE-PROMPT", "SECOND-PROMPT", "LIVE-REPLY"} {
-			if (e.Type == session.User || e.Type == session.Assistant) && strings.Contains(e.Content, m) {
-				marks = append(marks, m)
-			}
-		}
-	}
-	got := strings.Join(marks, " ")
+	got := storedMarks(t, cmd(alive), rec.ID)
 	if !strings.HasPrefix(got, "LIVE-SOURCE-FINAL LIVE-PROMPT LIVE-REPLY") || strings.Count(got, "LIVE-PROMPT") != 1 ||
 		strings.Count(got, "SECOND-PROMPT") != 1 || !strings.HasSuffix(got, "SECOND-PROMPT LIVE-REPLY") && !strings.HasSuffix(got, "SECOND-PROMPT LIVE-REPLY LIVE-REPLY") {
 		t.Errorf("the stored session holds %q; want the history, each prompt once, an answer after each", got)

@@ -80,6 +80,10 @@ type Failover struct {
 	// Retyped is the prompt typed again: its turn's answer never came
 	// while the lost worker ran it.
 	Retyped string `json:"retyped,omitempty"`
+	// Handover is set when the worker was not lost but stopping (stead
+	// serve stop, a machine taken down on purpose): it handed the run
+	// over at once rather than letting its lease expire.
+	Handover bool `json:"handover,omitempty"`
 }
 
 // RunState is what a run's CLI is doing.

@@ -30,6 +30,15 @@ import (
 // the run up (its CLI is stopped, and it writes nothing more of it)
 // before any other can take it: never two owners.
 
+// ErrHandedOver ends a run its worker handed to another as it stopped
+// (its CLI quit, its record and states left as they were, its job given
+// back to the queue at once).
+var ErrHandedOver = errors.New("its worker stopped and handed the run over to another")
+
+// handoverAsk is how long a stopping worker waits for another to say it
+// is up before it ends its runs itself.
+const handoverAsk = time.Second
+
 // LeaseTTL is how long a worker's hold on a run lasts without a renewal.
 // It is well below bus.JobAckWait: a job goes to another worker only
 // after the lost one has given it up.
@@ -96,7 +105,9 @@ func (w *Worker) take(ctx context.Context, job *bus.Job, active *sync.Map) {
 			return
 		}
 	}
-	h, err := Hold(ctx, b, spec.ID, SupervisorName(sv.host()), LeaseTTL, log)
+	// The lease outlives the worker's stop: a run handed over is held
+	// until its CLI has quit.
+	h, err := Hold(context.WithoutCancel(ctx), b, spec.ID, SupervisorName(sv.host()), LeaseTTL, log)
 	if errors.Is(err, bus.ErrLeaseHeld) {
 		job.Later(LeaseTTL / 3) // its worker lives; looked at again
 		return
@@ -110,6 +121,24 @@ func (w *Worker) take(ctx context.Context, job *bus.Job, active *sync.Map) {
 	}
 	active.Store(spec.ID, true)
 	defer active.Delete(spec.ID)
+	// When the worker stops, the run goes to another worker if one is
+	// up (handed over: that worker continues it at once, as after a
+	// failover); else it ends here, as a run of a single machine does.
+	handover := make(chan struct{})
+	stopWatch := context.AfterFunc(ctx, func() {
+		other, err := b.OtherWorker(h.Context, host, handoverAsk)
+		if other != "" {
+			log.Info("this worker stops: its run is handed to another worker", "up", other)
+			close(handover)
+			return
+		}
+		if err != nil {
+			log.Warn("asking whether another worker is up to take the run", "err", err)
+		}
+		h.end()
+	})
+	defer stopWatch()
+	o := runOpts{durable: true, held: h, handover: handover, handoverWait: w.HandoverWait}
 	// The record as it is now the lease is held: a worker that held it
 	// before may have ended the run meanwhile.
 	prior, err := b.Run(h.Context, spec.ID)
@@ -147,11 +176,13 @@ func (w *Worker) take(ctx context.Context, job *bus.Job, active *sync.Map) {
 			}
 		}
 	}()
+	var ran error
 	switch {
 	case known && prior.State.Done():
 		log.Info("the run had ended; its job is done")
 	case known && prior.PID > 0:
-		if !w.failover(h, &sv, prior, spec, log) {
+		var taken bool
+		if taken, ran = w.failover(&sv, prior, spec, o, log); !taken {
 			// The bus did not answer: the job is looked at again, by
 			// this worker or another, a moment later.
 			stopBeat()
@@ -160,9 +191,22 @@ func (w *Worker) take(ctx context.Context, job *bus.Job, active *sync.Map) {
 			return
 		}
 	default:
-		w.first(h, &sv, spec, log)
+		ran = w.first(&sv, spec, o, log)
 	}
 	stopBeat()
+	if errors.Is(ran, ErrHandedOver) {
+		// Given back at once: the worker that takes the job need not
+		// wait for the lease to expire.
+		dctx, cancel := context.WithTimeout(context.Background(), recordWait)
+		defer cancel()
+		if err := h.Release(dctx); err != nil {
+			log.Warn("releasing the run's lease", "err", err)
+		}
+		if err := job.Later(0); err != nil {
+			log.Warn("giving the run's job back to the queue (another worker takes it once the job's wait is over)", "err", err)
+		}
+		return
+	}
 	if fenced(h.Context) || !h.Fresh() && h.Context.Err() == nil {
 		log.Warn("this worker lost the run's lease: the worker that took it continues the run", "cause", context.Cause(h.Context))
 		return
@@ -185,34 +229,44 @@ func answerJob(b *bus.Bus, run string, reply WorkReply) {
 
 // first starts a run no worker ran yet, answering the command that
 // queued it once its CLI runs (or why it did not start).
-func (w *Worker) first(h *Held, sv *Supervisor, spec Spec, log *slog.Logger) {
-	ctx := h.Context
+func (w *Worker) first(sv *Supervisor, spec Spec, o runOpts, log *slog.Logger) error {
+	ctx := o.held.Context
 	var once sync.Once
 	answer := func(r *live.Run, err error) { once.Do(func() { answerJob(sv.Bus, spec.ID, workReply(r, err)) }) }
 	s, err := sv.stored(ctx, spec.Source)
 	if err != nil {
 		sv.Failed(spec, err)
 		answer(nil, err)
-		return
+		return err
 	}
-	rec, err := sv.runWith(ctx, s, spec, nil, func(r live.Run) { answer(&r, nil) }, runOpts{durable: true, held: h})
-	if err != nil {
-		answer(nil, err)
+	rec, err := sv.runWith(ctx, s, spec, nil, func(r live.Run) { answer(&r, nil) }, o)
+	answer(nil, err)
+	ranOut(log, rec, err)
+	return err
+}
+
+// ranOut logs how a worker's run ended here.
+func ranOut(log *slog.Logger, rec live.Run, err error) {
+	switch {
+	case errors.Is(err, ErrHandedOver):
+		log.Info("the run is handed over", "state", rec.State)
+	case err != nil:
 		log.Warn("run ended", "err", err)
-		return
+	default:
+		log.Info("run ended", "state", rec.State)
 	}
-	log.Info("run ended", "state", rec.State)
 }
 
 // failover continues a run whose worker was lost: its session as the bus
 // captured it is written into this machine's store of the run's CLI and
-// resumed there, the prompt whose answer never came typed again. It
-// returns false, having done nothing, when the bus did not answer (a
-// cluster choosing leaders): the job is to be taken again.
-func (w *Worker) failover(h *Held, sv *Supervisor, prior live.Run, spec Spec, log *slog.Logger) bool {
-	ctx := h.Context
+// resumed there, the prompt whose answer never came typed again; ran is
+// how the run went on here. taken is false, nothing having been done,
+// when the bus did not answer (a cluster choosing leaders): the job is to
+// be taken again.
+func (w *Worker) failover(sv *Supervisor, prior live.Run, spec Spec, o runOpts, log *slog.Logger) (taken bool, ran error) {
+	ctx := o.held.Context
 	log = log.With("lost", prior.Supervisor)
-	log.Warn("the run's worker was lost: continuing the run here")
+	log.Warn("the run's worker is gone (lost, or stopped and handing it over): continuing the run here")
 	if prior.PID > 0 && prior.Host == sv.host() && runsFor(prior.PID, prior.ID) {
 		// The lost worker's CLI, on this machine: stopped, so that
 		// nothing writes on.
@@ -222,11 +276,11 @@ func (w *Worker) failover(h *Held, sv *Supervisor, prior live.Run, spec Spec, lo
 	res, s, err := sv.continuation(ctx, prior, spec)
 	if err != nil && bus.Transient(err) && ctx.Err() == nil {
 		log.Warn("reading what the bus captured of the run; trying again", "err", err)
-		return false
+		return false, nil
 	}
 	if err != nil {
 		giveUp(err)
-		return true
+		return true, nil
 	}
 	if res.retype == "" && spec.Once {
 		// The run's one turn was over when its worker was lost, before
@@ -234,12 +288,12 @@ func (w *Worker) failover(h *Held, sv *Supervisor, prior live.Run, spec Spec, lo
 		if _, err := sv.endLost(context.WithoutCancel(ctx), prior, "its worker ("+prior.Supervisor+") was lost after the turn was over", "failover"); err != nil {
 			log.Warn("ending the run", "err", err)
 		}
-		return true
+		return true, nil
 	}
 	to, err := continueIn(sv.Env, spec)
 	if err != nil {
 		giveUp(err)
-		return true
+		return true, nil
 	}
 	if to != spec.To {
 		log.Warn("the run's CLI is not installed here: it continues in the run's fallback", "cli", spec.To, "fallback", to)
@@ -251,11 +305,11 @@ func (w *Worker) failover(h *Held, sv *Supervisor, prior live.Run, spec Spec, lo
 		dir, err := w.rebuild(ctx, sv, prior)
 		if err != nil && bus.Transient(err) && ctx.Err() == nil {
 			log.Warn("reading the run's project changes; trying again", "err", err)
-			return false
+			return false, nil
 		}
 		if err != nil {
 			giveUp(fmt.Errorf("its project folder %s is not on this machine, and could not be rebuilt: %w", spec.Dir, err))
-			return true
+			return true, nil
 		}
 		log.Info("the run's project is rebuilt from git", "repo", prior.Project.Repo, "commit", prior.Project.Commit, "dir", dir)
 		// A folder stead made: the CLI's question whether to trust it
@@ -265,7 +319,7 @@ func (w *Worker) failover(h *Held, sv *Supervisor, prior live.Run, spec Spec, lo
 	spec.Prompt = res.retype
 	// Announced before the session is placed and the CLI started: the
 	// run's watchers and stead runs see the move at once.
-	res.failover = live.Failover{Time: time.Now().UTC(), From: prior.Supervisor, To: SupervisorName(sv.host()), Retyped: res.retype}
+	res.failover = live.Failover{Time: time.Now().UTC(), From: prior.Supervisor, To: SupervisorName(sv.host()), Retyped: res.retype, Handover: res.handover}
 	moved := prior
 	moved.State, moved.Supervisor, moved.Host = live.RunFailover, res.failover.To, sv.host()
 	moved.Failovers = append(moved.Failovers[:len(moved.Failovers):len(moved.Failovers)], res.failover)
@@ -275,13 +329,10 @@ func (w *Worker) failover(h *Held, sv *Supervisor, prior live.Run, spec Spec, lo
 	if err := sv.Bus.Publish(ctx, spec.ID, bus.Status, st, ""); err != nil {
 		log.Warn("announcing the failover", "err", err)
 	}
-	rec, err := sv.runWith(ctx, s, spec, nil, nil, runOpts{durable: true, held: h, resumed: res})
-	if err != nil {
-		log.Warn("run ended", "err", err)
-		return true
-	}
-	log.Info("run ended", "state", rec.State)
-	return true
+	o.resumed = res
+	rec, err := sv.runWith(ctx, s, spec, nil, nil, o)
+	ranOut(log, rec, err)
+	return true, err
 }
 
 // notContinued ends a run whose worker was lost, and that this one could
@@ -353,17 +404,17 @@ func (sv *Supervisor) continuation(ctx context.Context, prior live.Run, spec Spe
 	if err != nil {
 		return nil, nil, fmt.Errorf("its captured entries: %w", err)
 	}
-	last := live.RunStarting
+	last, handover := live.RunStarting, false
 	if err := sv.Bus.Replay(ctx, prior.ID, bus.Status, func(m bus.Msg) error {
 		var st live.Status
 		if json.Unmarshal(m.Data, &st) == nil && st.State != live.RunFailover {
-			last = st.State
+			last, handover = st.State, st.Signal == handoverSignal
 		}
 		return nil
 	}); err != nil {
 		return nil, nil, fmt.Errorf("its states: %w", err)
 	}
-	res := &resumed{prior: prior, history: history, captured: len(captured)}
+	res := &resumed{prior: prior, history: history, captured: len(captured), handover: handover}
 	cut := len(captured)
 	prompt := -1 // the last prompt the bus captured
 	for i, e := range captured {
@@ -397,7 +448,11 @@ func promptIn(entries []session.Entry, prompt string) bool {
 
 // failoverDetail says what a failover did, for a person.
 func failoverDetail(f live.Failover, captured int) string {
-	d := fmt.Sprintf("its worker %s was lost (its lease expired); %s continues the run from the %d entries the bus captured", f.From, f.To, captured)
+	how := "was lost (its lease expired)"
+	if f.Handover {
+		how = "stopped and handed the run over"
+	}
+	d := fmt.Sprintf("its worker %s %s; %s continues the run from the %d entries the bus captured", f.From, how, f.To, captured)
 	if f.Retyped != "" {
 		d += "; the prompt whose answer never came is typed again: " + safetext.QuoteN(f.Retyped, 80)
 	}

@@ -102,6 +102,10 @@ func (h *Held) Fresh() bool {
 	return h.Context.Err() == nil && time.Since(h.base)-time.Duration(h.renewed.Load()) < h.ttl
 }
 
+// end ends the holder's context (context.Canceled): the run is to end
+// here, its worker stopping. Release gives the lease up after.
+func (h *Held) end() { h.stop() }
+
 // Gen is the lease's fencing generation as the holder last renewed it.
 func (h *Held) Gen() uint64 { return h.gen.Load() }
 

@@ -32,6 +32,10 @@ type runPublisher struct {
 	// fenced reports that the run's lease is lost: another worker owns
 	// the run, and nothing more is published.
 	fenced func() bool
+	// quiet reports that the run is being handed to another worker: the
+	// states of its CLI quitting are not the run's, and are not
+	// published (its entries are, up to the last).
+	quiet func() bool
 	// epoch tells this worker's messages from those of the workers that
 	// ran the run before it (their ids would be taken for duplicates).
 	epoch string
@@ -156,7 +160,7 @@ func (p *runPublisher) Entry(ev session.Event) error {
 }
 
 func (p *runPublisher) Status(st live.Status) error {
-	if p.fenced != nil && p.fenced() {
+	if p.fenced != nil && p.fenced() || p.quiet != nil && p.quiet() {
 		return nil
 	}
 	data, _ := json.Marshal(st)

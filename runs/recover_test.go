@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"syscall"
 	"testing"
+	"time"
 )
 
 func TestSignalName(t *testing.T) {
@@ -43,6 +44,11 @@ func TestRunsFor(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	// Start returns as the exec begins: the kernel shows the new
+	// program's environment a moment later.
+	for deadline := time.Now().Add(2 * time.Second); !runsFor(cmd.Process.Pid, "r-1") && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
 	if !runsFor(cmd.Process.Pid, "r-1") {
 		t.Errorf("runsFor(the run's CLI, r-1) = false")
 	}

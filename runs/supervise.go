@@ -3,6 +3,7 @@ package runs
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -43,7 +44,16 @@ type runOpts struct {
 	held *Held
 	// resumed is set when the run continues where a lost worker left it.
 	resumed *resumed
+	// handover is closed when the worker stops while another is up: a
+	// turn under way is given handoverWait to end, then the CLI quits and
+	// the run is left as it was (ErrHandedOver), for that worker to
+	// continue.
+	handover     <-chan struct{}
+	handoverWait time.Duration
 }
+
+// handoverSignal marks the state a run was handed over in.
+const handoverSignal = "handover"
 
 // resumed is what a run taken over from a lost worker continues from.
 type resumed struct {
@@ -58,6 +68,8 @@ type resumed struct {
 	retype string
 	// failover is this move, as announced.
 	failover live.Failover
+	// handover: the worker before stopped and handed the run over.
+	handover bool
 }
 
 // fenced reports whether ctx ended because the run's lease was lost:
@@ -74,6 +86,9 @@ func (sv *Supervisor) runWith(ctx context.Context, s *session.Session, spec Spec
 	rec, err := sv.run(ctx, s, spec, term, started, o)
 	if o.lost(ctx) {
 		return rec, fmt.Errorf("run %s: %w", spec.ID, ErrLeaseGone)
+	}
+	if errors.Is(err, ErrHandedOver) {
+		return rec, err
 	}
 	if err != nil && !rec.State.Done() {
 		// It failed before it ran: stead runs says why.
@@ -164,7 +179,11 @@ func (sv *Supervisor) run(ctx context.Context, s *session.Session, spec Spec, te
 	if drain <= 0 {
 		drain = publishDrain
 	}
-	pub := &runPublisher{b: b, run: spec.ID, log: log, giveUp: giveUp, drain: drain, fenced: func() bool { return o.lost(ctx) }}
+	// handing is set once the run is being handed to another worker,
+	// with the state it was handed over in.
+	var handing atomic.Bool
+	var handState live.RunState
+	pub := &runPublisher{b: b, run: spec.ID, log: log, giveUp: giveUp, drain: drain, fenced: func() bool { return o.lost(ctx) }, quiet: handing.Load}
 	if o.resumed != nil {
 		pub.retyped = o.resumed.retype
 		pub.epoch = fmt.Sprintf("f%d:", len(rec.Failovers))
@@ -413,6 +432,41 @@ func (sv *Supervisor) run(ctx context.Context, s *session.Session, spec Spec, te
 			stopControl()
 		})
 	}
+	if o.handover != nil { // The worker stops, and hands the run over.
+		g.Add(func() error {
+			select {
+			case <-runCtx.Done():
+				return nil
+			case <-o.handover:
+			}
+			if c.State() == live.RunBusy {
+				// A turn under way is let end: the worker taking
+				// the run need not do it again.
+				log.Info("this worker stops: the turn under way may end before the run is handed over", "wait", o.handoverWait)
+				wait := time.NewTimer(o.handoverWait)
+				defer wait.Stop()
+				tick := time.NewTicker(100 * time.Millisecond)
+				defer tick.Stop()
+			turn:
+				for c.State() == live.RunBusy {
+					select {
+					case <-runCtx.Done():
+						return nil
+					case <-wait.C:
+						break turn
+					case <-tick.C:
+					}
+				}
+			}
+			pub.mu.Lock()
+			handState = c.State()
+			pub.mu.Unlock()
+			handing.Store(true)
+			stop()
+			<-runCtx.Done()
+			return nil
+		}, func(error) { cancel() })
+	}
 	if rec.Project != nil {
 		g.Add(func() error {
 			for {
@@ -499,6 +553,9 @@ func (sv *Supervisor) run(ctx context.Context, s *session.Session, spec Spec, te
 		log.Warn("the run's lease was lost: its CLI is stopped, and the worker that took it continues the run", "cause", context.Cause(ctx))
 		return rec, context.Cause(ctx)
 	}
+	if handing.Load() {
+		return sv.handOver(b, pub, rec, handState, entries(), keep)
+	}
 	keep() // the project as the run left it
 	rec.Ended = time.Now().UTC()
 	rec.ExitCode = &code
@@ -569,4 +626,26 @@ func exited(err error) error {
 		return bus.ErrNotRunning
 	}
 	return err
+}
+
+// handOver leaves a run that its worker handed to another as its CLI
+// quit: the project's changes and every entry captured are stored, and the
+// run's record and last state are those it was handed over in (busy: the
+// taking worker types its prompt again), so that the worker taking it
+// continues it as after a failover.
+func (sv *Supervisor) handOver(b *bus.Bus, pub *runPublisher, rec live.Run, state live.RunState, entries int, keep func()) (live.Run, error) {
+	keep()
+	fctx, fcancel := context.WithTimeout(context.Background(), flushWait)
+	b.Flush(fctx)
+	fcancel()
+	rec.State, rec.Entries = state, entries
+	st, _ := json.Marshal(live.Status{Run: rec.ID, State: state, Time: time.Now().UTC(), Signal: handoverSignal,
+		Detail: fmt.Sprintf("its worker %s stops: the run goes to another worker, which continues it", rec.Supervisor)})
+	pub.retry("storing the handover", func(ctx context.Context) error { return b.Publish(ctx, rec.ID, bus.Status, st, "") })
+	pub.retry("storing the run record", func(ctx context.Context) error { return b.PutRun(ctx, rec) })
+	fctx, fcancel = context.WithTimeout(context.Background(), flushWait)
+	b.Flush(fctx)
+	fcancel()
+	sv.logger().Info("the run is handed over as its worker stops", "run", rec.ID, "state", state)
+	return rec, fmt.Errorf("run %s: %w", rec.ID, ErrHandedOver)
 }

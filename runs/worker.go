@@ -78,6 +78,11 @@ type Worker struct {
 	// machine are rebuilt from git, when their folder is not on this
 	// one; "" is a folder in the system's temporary folder.
 	Projects string
+	// HandoverWait is how long a stopping worker lets a turn under way
+	// end before it hands its run to another worker (0: at once). A
+	// worker hands its runs over when another answers on the bus; when
+	// none does, they end here, interrupted.
+	HandoverWait time.Duration
 }
 
 // Run takes work until ctx ends, then waits for the runs it started,
@@ -111,6 +116,13 @@ func (w *Worker) Run(ctx context.Context) error {
 		}
 		return err
 	}
+	// Up for the runs other workers hand over as they stop, until this
+	// one stops.
+	stopAnswer, err := sv.Bus.AnswerWorkers(bus.HostName(host))
+	if err != nil {
+		return err
+	}
+	context.AfterFunc(ctx, stopAnswer)
 	stopWork, err := sv.Bus.Handle(bus.WorkSubject, bus.WorkQueue, func(data []byte) []byte {
 		out, _ := json.Marshal(w.start(ctx, data, &wg, &active))
 		return out

@@ -25,6 +25,7 @@ import (
 func newServeCmd(f *Factory) *cobra.Command {
 	var bf BusFlags
 	var listen, keepIndex string
+	var handoverWait time.Duration
 	var terminal byteSize
 	var wf webFlags
 	var cf clusterFlags
@@ -39,7 +40,12 @@ nothing and is one of several workers sharing an external NATS deployment. With
 --cluster-key its embedded server is a member of a NATS cluster of stead
 daemons: the runs' streams and records are kept on three members (JetStream,
 replicated), so that they outlive any one machine.
-Stopping it (Ctrl-C, SIGTERM) stops its runs' CLIs.
+
+Stopping it (Ctrl-C, SIGTERM, stead serve stop) stops its runs' CLIs. A
+detached run is handed to another worker instead when one is up (a cluster's
+other members, other workers of an external NATS): a turn under way may end
+first (--handover-wait), then that worker continues the run in its own CLI,
+as after a failover. With no other worker up, the runs end here.
 
 A daemon that starts after one was killed takes its address and token back
 (so that running watches reconnect), and ends the runs whose supervisor is
@@ -73,10 +79,14 @@ that a search need not look at every file first (--index on|off to choose).`,
 			if err != nil {
 				return err
 			}
-			return serve(cmd.Context(), f, bf, listen, int64(terminal), mode, wf, cl, cf.KeyFile)
+			if handoverWait < 0 {
+				return flagErrorf("--handover-wait: %s is negative", handoverWait)
+			}
+			return serve(cmd.Context(), f, bf, listen, int64(terminal), mode, wf, cl, cf.KeyFile, handoverWait)
 		},
 	}
 	cmd.Flags().StringVar(&keepIndex, "index", "auto", "keep the search index fresh: auto (when there is one), on, off")
+	cmd.Flags().DurationVar(&handoverWait, "handover-wait", 30*time.Second, "as the daemon stops while another worker is up, how long a turn under way may end before its run is handed over (0: at once)")
 	cmd.Flags().StringVar(&listen, "listen", "", "the loopback address the embedded bus takes clients on (default: the last daemon's when free, else any free port on 127.0.0.1)")
 	cmd.AddCommand(newServeStatusCmd(f), newServeStopCmd(f), newServeClusterKeyCmd(f))
 	cmd.Flags().Var(&terminal, "terminal-bytes", "the runs' terminal output kept, the oldest discarded first, e.g. 256M (default 1G, or a quarter of what the store's disk may hold when that is less)")
@@ -86,14 +96,14 @@ that a search need not look at every file first (--index on|off to choose).`,
 	return cmd
 }
 
-func serve(ctx context.Context, f *Factory, bf BusFlags, listen string, terminalBytes int64, keepIndex daemon.IndexMode, wf webFlags, cl *bus.Cluster, keyFile string) error {
+func serve(ctx context.Context, f *Factory, bf BusFlags, listen string, terminalBytes int64, keepIndex daemon.IndexMode, wf webFlags, cl *bus.Cluster, keyFile string, handoverWait time.Duration) error {
 	prices, err := f.Prices()
 	if err != nil {
 		return err
 	}
 	d := &daemon.Daemon{Env: f.Env, Logger: f.Logger, Listen: listen, TerminalBytes: terminalBytes, Index: keepIndex,
 		URL: bf.URL, Token: bf.Token, Creds: bf.Creds, Version: version, Notices: f.IO.ErrOut, Supervisor: *f.supervisor(nil),
-		Web: wf.Addr, WebHosts: wf.Hosts, WebReadOnly: wf.ReadOnly, Prices: prices, Cluster: cl, ClusterKeyFile: keyFile}
+		Web: wf.Addr, WebHosts: wf.Hosts, WebReadOnly: wf.ReadOnly, Prices: prices, Cluster: cl, ClusterKeyFile: keyFile, HandoverWait: handoverWait}
 	if cl != nil && keyFile != "" {
 		if abs, err := filepath.Abs(keyFile); err == nil {
 			d.ClusterKeyFile = abs
@@ -199,7 +209,7 @@ func newServeStopCmd(f *Factory) *cobra.Command {
 	var wait time.Duration
 	cmd := &cobra.Command{
 		Use:   "stop",
-		Short: "Stop the local stead daemon: its runs' CLIs are stopped and their sessions stored",
+		Short: "Stop the local stead daemon: its runs go to another worker, or their CLIs are stopped and their sessions stored",
 		Example: `  # Stop the daemon; its runs' CLIs are stopped and their sessions stored
   stead serve stop
   # Give its runs 5 minutes before it is killed
