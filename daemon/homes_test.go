@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/stead-dev/stead/hosts"
+	"github.com/stead-dev/stead/index"
 	"github.com/stead-dev/stead/internal/clitest"
 )
 
@@ -37,6 +38,13 @@ func TestDaemonAnswersForWindowsHomes(t *testing.T) {
 
 	env := testEnv(t)
 	env.Vars["STEAD_WINDOWS_USERS"] = users
+	// The user has a search index of their own: the daemon indexes
+	// the Windows homes too, in its own cache.
+	own, err := index.Open(context.Background(), index.DefaultPath(env), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own.Close()
 	d := start(t, env)
 	host := d.HostName()
 	ctx := context.Background()
@@ -65,5 +73,33 @@ func TestDaemonAnswersForWindowsHomes(t *testing.T) {
 	s, err := hosts.Fetch(ctx, d.Bus(), host+"-win-alice", "claude:6cccbe0a-a5b6-4c51-bd4c-d322261e2887", 5*time.Second)
 	if err != nil || len(s.Timeline) == 0 {
 		t.Fatalf("fetching alice's session through the bus: %v", err)
+	}
+
+	// Searched, with the project as WSL sees it, once its index is made.
+	q := index.Query{Text: "command", Project: "/mnt/c/Users/alice/work", Roles: []string{"user"}}
+	var hits []hosts.Hits
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		hits, err = hosts.Search(ctx, d.Bus(), q, []string{host + "-win-alice"}, 5*time.Second)
+		if err == nil && len(hits) == 1 && hits[0].Err == nil || time.Now().After(deadline) {
+			break
+		}
+	}
+	if err != nil || len(hits) != 1 || hits[0].Err != nil || len(hits[0].Hits) == 0 {
+		t.Fatalf("searching alice's home: %+v, %v; want its session's prompt", hits, err)
+	}
+	if h := hits[0].Hits[0]; h.SessionID != "6cccbe0a-a5b6-4c51-bd4c-d322261e2887" || h.Project != "/mnt/c/Users/alice/work/alpha" || h.Host != host+"-win-alice" {
+		t.Errorf("the hit: %+v; want alice's session, its project as WSL sees it, its host the home's", h)
+	}
+	if _, err := os.Stat(filepath.Join(users, "alice", ".cache")); err == nil {
+		t.Errorf("the daemon wrote in alice's home")
+	}
+	// The user's own index holds none of alice's sessions.
+	mine, err := index.OpenMade(ctx, index.DefaultPath(env), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mine.Close()
+	if own, err := mine.Search(ctx, index.Query{Text: "command"}); err != nil || len(own) != 0 {
+		t.Errorf("the user's own index: %d hits, %v; want none of alice's", len(own), err)
 	}
 }

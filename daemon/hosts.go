@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/stead-dev/stead/bus"
@@ -39,9 +40,21 @@ func (d *Daemon) serveHost(ctx context.Context, b *bus.Bus) error {
 		log = slog.New(slog.DiscardHandler)
 	}
 	stores := map[string]daemonStore{d.HostName(): {d: d, env: d.Env}}
+	var indexing sync.WaitGroup // the homes' indexes being made
+	defer indexing.Wait()
 	for _, h := range homes.Find(d.Env) {
-		stores[bus.HostName(d.HostName()+"-"+h.Name)] = daemonStore{d: d, env: h.Env, other: true}
-		log.Info("daemon: answering for a home beyond the user's own", "home", h.Env.Home, "as", d.HostName()+"-"+h.Name)
+		name := bus.HostName(d.HostName() + "-" + h.Name)
+		st := daemonStore{d: d, env: h.Env, other: true}
+		if d.keepsIndex() {
+			st.ix = newHomeIndex(d, name, h.Env, log)
+			indexing.Go(func() {
+				if d.indexMade(ctx) {
+					st.ix.make(ctx)
+				}
+			})
+		}
+		stores[name] = st
+		log.Info("daemon: answering for a home beyond the user's own", "home", h.Env.Home, "as", name)
 	}
 	var served []string
 	for name, store := range stores {
@@ -74,6 +87,9 @@ type daemonStore struct {
 	// machine's index (which holds the user's own), its Windows paths
 	// given as WSL sees them.
 	other bool
+	// ix is the index of a home beyond the user's own, when the daemon
+	// keeps one (nil: none).
+	ix *homeIndex
 }
 
 // Sessions lists this machine's sessions, as stead session list does:
@@ -112,7 +128,7 @@ func (s daemonStore) Session(_ context.Context, ref string) (*session.Session, e
 // Search searches this machine's index (none: an error saying so).
 func (s daemonStore) Search(ctx context.Context, q index.Query) ([]index.Hit, error) {
 	if s.other {
-		return nil, errors.New("this home is not in the machine's search index (it indexes the user's own stores)")
+		return s.ix.search(ctx, q)
 	}
 	ix, err := index.OpenMade(ctx, index.DefaultPath(s.d.Env), s.d.Logger)
 	if errors.Is(err, index.ErrNoIndex) {

@@ -116,3 +116,16 @@ func LinuxPath(p string) (string, bool) {
 	rest := path.Clean("/" + strings.ReplaceAll(p[2:], `\`, "/"))
 	return strings.TrimSuffix("/mnt/"+strings.ToLower(p[:1])+rest, "/"), true
 }
+
+// WindowsPath is the Windows path of a path WSL sees on a Windows drive:
+// /mnt/c/Users/me/proj is C:\Users\me\proj. Any other path is returned as
+// it is, with ok false.
+func WindowsPath(p string) (string, bool) {
+	rest, ok := strings.CutPrefix(p, "/mnt/")
+	if !ok || len(rest) == 0 || !(rest[0] >= 'a' && rest[0] <= 'z') || len(rest) > 1 && rest[1] != '/' {
+		return p, false
+	}
+	drive := strings.ToUpper(rest[:1]) + `:`
+	tail := path.Clean("/" + rest[1:])
+	return drive + strings.ReplaceAll(tail, "/", `\`), true
+}

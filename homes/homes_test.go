@@ -2,7 +2,9 @@ package homes
 
 import (
 	"os"
+	"path"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stead-dev/stead/session"
@@ -25,6 +27,29 @@ func TestLinuxPath(t *testing.T) {
 		got, ok := LinuxPath(tc.in)
 		if got != tc.want || ok != tc.ok {
 			t.Errorf("LinuxPath(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestWindowsPath(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{"/mnt/c/Users/me/proj", `C:\Users\me\proj`, true},
+		{"/mnt/d", `D:\`, true},
+		{"/mnt/c/Users/me/../../../etc", `C:\etc`, true}, // never above the drive
+		{"/mnt/wsl/x", "/mnt/wsl/x", false},
+		{"/home/me/proj", "/home/me/proj", false},
+		{"proj", "proj", false},
+		{"", "", false},
+	} {
+		got, ok := WindowsPath(tc.in)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("WindowsPath(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+		if back, _ := LinuxPath(got); ok && back != strings.TrimSuffix(path.Clean(tc.in), "/") && !strings.Contains(tc.in, "..") {
+			t.Errorf("LinuxPath(WindowsPath(%q)) = %q", tc.in, back)
 		}
 	}
 }
