@@ -277,3 +277,48 @@ func (b *Bus) OtherWorker(ctx context.Context, self string, wait time.Duration) 
 		}
 	}
 }
+
+// LeaveWorkLead hands the lead of the work queue's consumer to another
+// member when this bus's embedded server holds it, and waits until one
+// does: a member about to stop calls it before it gives jobs back, for a
+// consumer's new leader would give them again only once their AckWait had
+// passed.
+func (b *Bus) LeaveWorkLead(ctx context.Context) error {
+	srv := b.server()
+	if b.opts.Cluster == nil || srv == nil {
+		return nil
+	}
+	me := srv.Name()
+	leader := func() (string, error) {
+		c, err := b.js.Consumer(ctx, StreamWork, WorkConsumer)
+		if err != nil {
+			return "", err
+		}
+		info, err := c.Info(ctx)
+		if err != nil {
+			return "", err
+		}
+		if info.Cluster == nil {
+			return "", nil
+		}
+		return info.Cluster.Leader, nil
+	}
+	l, err := leader()
+	if err != nil || l != me {
+		return err
+	}
+	if _, err := b.nc.RequestWithContext(ctx, "$JS.API.CONSUMER.LEADER.STEPDOWN."+StreamWork+"."+WorkConsumer, nil); err != nil {
+		return fmt.Errorf("bus: handing the work queue's lead over: %w", err)
+	}
+	for {
+		if l, err := leader(); err == nil && l != "" && l != me {
+			b.log.Info("bus: the work queue's lead is handed to another member", "to", l)
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("bus: handing the work queue's lead over: no other member took it: %w", ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}

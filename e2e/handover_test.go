@@ -71,6 +71,9 @@ func TestClusterRunHandover(t *testing.T) {
 	}
 	t.Logf("node-0 stopped mid-turn: its turn ended and its CLI quit after %s; %s took the run %s later",
 		handed.Sub(stoppedAt).Round(time.Millisecond), moved.To, moved.Time.Sub(handed).Round(time.Millisecond))
+	if took := moved.Time.Sub(handed); took > 5*time.Second {
+		t.Errorf("the run was taken %s after node-0 handed it over; want at once (not after its lease or job expired)", took)
+	}
 	if to := rg.holder(t, moved.To); to == 0 {
 		t.Fatalf("the run was handed over to node-0 itself: %s", moved.To)
 	}

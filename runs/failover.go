@@ -202,6 +202,11 @@ func (w *Worker) take(ctx context.Context, job *bus.Job, active *sync.Map) {
 		if err := h.Release(dctx); err != nil {
 			log.Warn("releasing the run's lease", "err", err)
 		}
+		// This member stops: the queue's lead goes to one that stays,
+		// which gives the job again at once.
+		if err := b.LeaveWorkLead(dctx); err != nil {
+			log.Warn("handing the work queue's lead to another member", "err", err)
+		}
 		if err := job.Later(0); err != nil {
 			log.Warn("giving the run's job back to the queue (another worker takes it once the job's wait is over)", "err", err)
 		}
