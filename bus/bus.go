@@ -180,6 +180,13 @@ func New(ctx context.Context, opts Options) (*Bus, error) {
 		b.Close()
 		return nil, err
 	}
+	if b.clustered() {
+		// A watch's consumer lives on one member, which may die or
+		// stop: heartbeats a second apart find that out within about
+		// two (the client library's defaults took ten), and the watch
+		// goes on from another.
+		b.pull = []jetstream.PullMessagesOpt{jetstream.PullExpiry(clusterPullExpiry), jetstream.PullHeartbeat(time.Second)}
+	}
 	if err := b.setup(ctx); err != nil {
 		b.Close()
 		return nil, err
@@ -304,6 +311,10 @@ func (p inProcess) InProcessConn() (net.Conn, error) { return p.b.server().InPro
 // inProcessExpiry is how long a watch's pull request lives on the
 // embedded server.
 const inProcessExpiry = 2 * time.Minute
+
+// clusterPullExpiry is how long a watch's pull request lives in a
+// cluster.
+const clusterPullExpiry = 10 * time.Second
 
 // healEvery is how often an embedded bus whose store failed looks for the
 // free space to start again.
@@ -574,6 +585,13 @@ func (b *Bus) Close() error {
 			close(b.done)
 		}
 		if srv := b.server(); srv != nil {
+			if b.opts.Cluster != nil {
+				// A member hands what it leads (its streams and the
+				// cluster's metadata) to the others before it goes,
+				// in lame duck mode: they need not wait for an
+				// election.
+				srv.LameDuckShutdown()
+			}
 			srv.Shutdown()
 			srv.WaitForShutdown()
 		}

@@ -233,6 +233,9 @@ func (c *Cluster) configure(so *server.Options) error {
 	}
 	so.Authorization = ""
 	so.Nkeys = []*server.NkeyUser{{Nkey: pub}}
+	// A member stopped (Bus.Close) hands its leads on, then closes its
+	// clients within 2 s, at once.
+	so.LameDuckDuration, so.LameDuckGracePeriod = 2*time.Second, time.Millisecond
 	return nil
 }
 

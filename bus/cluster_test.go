@@ -301,3 +301,82 @@ func writePEM(t *testing.T, path, kind string, der []byte) {
 		t.Fatal(err)
 	}
 }
+
+// TestClusterJobGivenBackByAStoppingMember: a member that stops gives its
+// job back to the work queue, and another member takes it at once, when
+// the stopping member led the queue's consumer too (it hands its leads on
+// first, LeaveLeads: a new leader would give the job again only after its
+// AckWait, and the streams it led would wait for an election).
+func TestClusterJobGivenBackByAStoppingMember(t *testing.T) {
+	if testing.Short() {
+		t.Skip("forms a three-member cluster")
+	}
+	key, err := bus.NewClusterKey("test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs := cluster(t, key, 3)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	jobs := make([]*bus.Jobs, 3)
+	for i, b := range bs {
+		if jobs[i], err = b.Jobs(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	leader, err := bus.WorkLeader(ctx, bs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopping := -1
+	for i := range bs {
+		if fmt.Sprintf("node-%d", i) == leader {
+			stopping = i
+		}
+	}
+	if stopping < 0 {
+		t.Fatalf("the work queue's consumer is led by %q, no member", leader)
+	}
+	if err := bs[stopping].PublishJob(ctx, "r1", []byte("job")); err != nil {
+		t.Fatal(err)
+	}
+	job, err := jobs[stopping].Next(ctx)
+	if err != nil || job.Run != "r1" {
+		t.Fatalf("the leading member took %+v, %v; want r1's job", job, err)
+	}
+	// The others pull, as idle workers do.
+	taken := make(chan string, 2)
+	pctx, stopPulling := context.WithCancel(ctx)
+	defer stopPulling()
+	for i := range bs {
+		if i != stopping {
+			go func() {
+				if j, err := jobs[i].Next(pctx); err == nil {
+					taken <- fmt.Sprintf("node-%d %s delivery %d", i, j.Run, j.Delivered)
+					j.Done(ctx)
+				}
+			}()
+		}
+	}
+	time.Sleep(time.Second)
+	begin := time.Now()
+	if err := bs[stopping].LeaveLeads(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := job.Later(0); err != nil {
+		t.Fatal(err)
+	}
+	bs[stopping].Close()
+	select {
+	case got := <-taken:
+		t.Logf("node-%d, leading the queue, gave its job back: %s after %s", stopping, got, time.Since(begin).Round(time.Millisecond))
+		if took := time.Since(begin); took > 5*time.Second {
+			t.Errorf("the job was taken %s after it was given back; want at once", took)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no member took the job given back within 30 s")
+	}
+	if l, err := bus.WorkLeader(ctx, bs[(stopping+1)%3]); err != nil || l == leader {
+		t.Errorf("the queue's consumer is led by %q (%v) after its leader stopped", l, err)
+	}
+}

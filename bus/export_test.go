@@ -24,3 +24,16 @@ func StreamReplicas(ctx context.Context, b *Bus) (int, error) {
 	}
 	return st.CachedInfo().Config.Replicas, nil
 }
+
+// WorkLeader is the member leading the work queue's consumer.
+func WorkLeader(ctx context.Context, b *Bus) (string, error) {
+	c, err := b.js.Consumer(ctx, StreamWork, WorkConsumer)
+	if err != nil {
+		return "", err
+	}
+	info, err := c.Info(ctx)
+	if err != nil || info.Cluster == nil {
+		return "", err
+	}
+	return info.Cluster.Leader, nil
+}

@@ -278,47 +278,67 @@ func (b *Bus) OtherWorker(ctx context.Context, self string, wait time.Duration) 
 	}
 }
 
-// LeaveWorkLead hands the lead of the work queue's consumer to another
-// member when this bus's embedded server holds it, and waits until one
-// does: a member about to stop calls it before it gives jobs back, for a
-// consumer's new leader would give them again only once their AckWait had
-// passed.
-func (b *Bus) LeaveWorkLead(ctx context.Context) error {
+// LeaveLeads hands the lead of every stream and consumer that this bus's
+// embedded server leads to another member, and waits until others lead
+// them: a member about to stop calls it first. Without it, its streams
+// (the runs' records, leases, entries) and the work queue's consumer are
+// without a leader for the seconds an election takes once it has gone,
+// and a job it gave back is given again only after its AckWait.
+func (b *Bus) LeaveLeads(ctx context.Context) error {
 	srv := b.server()
 	if b.opts.Cluster == nil || srv == nil {
 		return nil
 	}
 	me := srv.Name()
-	leader := func() (string, error) {
-		c, err := b.js.Consumer(ctx, StreamWork, WorkConsumer)
-		if err != nil {
-			return "", err
+	// led lists the API subjects that step down what this member leads
+	// and others keep a copy of (one kept here alone goes with it).
+	led := func() ([]string, error) {
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		var out []string
+		streams := b.js.ListStreams(ctx)
+		for st := range streams.Info() {
+			if st.Cluster != nil && st.Cluster.Leader == me && len(st.Cluster.Replicas) > 0 {
+				out = append(out, "$JS.API.STREAM.LEADER.STEPDOWN."+st.Config.Name)
+			}
+			s, err := b.js.Stream(ctx, st.Config.Name)
+			if err != nil {
+				continue
+			}
+			cons := s.ListConsumers(ctx)
+			for c := range cons.Info() {
+				if c.Cluster != nil && c.Cluster.Leader == me && len(c.Cluster.Replicas) > 0 {
+					out = append(out, "$JS.API.CONSUMER.LEADER.STEPDOWN."+st.Config.Name+"."+c.Name)
+				}
+			}
 		}
-		info, err := c.Info(ctx)
-		if err != nil {
-			return "", err
-		}
-		if info.Cluster == nil {
-			return "", nil
-		}
-		return info.Cluster.Leader, nil
+		return out, streams.Err()
 	}
-	l, err := leader()
-	if err != nil || l != me {
-		return err
+	steps, err := led()
+	if err != nil {
+		return fmt.Errorf("bus: what this member leads: %w", err)
 	}
-	if _, err := b.nc.RequestWithContext(ctx, "$JS.API.CONSUMER.LEADER.STEPDOWN."+StreamWork+"."+WorkConsumer, nil); err != nil {
-		return fmt.Errorf("bus: handing the work queue's lead over: %w", err)
+	if len(steps) == 0 {
+		return nil
+	}
+	for _, subj := range steps {
+		rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		_, err := b.nc.RequestWithContext(rctx, subj, nil)
+		cancel()
+		if err != nil {
+			b.log.Debug("bus: handing a lead over", "api", subj, "err", err)
+		}
 	}
 	for {
-		if l, err := leader(); err == nil && l != "" && l != me {
-			b.log.Info("bus: the work queue's lead is handed to another member", "to", l)
+		left, err := led()
+		if err == nil && len(left) == 0 {
+			b.log.Info("bus: this member's leads are handed to the others", "leads", len(steps))
 			return nil
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("bus: handing the work queue's lead over: no other member took it: %w", ctx.Err())
-		case <-time.After(100 * time.Millisecond):
+			return fmt.Errorf("bus: handing this member's leads over: %d still its own: %w", len(left), ctx.Err())
+		case <-time.After(200 * time.Millisecond):
 		}
 	}
 }

@@ -48,20 +48,20 @@ func reasonSuffix(reason string) string {
 // CLI took it.
 func (sv *Supervisor) Prompt(ctx context.Context, r live.Run, prompt string) error {
 	b := sv.Bus
-	return unanswered(ctx, b, r, b.Ask(ctx, r.ID, bus.Request{Op: bus.OpPrompt, Prompt: prompt}))
+	return toSupervisor(ctx, b, r, func() error { return b.Ask(ctx, r.ID, bus.Request{Op: bus.OpPrompt, Prompt: prompt}) })
 }
 
 // Input types data into run r's terminal as it is.
 func (sv *Supervisor) Input(ctx context.Context, r live.Run, data []byte) error {
 	b := sv.Bus
-	return unanswered(ctx, b, r, b.Send(ctx, r.ID, data))
+	return toSupervisor(ctx, b, r, func() error { return b.Send(ctx, r.ID, data) })
 }
 
 // Stop makes run r's CLI exit (its quit keys, then signals to its process
 // group) and returns the run's final record, once its capture has drained.
 func (sv *Supervisor) Stop(ctx context.Context, r live.Run) (live.Run, error) {
 	b := sv.Bus
-	if err := unanswered(ctx, b, r, b.Ask(ctx, r.ID, bus.Request{Op: bus.OpStop})); err != nil {
+	if err := toSupervisor(ctx, b, r, func() error { return b.Ask(ctx, r.ID, bus.Request{Op: bus.OpStop}) }); err != nil {
 		return r, err
 	}
 	return sv.Ended(ctx, r.ID)
@@ -93,6 +93,40 @@ func (sv *Supervisor) Ended(ctx context.Context, id string) (live.Run, error) {
 // stores it within milliseconds of the CLI's exit).
 const endedPoll = 50 * time.Millisecond
 
+// toSupervisor sends a request to run r's supervisor. A detached run
+// whose supervisor does not answer may be moving to another worker (its
+// worker was lost, or stopped and handed it over, and another is starting
+// its CLI): the request is sent again until one answers, the run ends, or
+// moveWait has passed.
+func toSupervisor(ctx context.Context, b *bus.Bus, r live.Run, send func() error) error {
+	deadline := time.Now().Add(moveWait)
+	for {
+		err := send()
+		if !errors.Is(err, bus.ErrNotListening) || !r.Durable {
+			return unanswered(ctx, b, r, err)
+		}
+		now, rerr := b.Run(ctx, r.ID)
+		if rerr != nil || now.State.Done() || time.Now().After(deadline) {
+			return unanswered(ctx, b, r, err)
+		}
+		r = now
+		select {
+		case <-ctx.Done():
+			return unanswered(ctx, b, r, err)
+		case <-time.After(moveAsk):
+		}
+	}
+}
+
+// moveWait is how long a request to a detached run waits for its next
+// supervisor: a lost worker's lease expires and its job goes to another
+// within bus.JobAckWait, whose CLI then starts (measured: 12-24 s in all).
+// moveAsk is how often it asks meanwhile.
+const (
+	moveWait = 60 * time.Second
+	moveAsk  = 250 * time.Millisecond
+)
+
 // unanswered explains a request no supervisor took: the run ended
 // meanwhile, or its supervisor is gone.
 func unanswered(ctx context.Context, b *bus.Bus, r live.Run, err error) error {
@@ -101,6 +135,10 @@ func unanswered(ctx context.Context, b *bus.Bus, r live.Run, err error) error {
 	}
 	if now, rerr := b.Run(ctx, r.ID); rerr == nil && now.State.Done() {
 		return &saidError{msg: fmt.Sprintf("run %s has ended (%s%s)", r.ID, now.State, reasonSuffix(now.Reason)), is: ErrEnded}
+	}
+	if r.Durable {
+		return fmt.Errorf("run %s is %s, but no supervisor answered within %s (its last, stead %s, may have been lost; another worker continues it once its lease expires, when one is up): %w",
+			r.ID, r.State, moveWait, r.Supervisor, err)
 	}
 	return fmt.Errorf("run %s is %s, but its supervisor (stead %s) does not answer: it may have been killed; the stead daemon ends such a run within %s, keeping what the bus captured: %w",
 		r.ID, r.State, r.Supervisor, RecoverEvery, err)

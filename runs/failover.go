@@ -130,6 +130,13 @@ func (w *Worker) take(ctx context.Context, job *bus.Job, active *sync.Map) {
 		if other != "" {
 			log.Info("this worker stops: its run is handed to another worker", "up", other)
 			close(handover)
+			// While the turn under way ends, the queue's lead goes
+			// to a member that stays (see below).
+			lctx, cancel := context.WithTimeout(h.Context, recordWait)
+			defer cancel()
+			if err := b.LeaveLeads(lctx); err != nil {
+				log.Warn("handing the work queue's lead to another member", "err", err)
+			}
 			return
 		}
 		if err != nil {
@@ -204,7 +211,7 @@ func (w *Worker) take(ctx context.Context, job *bus.Job, active *sync.Map) {
 		}
 		// This member stops: the queue's lead goes to one that stays,
 		// which gives the job again at once.
-		if err := b.LeaveWorkLead(dctx); err != nil {
+		if err := b.LeaveLeads(dctx); err != nil {
 			log.Warn("handing the work queue's lead to another member", "err", err)
 		}
 		if err := job.Later(0); err != nil {
