@@ -375,6 +375,10 @@ func (p *parser) step(y *stepYAML, line, i int) Step {
 	if st.Kind == AB && len(st.To) < 1 {
 		p.failf(n.Line, "%s: name the CLIs to compare", where)
 	}
+	if st.Kind == Chain && len(st.Links) == 0 {
+		// chain: with an empty list, or a list of nothing ("-").
+		p.failf(n.Line, "%s: a chain needs at least one link (cli:, prompt:, model:)", where)
+	}
 	if st.Kind == AB {
 		seen := map[string]bool{}
 		for _, to := range st.To {
