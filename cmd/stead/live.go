@@ -48,11 +48,13 @@ first (--handover-wait), then that worker continues the run in its own CLI,
 as after a failover. With no other worker up, the runs end here.
 
 A daemon that starts after one was killed takes its address and token back
-(so that running watches reconnect), and ends the runs whose supervisor is
-gone (a killed daemon, a killed stead session resume): each is marked
-failed, its CLI stopped, and its session stored from what the bus captured,
-so that stead session show, resume and fork work on it. It keeps looking
-for such runs every 30 s.
+(so that running watches reconnect). A detached run of the killed daemon is
+a job of the work queue: once its lease expires, this daemon (or another
+worker) continues it from what the bus captured (a failover). The other runs
+whose supervisor is gone (a killed stead session resume) are ended: each is
+marked failed, its CLI stopped, and its session stored from what the bus
+captured, so that stead session show, resume and fork work on it. It keeps
+looking for such runs every 30 s.
 
 When there is a search index (stead index or stead search made one), the
 daemon keeps it fresh: it watches the CLIs' stores and reads what changes, so
