@@ -203,7 +203,7 @@ func decodeManifest(data []byte) (manifest, error) {
 	d := decoder{s: string(data)}
 	n := d.uvarint()
 	if n > uint64(len(d.s)) {
-		return m, errBadManifest
+		return manifest{}, errBadManifest
 	}
 	m.held = make(map[key]held, n)
 	for range n {
@@ -219,7 +219,7 @@ func decodeManifest(data []byte) (manifest, error) {
 	}
 	n = d.uvarint()
 	if n > uint64(len(d.s)) {
-		return m, errBadManifest
+		return manifest{}, errBadManifest
 	}
 	m.dirs = make(map[string]listing, n)
 	for range n {
@@ -227,7 +227,7 @@ func decodeManifest(data []byte) (manifest, error) {
 		l := listing{mtime: d.varint(), at: d.varint()}
 		e := d.uvarint()
 		if e > uint64(len(d.s)) {
-			return m, errBadManifest
+			return manifest{}, errBadManifest
 		}
 		l.names, l.types = make([]string, e), make([]fs.FileMode, e)
 		for i := range e {
@@ -237,7 +237,7 @@ func decodeManifest(data []byte) (manifest, error) {
 	}
 	n = d.uvarint()
 	if n > uint64(len(d.s)) {
-		return m, errBadManifest
+		return manifest{}, errBadManifest
 	}
 	if n > 0 {
 		m.found = make([]catalog.Found, n)
@@ -247,7 +247,7 @@ func decodeManifest(data []byte) (manifest, error) {
 		f.CLI = d.str()
 		e := d.uvarint()
 		if e > uint64(len(d.s)) {
-			return m, errBadManifest
+			return manifest{}, errBadManifest
 		}
 		f.Refs = make([]session.Ref, e)
 		for j := range f.Refs {
@@ -262,7 +262,7 @@ func decodeManifest(data []byte) (manifest, error) {
 		}
 		e = d.uvarint()
 		if e > uint64(len(d.s)) {
-			return m, errBadManifest
+			return manifest{}, errBadManifest
 		}
 		if e > 0 {
 			f.Warnings = make([]session.Warning, e)
