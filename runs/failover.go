@@ -130,12 +130,13 @@ func (w *Worker) take(ctx context.Context, job *bus.Job, active *sync.Map) {
 		if other != "" {
 			log.Info("this worker stops: its run is handed to another worker", "up", other)
 			close(handover)
-			// While the turn under way ends, the queue's lead goes
-			// to a member that stays (see below).
+			// While the turn under way ends, what this member
+			// leads (the work queue's consumer, streams) goes to
+			// members that stay.
 			lctx, cancel := context.WithTimeout(h.Context, recordWait)
 			defer cancel()
 			if err := b.LeaveLeads(lctx); err != nil {
-				log.Warn("handing the work queue's lead to another member", "err", err)
+				log.Warn("handing what this member leads to the others", "err", err)
 			}
 			return
 		}
@@ -209,10 +210,10 @@ func (w *Worker) take(ctx context.Context, job *bus.Job, active *sync.Map) {
 		if err := h.Release(dctx); err != nil {
 			log.Warn("releasing the run's lease", "err", err)
 		}
-		// This member stops: the queue's lead goes to one that stays,
-		// which gives the job again at once.
+		// This member stops: what it still leads goes to members that
+		// stay, whose queue gives the job again at once.
 		if err := b.LeaveLeads(dctx); err != nil {
-			log.Warn("handing the work queue's lead to another member", "err", err)
+			log.Warn("handing what this member leads to the others", "err", err)
 		}
 		if err := job.Later(0); err != nil {
 			log.Warn("giving the run's job back to the queue (another worker takes it once the job's wait is over)", "err", err)
