@@ -768,11 +768,11 @@ func (b *Bus) Watch(ctx context.Context, run string, from From, fn func(Msg) err
 	if stream == StreamPTY && len(kinds) > 1 {
 		return errors.New("bus: terminal output is watched on its own")
 	}
-	cfg := jetstream.OrderedConsumerConfig{FilterSubjects: subjects, DeliverPolicy: jetstream.DeliverAllPolicy}
+	w := watchSpec{stream: stream, subjects: subjects, policy: jetstream.DeliverAllPolicy}
 	if from == FromNew {
-		cfg.DeliverPolicy = jetstream.DeliverNewPolicy
+		w.policy = jetstream.DeliverNewPolicy
 	}
-	return b.follow(ctx, run, stream, cfg, fn)
+	return b.follow(ctx, run, w, fn)
 }
 
 // Follow calls fn for each message of every run of the given kinds
@@ -792,11 +792,11 @@ func (b *Bus) Follow(ctx context.Context, after uint64, fn func(Msg) error, kind
 		}
 		subjects[i] = Subject("*", k)
 	}
-	cfg := jetstream.OrderedConsumerConfig{FilterSubjects: subjects, DeliverPolicy: jetstream.DeliverAllPolicy}
+	w := watchSpec{stream: StreamRuns, subjects: subjects, policy: jetstream.DeliverAllPolicy}
 	if after > 0 {
-		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, after+1
+		w.policy, w.start = jetstream.DeliverByStartSequencePolicy, after+1
 	}
-	return b.follow(ctx, "every run", StreamRuns, cfg, fn)
+	return b.follow(ctx, "every run", w, fn)
 }
 
 // RunsStream says what the stream of runs' messages holds: when it was
@@ -814,57 +814,121 @@ func (b *Bus) RunsStream(ctx context.Context) (created time.Time, last uint64, e
 	return info.Created, info.State.LastSeq, nil
 }
 
-// follow is Watch's and Follow's loop: an ordered consumer, made again
-// after the message it last delivered when the client library closes it.
-func (b *Bus) follow(ctx context.Context, run, stream string, cfg jetstream.OrderedConsumerConfig, fn func(Msg) error) error {
-	// The client library can close a watch's iterator on its own (a
-	// consumer it could not recreate, a subscription closed under it).
-	// The watch then resumes after the last message it delivered; only
-	// when that fails again and again is the watch cut, with an error,
-	// so that a watcher never takes a cut for the end of the run.
+// watchSpec is what a watch's consumer delivers: the messages of stream
+// on subjects, from where policy (and start) say.
+type watchSpec struct {
+	stream   string
+	subjects []string
+	policy   jetstream.DeliverPolicy
+	start    uint64 // the first stream position, for DeliverByStartSequencePolicy
+}
+
+// follow is Watch's and Follow's loop. Each consumer it makes has a name
+// of its own, and is made again, after the last message delivered, when
+// it fails: its member stopped or died (heartbeats stop), it was deleted,
+// a message went missing, or the client library closed the iterator.
+//
+// It does not use the client library's ordered consumer: that makes its
+// consumer again under the same name, and a cluster keeps a name on the
+// member it was placed on. A consumer placed on a member just stopped
+// (SIGSTOP, a machine asleep: not yet known to be gone) was asked for
+// again and again on that member, and the watch hung until it came back.
+func (b *Bus) follow(ctx context.Context, run string, w watchSpec, fn func(Msg) error) error {
 	var last uint64
 	for cuts := 0; ; cuts++ {
 		if last > 0 {
-			cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, last+1
+			w.policy, w.start = jetstream.DeliverByStartSequencePolicy, last+1
 		}
-		got, err := b.watch(ctx, run, stream, cfg, fn)
+		got, err := b.watch(ctx, run, w, fn)
 		if got > 0 {
 			last, cuts = got, 0
 		}
-		if !errors.Is(err, errCut) {
+		var cut *watchCut
+		if !errors.As(err, &cut) {
 			return err
 		}
 		if cuts == maxCuts {
 			return fmt.Errorf("bus: watch %s: cut %d times in a row after message %d: %w", run, maxCuts+1, last, err)
 		}
-		b.log.Warn("bus: a watch was cut; resuming", "run", run, "after", last)
+		b.log.Warn("bus: a watch was cut; resuming", "run", run, "after", last, "why", cut.why)
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(time.Duration(cuts+1) * 100 * time.Millisecond):
+		case <-time.After(time.Duration(cuts) * 100 * time.Millisecond):
 		}
 	}
 }
 
-// maxCuts is how many times in a row a watch resumes after its iterator
-// was closed under it before giving up.
+// maxCuts is how many times in a row a watch resumes, with nothing
+// delivered in between, before giving up.
 const maxCuts = 5
 
-// errCut says a watch's iterator was closed while its context was live.
-var errCut = errors.New("the watch's iterator was closed under it")
+// watchCut says a watch's consumer failed while its context was live:
+// the watch goes on from a new one.
+type watchCut struct{ why error }
 
-// watch is one ordered consumer of Watch. It returns the stream position
-// of the last message fn took (0 for none).
-func (b *Bus) watch(ctx context.Context, run, stream string, cfg jetstream.OrderedConsumerConfig, fn func(Msg) error) (uint64, error) {
+func (c *watchCut) Error() string { return "the watch's consumer was cut: " + c.why.Error() }
+func (c *watchCut) Unwrap() error { return c.why }
+
+// watchInactive is how long a watch's consumer outlives its watcher
+// (a process killed does not delete it).
+const watchInactive = 5 * time.Minute
+
+// watchTry is how long the first try to make a watch's consumer in a
+// cluster waits for an answer before it tries again, under a new name;
+// each try after waits twice as long as the one before, up to settleTry.
+// The cluster may place the consumer on a member stopped a moment ago,
+// still thought up: that one never answers, and a try on another member
+// answers in milliseconds.
+const watchTry = time.Second
+
+// watch is one consumer of follow. It returns the stream position of the
+// last message fn took (0 for none).
+func (b *Bus) watch(ctx context.Context, run string, w watchSpec, fn func(Msg) error) (uint64, error) {
+	cfg := jetstream.ConsumerConfig{
+		DeliverPolicy:     w.policy,
+		OptStartSeq:       w.start,
+		AckPolicy:         jetstream.AckNonePolicy,
+		InactiveThreshold: watchInactive,
+		Replicas:          1,
+		MemoryStorage:     true,
+	}
+	if len(w.subjects) == 1 {
+		cfg.FilterSubject = w.subjects[0]
+	} else {
+		cfg.FilterSubjects = w.subjects
+	}
 	var cons jetstream.Consumer
+	tries := 0
 	err := b.settle(ctx, func(ctx context.Context) (err error) {
-		cons, err = b.js.OrderedConsumer(ctx, stream, cfg)
+		// A new name each try: a try that got no answer may have left
+		// its consumer on a member that is gone (it is deleted once
+		// unused for watchInactive).
+		cfg.Name = "stead-watch-" + randomToken()[:20]
+		if b.clustered() {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, watchTry<<min(tries, 3))
+			defer cancel()
+			tries++
+		}
+		cons, err = b.js.CreateConsumer(ctx, w.stream, cfg)
 		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("bus: watch %s: %w", run, err)
 	}
-	it, err := cons.Messages(append([]jetstream.PullMessagesOpt{jetstream.PullMaxMessages(256)}, b.pull...)...)
+	name := cfg.Name
+	defer func() {
+		// Deleted once left, rather than after watchInactive; without
+		// waiting: its member may be gone.
+		go func() {
+			dctx, cancel := context.WithTimeout(context.Background(), settleTry)
+			defer cancel()
+			b.js.DeleteConsumer(dctx, w.stream, name)
+		}()
+	}()
+	opts := append([]jetstream.PullMessagesOpt{jetstream.PullMaxMessages(256), jetstream.WithMessagesErrOnMissingHeartbeat(true)}, b.pull...)
+	it, err := cons.Messages(opts...)
 	if err != nil {
 		return 0, fmt.Errorf("bus: watch %s: %w", run, err)
 	}
@@ -874,7 +938,7 @@ func (b *Bus) watch(ctx context.Context, run, stream string, cfg jetstream.Order
 	if b.watching != nil {
 		defer b.watching(it.Stop)()
 	}
-	var last uint64
+	var last, delivered uint64
 	for {
 		m, err := it.Next()
 		if err != nil {
@@ -884,16 +948,20 @@ func (b *Bus) watch(ctx context.Context, run, stream string, cfg jetstream.Order
 			if b.nc.IsClosed() {
 				return last, fmt.Errorf("bus: watch %s: %w", run, ErrClosed)
 			}
-			if errors.Is(err, jetstream.ErrMsgIteratorClosed) {
-				return last, errCut
-			}
-			return last, fmt.Errorf("bus: watch %s: %w", run, err)
+			return last, &watchCut{err}
 		}
+		md, err := m.Metadata()
+		if err != nil {
+			return last, &watchCut{fmt.Errorf("a message without its metadata: %w", err)}
+		}
+		if md.Sequence.Consumer != delivered+1 {
+			// A message lost on its way (a slow client's are dropped):
+			// the watch goes on from the one after the last it took.
+			return last, &watchCut{fmt.Errorf("message %d came after %d", md.Sequence.Consumer, delivered)}
+		}
+		delivered = md.Sequence.Consumer
 		r, kind := kindOf(m.Subject())
-		msg := Msg{Run: r, Kind: kind, Data: m.Data()}
-		if md, err := m.Metadata(); err == nil {
-			msg.Seq, msg.Time = md.Sequence.Stream, md.Timestamp
-		}
+		msg := Msg{Run: r, Kind: kind, Data: m.Data(), Seq: md.Sequence.Stream, Time: md.Timestamp}
 		err = fn(msg)
 		last = msg.Seq
 		if err != nil {

@@ -1,6 +1,10 @@
 package bus
 
-import "context"
+import (
+	"context"
+	"fmt"
+	"time"
+)
 
 // SetWatching makes b tell f of each watch's iterator: f gets what stops
 // it, as the client library sometimes does under a live watch.
@@ -36,4 +40,29 @@ func WorkLeader(ctx context.Context, b *Bus) (string, error) {
 		return "", err
 	}
 	return info.Cluster.Leader, nil
+}
+
+// WatchMember is the member holding the one watch's consumer on the runs'
+// stream.
+func WatchMember(ctx context.Context, b *Bus) (string, error) {
+	for {
+		st, err := b.js.Stream(ctx, StreamRuns)
+		if err != nil {
+			return "", err
+		}
+		var leaders []string
+		for info := range st.ListConsumers(ctx).Info() {
+			if info.Cluster != nil {
+				leaders = append(leaders, info.Cluster.Leader)
+			}
+		}
+		if len(leaders) == 1 {
+			return leaders[0], nil
+		}
+		select {
+		case <-ctx.Done():
+			return "", fmt.Errorf("the runs' stream has %d consumers: %w", len(leaders), ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
