@@ -150,13 +150,17 @@ func (js *Jobs) Next(ctx context.Context) (*Job, error) {
 	// One pull request lives as long as a watch's in process; in a
 	// cluster a few seconds, for the consumer's leader may be a member
 	// that died or stopped, and a job given again must reach the new one.
+	// Its leader's heartbeats, half a second apart, tell a pull lost
+	// as the leader moved (stepped down, or its member stopped) within
+	// a second.
 	wait := 5 * time.Second
+	opts := []jetstream.FetchOpt{jetstream.FetchHeartbeat(jobHeartbeat)}
 	if !js.b.clustered() {
-		wait = inProcessExpiry
+		wait, opts = inProcessExpiry, nil
 	}
 	for {
 		wctx, cancel := context.WithTimeout(ctx, wait)
-		m, err := js.cons.Next(jetstream.FetchContext(wctx))
+		m, err := js.cons.Next(append(opts, jetstream.FetchContext(wctx))...)
 		cancel()
 		switch {
 		case ctx.Err() != nil:
@@ -175,6 +179,16 @@ func (js *Jobs) Next(ctx context.Context) (*Job, error) {
 			return &Job{Run: run, Data: m.Data(), Delivered: md.NumDelivered, msg: m}, nil
 		case errors.Is(err, nats.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
 			continue
+		case errors.Is(err, jetstream.ErrNoHeartbeat), errors.Is(err, jetstream.ErrConsumerLeadershipChanged):
+			// The pull was lost with the leader: pulled again at
+			// once, from the new one (a job given back meanwhile is
+			// given again at once).
+			js.b.log.Debug("bus: pulling a job again", "err", err)
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(50 * time.Millisecond):
+			}
 		default:
 			// The consumer's member died, or the connection is
 			// reconnecting: pull again a moment later.
@@ -187,6 +201,10 @@ func (js *Jobs) Next(ctx context.Context) (*Job, error) {
 		}
 	}
 }
+
+// jobHeartbeat is how often the work queue's leader tells a worker's
+// pending pull, in a cluster, that it still holds it.
+const jobHeartbeat = 500 * time.Millisecond
 
 // runOfJob is the run a job's subject names.
 func runOfJob(subject string) (string, bool) {
@@ -290,55 +308,96 @@ func (b *Bus) LeaveLeads(ctx context.Context) error {
 		return nil
 	}
 	me := srv.Name()
-	// led lists the API subjects that step down what this member leads
-	// and others keep a copy of (one kept here alone goes with it).
-	led := func() ([]string, error) {
-		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		defer cancel()
-		var out []string
-		streams := b.js.ListStreams(ctx)
-		for st := range streams.Info() {
-			if st.Cluster != nil && st.Cluster.Leader == me && len(st.Cluster.Replicas) > 0 {
-				out = append(out, "$JS.API.STREAM.LEADER.STEPDOWN."+st.Config.Name)
-			}
-			s, err := b.js.Stream(ctx, st.Config.Name)
-			if err != nil {
-				continue
-			}
-			cons := s.ListConsumers(ctx)
-			for c := range cons.Info() {
-				if c.Cluster != nil && c.Cluster.Leader == me && len(c.Cluster.Replicas) > 0 {
-					out = append(out, "$JS.API.CONSUMER.LEADER.STEPDOWN."+st.Config.Name+"."+c.Name)
-				}
+	// What this member leads and others keep a copy of (one kept here
+	// alone goes with it).
+	var leads []lead
+	lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	streams := b.js.ListStreams(lctx)
+	for st := range streams.Info() {
+		if st.Cluster != nil && st.Cluster.Leader == me && len(st.Cluster.Replicas) > 0 {
+			leads = append(leads, lead{stream: st.Config.Name})
+		}
+		s, err := b.js.Stream(lctx, st.Config.Name)
+		if err != nil {
+			continue
+		}
+		cons := s.ListConsumers(lctx)
+		for c := range cons.Info() {
+			if c.Cluster != nil && c.Cluster.Leader == me && len(c.Cluster.Replicas) > 0 {
+				leads = append(leads, lead{stream: st.Config.Name, consumer: c.Name})
 			}
 		}
-		return out, streams.Err()
 	}
-	steps, err := led()
+	err := streams.Err()
+	cancel()
 	if err != nil {
 		return fmt.Errorf("bus: what this member leads: %w", err)
 	}
-	if len(steps) == 0 {
-		return nil
-	}
-	for _, subj := range steps {
+	for _, l := range leads {
 		rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		_, err := b.nc.RequestWithContext(rctx, subj, nil)
+		_, err := b.nc.RequestWithContext(rctx, l.stepdown(), nil)
 		cancel()
 		if err != nil {
-			b.log.Debug("bus: handing a lead over", "api", subj, "err", err)
+			b.log.Debug("bus: handing a lead over", "api", l.stepdown(), "err", err)
 		}
 	}
-	for {
-		left, err := led()
-		if err == nil && len(left) == 0 {
-			b.log.Info("bus: this member's leads are handed to the others", "leads", len(steps))
-			return nil
+	// Each asked on its own: a list of them all waits seconds for the
+	// answer of one that is choosing its leader.
+	left := leads
+	for len(left) > 0 {
+		var still []lead
+		for _, l := range left {
+			if leader, err := l.leader(ctx, b.js); err != nil || leader == me {
+				still = append(still, l)
+			}
+		}
+		if left = still; len(left) == 0 {
+			break
 		}
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("bus: handing this member's leads over: %d still its own: %w", len(left), ctx.Err())
-		case <-time.After(200 * time.Millisecond):
+		case <-time.After(100 * time.Millisecond):
 		}
 	}
+	if len(leads) > 0 {
+		b.log.Info("bus: this member's leads are handed to the others", "leads", len(leads))
+	}
+	return nil
+}
+
+// lead is a stream, or a consumer of a stream, that a member leads.
+type lead struct{ stream, consumer string }
+
+// stepdown is the JetStream API subject that hands the lead on.
+func (l lead) stepdown() string {
+	if l.consumer == "" {
+		return "$JS.API.STREAM.LEADER.STEPDOWN." + l.stream
+	}
+	return "$JS.API.CONSUMER.LEADER.STEPDOWN." + l.stream + "." + l.consumer
+}
+
+// leader is the member leading l now (its leader answers; none does
+// while one is chosen).
+func (l lead) leader(ctx context.Context, js jetstream.JetStream) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	s, err := js.Stream(ctx, l.stream)
+	if err != nil {
+		return "", err
+	}
+	if l.consumer == "" {
+		if c := s.CachedInfo().Cluster; c != nil {
+			return c.Leader, nil
+		}
+		return "", nil
+	}
+	c, err := s.Consumer(ctx, l.consumer)
+	if err != nil {
+		return "", err
+	}
+	if cl := c.CachedInfo().Cluster; cl != nil {
+		return cl.Leader, nil
+	}
+	return "", nil
 }
