@@ -150,9 +150,8 @@ func (js *Jobs) Next(ctx context.Context) (*Job, error) {
 	// One pull request lives as long as a watch's in process; in a
 	// cluster a few seconds, for the consumer's leader may be a member
 	// that died or stopped, and a job given again must reach the new one.
-	// Its leader's heartbeats, half a second apart, tell a pull lost
-	// as the leader moved (stepped down, or its member stopped) within
-	// a second.
+	// Its leader's heartbeats, a second apart, tell a pull lost as the
+	// leader moved (stepped down, or its member stopped) within two.
 	wait := 5 * time.Second
 	opts := []jetstream.FetchOpt{jetstream.FetchHeartbeat(jobHeartbeat)}
 	if !js.b.clustered() {
@@ -204,7 +203,9 @@ func (js *Jobs) Next(ctx context.Context) (*Job, error) {
 
 // jobHeartbeat is how often the work queue's leader tells a worker's
 // pending pull, in a cluster, that it still holds it.
-const jobHeartbeat = 500 * time.Millisecond
+// (Not shorter: a pull given up while the leader still holds it takes a
+// job no one reads, given again only after JobAckWait.)
+const jobHeartbeat = time.Second
 
 // runOfJob is the run a job's subject names.
 func runOfJob(subject string) (string, bool) {
