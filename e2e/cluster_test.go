@@ -119,7 +119,7 @@ func (m *member) start(t *testing.T, bin, key, listen string, routes []string) {
 					kept = append(kept, l)
 				}
 			}
-			t.Logf("%s log:\n%s", m.name, tailText(strings.Join(kept, "\n"), 12000))
+			daemonLog(t, m.name, strings.Join(kept, "\n"), 12000)
 		}
 	})
 }

@@ -133,7 +133,7 @@ func (l *steadCmd) startDaemon(root string) {
 		logf.Close()
 		if l.t.Failed() {
 			data, _ := os.ReadFile(logf.Name())
-			l.t.Logf("daemon log:\n%s", tailText(string(data), 6000))
+			daemonLog(l.t, "daemon", string(data), 6000)
 		}
 	})
 	deadline := time.Now().Add(30 * time.Second)
@@ -151,6 +151,25 @@ func (l *steadCmd) startDaemon(root string) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// daemonLog shows the last n bytes of the log of a daemon the failed test
+// ran. Where STEAD_E2E_LOGS names a folder (CI sets it), the log's tail
+// goes to a file there and the test's output names it: a cluster's logs
+// would otherwise bury the test's own messages, which CI shows last.
+func daemonLog(t *testing.T, name, log string, n int) {
+	t.Helper()
+	dir := os.Getenv("STEAD_E2E_LOGS")
+	if dir == "" {
+		t.Logf("%s log:\n%s", name, tailText(log, n))
+		return
+	}
+	file := filepath.Join(dir, strings.NewReplacer("/", "-").Replace(t.Name())+"-"+name+".log")
+	if err := os.WriteFile(file, []byte(tailText(log, n)), 0o644); err != nil {
+		t.Logf("%s log:\n%s", name, tailText(log, n))
+		return
+	}
+	t.Logf("%s log: %s", name, file)
 }
 
 func tailText(s string, n int) string {

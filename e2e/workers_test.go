@@ -54,7 +54,7 @@ func (l *steadCmd) worker(t *testing.T, name string) *exec.Cmd {
 		cmd.Wait()
 		if t.Failed() {
 			data, _ := os.ReadFile(logf.Name())
-			t.Logf("%s log:\n%s", name, tailText(string(data), 4000))
+			daemonLog(t, name, string(data), 4000)
 		}
 	})
 	return cmd
