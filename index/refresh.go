@@ -696,6 +696,18 @@ func read(env session.Env, a adapters.Adapter, ref session.Ref, pk *packer) (*in
 			}
 		}
 	}
+	if a.OpenConversation != nil {
+		// Read whole, without the native records the index does not keep.
+		s, err := a.OpenConversation(env, ref)
+		if err != nil {
+			return nil, err
+		}
+		doc.warns = s.Warnings
+		for i := range s.Timeline {
+			add(&s.Timeline[i])
+		}
+		return doc, nil
+	}
 	opened, err := catalog.Open(env, a, ref, catalog.Keep{})
 	if err != nil {
 		return nil, err

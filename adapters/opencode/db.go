@@ -33,7 +33,12 @@ WHERE session_id = ?1 AND message_id NOT IN (SELECT id FROM message WHERE sessio
 )
 
 // readDB decodes the session id of the database at path.
-func readDB(path, id string) (*session.Session, error) {
+func readDB(path, id string) (*session.Session, error) { return readDBKeeping(path, id, true) }
+
+// readDBKeeping is readDB, keeping each row's native record only when
+// records is set (the search index reads the conversation alone: a large
+// session's records doubled what its read held).
+func readDBKeeping(path, id string, records bool) (*session.Session, error) {
 	st, err := openStore(path)
 	if err != nil {
 		return nil, err
@@ -48,7 +53,7 @@ func readDB(path, id string) (*session.Session, error) {
 	}
 	line := 1
 	d.session(row{kind: rowSession, line: line, record: rec}, info, path)
-	if err := st.eachRow(id, true, func(r row) {
+	if err := st.eachRow(id, records, func(r row) {
 		line++
 		r.line = line
 		if r.kind == rowMessage {
@@ -72,8 +77,11 @@ func readDB(path, id string) (*session.Session, error) {
 			return nil, st.wrap("read parts of", err)
 		}
 		line++
-		d.part(row{kind: rowPart, line: line, id: pid, msgID: mid, created: created, data: []byte(data),
-			record: partRecord(pid, mid, id, created, updated, data)})
+		r := row{kind: rowPart, line: line, id: pid, msgID: mid, created: created, data: []byte(data)}
+		if records {
+			r.record = partRecord(pid, mid, id, created, updated, data)
+		}
+		d.part(r)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {

@@ -110,6 +110,7 @@ func runCase(t *testing.T, path string) {
 			}
 		}
 		roundTrip(t, s, full)
+		checkConversation(t, env, ref, got[s.ID], dir)
 		checkSummaries(t, ref, s)
 		if ref.ID == "" {
 			checkStream(t, ref.Path, s)
@@ -307,4 +308,39 @@ func firstDiff(want, got []byte) string {
 		}
 	}
 	return "(no difference found)"
+}
+
+// checkConversation: OpenConversation gives the conversation Open gives
+// (want, its encoding without native records), and keeps no native
+// record of a session in a database.
+func checkConversation(t *testing.T, env session.Env, ref session.Ref, want []byte, dir string) {
+	t.Helper()
+	s, err := OpenConversation(env, ref)
+	if err != nil {
+		t.Fatalf("OpenConversation %s %s: %v", ref.Path, ref.ID, err)
+	}
+	var buf bytes.Buffer
+	if err := session.Encode(&buf, s.WithoutNative(), true); err != nil {
+		t.Fatal(err)
+	}
+	if got := bytes.ReplaceAll(buf.Bytes(), []byte(dir+string(filepath.Separator)), nil); !bytes.Equal(got, want) {
+		t.Errorf("OpenConversation of %s differs from Open:\n%s", s.ID, firstDiff(want, got))
+	}
+	if kind, err := fileKind(ref.Path); err != nil || kind != kindDB {
+		return // an export's records, and a storage tree's, are kept
+	}
+	kept := 0
+	for _, e := range s.Timeline {
+		if e.Native != nil && len(e.Native.Record) > 0 {
+			kept++
+		}
+	}
+	for _, r := range s.Records {
+		if len(r.Record) > 0 {
+			kept++
+		}
+	}
+	if kept > 1 { // the session's own row is kept
+		t.Errorf("OpenConversation of %s kept %d native records", s.ID, kept)
+	}
 }

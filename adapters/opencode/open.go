@@ -57,7 +57,15 @@ func fileKind(path string) (storeKind, error) {
 // and no Path is looked up in the store env points at. Subagent sessions
 // are linked, not inlined: Session.Parent names a subagent's parent and
 // Session.Subagents the sessions a session spawned.
-func Open(env session.Env, ref session.Ref) (*session.Session, error) {
+func Open(env session.Env, ref session.Ref) (*session.Session, error) { return open(env, ref, true) }
+
+// OpenConversation is Open without the native records of a session in a
+// database: for the search index, which keeps only the conversation.
+func OpenConversation(env session.Env, ref session.Ref) (*session.Session, error) {
+	return open(env, ref, false)
+}
+
+func open(env session.Env, ref session.Ref, records bool) (*session.Session, error) {
 	if ref.Path == "" {
 		r, err := Locate(env, ref.ID)
 		if err != nil {
@@ -77,7 +85,7 @@ func Open(env session.Env, ref session.Ref) (*session.Session, error) {
 				return nil, err
 			}
 		}
-		return readDB(ref.Path, id)
+		return readDBKeeping(ref.Path, id, records)
 	case kindStorage:
 		return readStorage(ref.Path)
 	}
