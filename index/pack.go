@@ -44,12 +44,18 @@ const (
 // packMin is the shortest text worth compressing.
 const packMin = 96
 
+// packWindow is how far back a packed text's matches reach. An entry's
+// text is packed on its own and is mostly far shorter; with zstd's
+// default (8 MB) each encoder held a 16 MB history, the largest part of
+// what they cost a cold build's peak memory.
+const packWindow = 1 << 20
+
 // zstd's encoder and decoder are safe for concurrent use; made when first
 // needed, since making them costs a process that never packs.
 var (
 	zstdEncoder = sync.OnceValue(func() *zstd.Encoder {
 		e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderCRC(false),
-			zstd.WithZeroFrames(true), zstd.WithSingleSegment(true))
+			zstd.WithZeroFrames(true), zstd.WithSingleSegment(true), zstd.WithWindowSize(packWindow))
 		if err != nil {
 			panic(err) // the options are constant
 		}
