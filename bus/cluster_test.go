@@ -44,6 +44,32 @@ func freePorts(t *testing.T, n int) []int {
 	return ports
 }
 
+// newClusterKey skips a test that forms a cluster in -short mode, and
+// makes the key of its cluster.
+func newClusterKey(t *testing.T, name string) bus.ClusterKey {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("forms a cluster of several members")
+	}
+	key, err := bus.NewClusterKey(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return key
+}
+
+// routesOf is the routes of member i of a cluster whose members listen
+// for routes on ports: every other member.
+func routesOf(ports []int, i int) []string {
+	var routes []string
+	for j, p := range ports {
+		if j != i {
+			routes = append(routes, fmt.Sprintf("127.0.0.1:%d", p))
+		}
+	}
+	return routes
+}
+
 // cluster starts n buses, each an embedded server routed to the others
 // on loopback, as n stead daemons on n machines do.
 func cluster(t *testing.T, key bus.ClusterKey, n int) []*bus.Bus {
@@ -58,14 +84,8 @@ func clusterTLS(t *testing.T, key bus.ClusterKey, n int, tlsFor func(i int) *bus
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
-		var routes []string
-		for j, p := range ports {
-			if j != i {
-				routes = append(routes, fmt.Sprintf("127.0.0.1:%d", p))
-			}
-		}
 		opts := bus.Options{Logger: testLogger(t, i), StoreDir: t.TempDir(), Listen: "127.0.0.1:0", Cluster: &bus.Cluster{Key: key,
-			Node: fmt.Sprintf("node-%d", i), Listen: fmt.Sprintf("127.0.0.1:%d", ports[i]), Routes: routes}}
+			Node: fmt.Sprintf("node-%d", i), Listen: fmt.Sprintf("127.0.0.1:%d", ports[i]), Routes: routesOf(ports, i)}}
 		if tlsFor != nil {
 			opts.Cluster.TLS = tlsFor(i)
 		}
@@ -116,13 +136,7 @@ func stored(t *testing.T, b *bus.Bus, run string) []string {
 // records on all three; when the one a run was written through dies, the
 // others still hold every entry and its record, and take new ones.
 func TestClusterOutlivesAMember(t *testing.T) {
-	if testing.Short() {
-		t.Skip("forms a three-member cluster")
-	}
-	key, err := bus.NewClusterKey("test")
-	if err != nil {
-		t.Fatal(err)
-	}
+	key := newClusterKey(t, "test")
 	bs := cluster(t, key, 3)
 	ctx := context.Background()
 	run := "r1"
@@ -154,13 +168,7 @@ func TestClusterOutlivesAMember(t *testing.T) {
 // TestClusterRefusesStrangers: a client without the cluster's nkey, and a
 // member with another key, are turned away.
 func TestClusterRefusesStrangers(t *testing.T) {
-	if testing.Short() {
-		t.Skip("forms a cluster")
-	}
-	key, err := bus.NewClusterKey("test")
-	if err != nil {
-		t.Fatal(err)
-	}
+	key := newClusterKey(t, "test")
 	bs := cluster(t, key, 3)
 	url := bs[0].ClientURL()
 	if url == "" {
@@ -224,13 +232,7 @@ func testLogger(t *testing.T, i int) *slog.Logger {
 // TestClusterRoutesOverTLS: members whose routes use mutual TLS (each a
 // certificate of the cluster's CA) form the cluster and keep the runs.
 func TestClusterRoutesOverTLS(t *testing.T) {
-	if testing.Short() {
-		t.Skip("forms a three-member cluster")
-	}
-	key, err := bus.NewClusterKey("tls")
-	if err != nil {
-		t.Fatal(err)
-	}
+	key := newClusterKey(t, "tls")
 	dir := t.TempDir()
 	ca, caKey := newCA(t, dir)
 	bs := clusterTLS(t, key, 3, func(i int) *bus.ClusterTLS {
@@ -308,18 +310,13 @@ func writePEM(t *testing.T, path, kind string, der []byte) {
 // first, LeaveLeads: a new leader would give the job again only after its
 // AckWait, and the streams it led would wait for an election).
 func TestClusterJobGivenBackByAStoppingMember(t *testing.T) {
-	if testing.Short() {
-		t.Skip("forms a three-member cluster")
-	}
-	key, err := bus.NewClusterKey("test")
-	if err != nil {
-		t.Fatal(err)
-	}
+	key := newClusterKey(t, "test")
 	bs := cluster(t, key, 3)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	jobs := make([]*bus.Jobs, 3)
 	for i, b := range bs {
+		var err error
 		if jobs[i], err = b.Jobs(ctx); err != nil {
 			t.Fatal(err)
 		}

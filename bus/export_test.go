@@ -31,15 +31,7 @@ func StreamReplicas(ctx context.Context, b *Bus) (int, error) {
 
 // WorkLeader is the member leading the work queue's consumer.
 func WorkLeader(ctx context.Context, b *Bus) (string, error) {
-	c, err := b.js.Consumer(ctx, StreamWork, WorkConsumer)
-	if err != nil {
-		return "", err
-	}
-	info, err := c.Info(ctx)
-	if err != nil || info.Cluster == nil {
-		return "", err
-	}
-	return info.Cluster.Leader, nil
+	return lead{stream: StreamWork, consumer: WorkConsumer}.leader(ctx, b.js)
 }
 
 // WatchMember is the member holding the one watch's consumer on the runs'

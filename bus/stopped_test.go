@@ -119,35 +119,20 @@ func memberProcess(t *testing.T, spec memberSpec) (cmd *exec.Cmd, ready func()) 
 // name, which the cluster kept on the stopped member: the watch hung
 // until the member came back.
 func TestClusterWatchOutlivesAStoppedMember(t *testing.T) {
-	if testing.Short() {
-		t.Skip("forms a three-member cluster")
-	}
-	key, err := bus.NewClusterKey("watch")
-	if err != nil {
-		t.Fatal(err)
-	}
+	key := newClusterKey(t, "watch")
 	ports := freePorts(t, 3)
-	routes := func(i int) []string {
-		var r []string
-		for j, p := range ports {
-			if j != i {
-				r = append(r, fmt.Sprintf("127.0.0.1:%d", p))
-			}
-		}
-		return r
-	}
 	procs := map[string]*exec.Cmd{}
 	var ready []func()
 	for i := 1; i < 3; i++ {
 		node := fmt.Sprintf("node-%d", i)
 		cmd, up := memberProcess(t, memberSpec{Key: key, Node: node, Listen: fmt.Sprintf("127.0.0.1:%d", ports[i]),
-			Routes: routes(i), Store: t.TempDir()})
+			Routes: routesOf(ports, i), Store: t.TempDir()})
 		procs[node], ready = cmd, append(ready, up)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	b, err := bus.New(ctx, bus.Options{Logger: testLogger(t, 0), StoreDir: t.TempDir(), Listen: "127.0.0.1:0",
-		Cluster: &bus.Cluster{Key: key, Node: "node-0", Listen: fmt.Sprintf("127.0.0.1:%d", ports[0]), Routes: routes(0)}})
+		Cluster: &bus.Cluster{Key: key, Node: "node-0", Listen: fmt.Sprintf("127.0.0.1:%d", ports[0]), Routes: routesOf(ports, 0)}})
 	if err != nil {
 		t.Fatal(err)
 	}

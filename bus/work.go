@@ -348,7 +348,11 @@ func (b *Bus) LeaveLeads(ctx context.Context) error {
 	for len(left) > 0 {
 		var still []lead
 		for _, l := range left {
-			if leader, err := l.leader(ctx, b.js); err != nil || leader == me {
+			// Asked for a second: none answers while one is chosen.
+			actx, cancel := context.WithTimeout(ctx, time.Second)
+			leader, err := l.leader(actx, b.js)
+			cancel()
+			if err != nil || leader == me {
 				still = append(still, l)
 			}
 		}
@@ -378,11 +382,8 @@ func (l lead) stepdown() string {
 	return "$JS.API.CONSUMER.LEADER.STEPDOWN." + l.stream + "." + l.consumer
 }
 
-// leader is the member leading l now (its leader answers; none does
-// while one is chosen).
+// leader is the member leading l now ("" while one is chosen).
 func (l lead) leader(ctx context.Context, js jetstream.JetStream) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, time.Second)
-	defer cancel()
 	s, err := js.Stream(ctx, l.stream)
 	if err != nil {
 		return "", err

@@ -84,11 +84,12 @@ type Reader struct {
 	// database), following links the CLI keeps outside it (subagents, a
 	// fork's parent history). A Ref made from a path alone has no ID.
 	Open func(env session.Env, ref session.Ref) (*session.Session, error)
-	// OpenConversation, when set, opens a session as Open does but keeps
-	// no native records (Records, and each entry's Native, hold none): for
-	// a reader that keeps only the conversation, as the search index does.
-	// Set where a session is read whole however large (OpenCode's
-	// database), so that its records do not double what the read holds.
+	// OpenConversation, when set, opens a session as Open does, for a
+	// reader that keeps only the conversation (the search index): the same
+	// entries, without native records where a store is read whole however
+	// large (OpenCode's database: Records and each entry's Native hold
+	// none), so that its records do not double what the read holds. Other
+	// stores may keep them.
 	OpenConversation func(env session.Env, ref session.Ref) (*session.Session, error)
 	// OpenOutline, when set, opens a session too large to hold for reading
 	// in two passes: it reads the session as Open does, the way o says (its
