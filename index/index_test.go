@@ -170,6 +170,33 @@ func TestRefreshReadsOnlyWhatChanged(t *testing.T) {
 	}
 }
 
+// TestRefreshInterrupted: a refresh whose context ends partway says so
+// (not what the statement it cut short met), and leaves an index the next
+// refresh completes.
+func TestRefreshInterrupted(t *testing.T) {
+	env := samples.ClaudeCodex(t)
+	ix := openIndex(t, filepath.Join(t.TempDir(), "index.db"))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err := ix.Refresh(ctx, env, func(done, total int, _ int64) {
+		if done == 1 {
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("an interrupted refresh: %v, want %v", err, context.Canceled)
+	}
+	res := refresh(t, ix, env)
+	full := refresh(t, openIndex(t, filepath.Join(t.TempDir(), "index.db")), env)
+	st, err := ix.Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Sessions != full.Sessions || st.Sessions != full.Sessions {
+		t.Errorf("after the interrupted refresh, a refresh left %d sessions (it saw %d), want %d", st.Sessions, res.Sessions, full.Sessions)
+	}
+}
+
 // TestCorruptIndexRebuilt: an index file SQLite cannot read is moved
 // aside and made again; an index of another schema version is rebuilt.
 func TestCorruptIndexRebuilt(t *testing.T) {

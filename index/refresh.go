@@ -198,9 +198,12 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 		doc      *indexed
 		appended bool
 		warn     *session.Warning
+		weight   int64 // of room
 	}
 	work := make(chan job)
-	out := make(chan done, 2)
+	out := make(chan done, 64)
+	room := newBudget(inFlight)
+	outer := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -210,9 +213,12 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 			defer wg.Done()
 			for j := range work {
 				doc, appended, err := ix.readSafely(env, j.a, j.ref, j.fp, j.held, j.id != 0)
-				d := done{j: j, doc: doc, appended: appended}
+				d := done{j: j, doc: doc, appended: appended, weight: doc.weight()}
 				if err != nil {
 					d.warn = &session.Warning{Path: j.ref.Path, Message: fmt.Sprintf("not indexed: %v", err)}
+				}
+				if room.take(ctx, d.weight) != nil {
+					return
 				}
 				select {
 				case out <- d:
@@ -241,6 +247,7 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 	wrote := make(map[key]*held)
 	for d := range out {
 		n++
+		room.give(d.weight)
 		if werr != nil {
 			continue
 		}
@@ -277,6 +284,11 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 	}
 	b.rollback()
 	if werr != nil {
+		if err := outer.Err(); err != nil {
+			// The transaction was rolled back as ctx ended, under a
+			// statement that was not watching it (see write).
+			werr = err
+		}
 		return res, nil, werr
 	}
 	if err := ctx.Err(); err != nil {
@@ -666,7 +678,16 @@ func read(env session.Env, a adapters.Adapter, ref session.Ref, pk *packer) (*in
 		return nil, err
 	}
 	add := func(e *session.Entry) { doc.rows = append(doc.rows, rowsOf(a, e, pk)...) }
+	stream := false
 	if fi, err := os.Stat(ref.Path); err == nil && fi.Mode().IsRegular() && fi.Size() > catalog.TwoPassAbove && a.StreamDecoder != nil {
+		stream = true
+	}
+	if !stream && doc.sum.Size > wholeAbove {
+		// Read whole, it is held whole: one such read at a time.
+		wholeReads.Lock()
+		defer wholeReads.Unlock()
+	}
+	if stream {
 		// A large self-contained file is read once, its entries indexed
 		// as they are decoded (a later record's status or usage for an
 		// entry changes nothing the index keeps).
@@ -731,6 +752,17 @@ func read(env session.Env, a adapters.Adapter, ref session.Ref, pk *packer) (*in
 		add(e)
 	}
 }
+
+// wholeAbove is the size of a session from which a refresh reads one
+// such session at a time (when it is not streamed): a session read whole
+// takes several times its size while it is read. A cold build of the
+// 10,000-session corpus peaked at 258–293 MB of RSS where two large ones
+// were read at once (an OpenCode session and a Gemini CLI one held 52 and
+// 60 MB of the Go heap).
+const wholeAbove = 4 << 20
+
+// wholeReads is held by the read of a session over wholeAbove.
+var wholeReads sync.Mutex
 
 // rowsOf is what the index keeps of an entry: a row for its text, and one
 // for its thinking.
@@ -948,6 +980,14 @@ func (b *batch) write(ctx context.Context, old int64, ref session.Ref, fp finger
 	if err != nil {
 		return held{}, err
 	}
+	// The session's statements run without ctx's cancellation: the driver
+	// watches a cancellable context with a goroutine of its own for each
+	// statement, which cost a cold build about a tenth of its time. ctx
+	// is heeded between sessions, and its end rolls the transaction back.
+	if err := ctx.Err(); err != nil {
+		return held{}, err
+	}
+	ctx = context.WithoutCancel(ctx)
 	// The session's row: the one this refresh looked at, or one a
 	// refresh in another process wrote since (its key is unique).
 	var base int64
