@@ -33,35 +33,50 @@ const (
 	bm25B  = 0.75
 )
 
-// rank scores cands by BM25 over ps (df: how many of the index's total
-// entries hold each pattern), each score weighed by the entry's age, and
-// returns the best limit, best first. Like FTS5's bm25(), a score is the
-// negated sum over the patterns, lower is better; a term's frequency is
-// its matches in the entry's start (rankText), an entry's length the
-// words there, and the mean length is the candidates'.
-func rank(cands []candidate, ps []pattern, df []float64, total float64, now time.Time, limit int, ds *dicts) ([]candidate, error) {
-	if len(cands) == 0 || len(ps) == 0 {
-		return cands[:min(limit, len(cands))], nil
-	}
-	// The candidates are read a share per core.
-	tf := make([]int32, len(cands)*len(ps))
-	lens := make([]int, len(cands))
-	workers := min(runtime.GOMAXPROCS(0), 1+len(cands)/256)
-	errs := make([]error, workers)
-	var wg sync.WaitGroup
+// counter counts, for each candidate a search hands it, how often each
+// pattern is found in the start of its text (rankText) and how many words
+// that start has: BM25's term frequencies and lengths. It counts on a
+// worker per core while the candidates are still being fetched, so that
+// decompressing and splitting their text (most of a search's time) runs
+// beside the query that finds them.
+type counter struct {
+	ps   []pattern
+	tf   []int32 // len(ps) for each candidate
+	lens []int
+	work chan countJob
+	errs []error
+	wg   sync.WaitGroup
+	once sync.Once
+	err  error
+}
+
+type countJob struct {
+	i      int
+	packed []byte
+}
+
+// newCounter counts up to n candidates' patterns ps, reading texts
+// packed with ds's dictionaries.
+func newCounter(ps []pattern, n int, ds *dicts) *counter {
+	c := &counter{ps: ps, tf: make([]int32, n*len(ps)), lens: make([]int, n), work: make(chan countJob, 64)}
+	workers := max(1, runtime.GOMAXPROCS(0))
+	c.errs = make([]error, workers)
 	for w := range workers {
-		wg.Go(func() {
+		c.wg.Go(func() {
 			var ws words
 			u := unpacker{dicts: ds}
-			for i := w; i < len(cands); i += workers {
-				text, err := u.unpackPrefix(cands[i].packed, rankText)
+			for j := range c.work {
+				if c.errs[w] != nil {
+					continue // drained, so that add never blocks for good
+				}
+				text, err := u.unpackPrefix(j.packed, rankText)
 				if err != nil {
-					errs[w] = err
-					return
+					c.errs[w] = err
+					continue
 				}
 				ws.split(text)
-				lens[i] = ws.len()
-				f := tf[i*len(ps) : (i+1)*len(ps)]
+				c.lens[j.i] = ws.len()
+				f := c.tf[j.i*len(ps) : (j.i+1)*len(ps)]
 				for at := range ws.len() {
 					for k := range ps {
 						if ps[k].matchAt(&ws, at) {
@@ -72,10 +87,35 @@ func rank(cands []candidate, ps []pattern, df []float64, total float64, now time
 			}
 		})
 	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
+	return c
+}
+
+// add counts candidate i (below newCounter's n), whose text is packed.
+func (c *counter) add(i int, packed []byte) { c.work <- countJob{i, packed} }
+
+// wait waits for the counts of the candidates added, and ends the
+// workers; nothing is added after.
+func (c *counter) wait() error {
+	c.once.Do(func() {
+		close(c.work)
+		c.wg.Wait()
+		c.err = errors.Join(c.errs...)
+	})
+	return c.err
+}
+
+// rank scores cands (counted by c, each at its index) by BM25 over c's
+// patterns (df: how many of the index's total entries hold each pattern),
+// each score weighed by the entry's age, and returns the best limit, best
+// first. Like FTS5's bm25(), a score is the negated sum over the patterns,
+// lower is better; a term's frequency is its matches in the entry's start
+// (rankText), an entry's length the words there, and the mean length is
+// the candidates'.
+func rank(cands []candidate, c *counter, df []float64, total float64, now time.Time, limit int) []candidate {
+	if c == nil || len(cands) == 0 || len(c.ps) == 0 {
+		return cands[:min(limit, len(cands))]
 	}
+	ps, tf, lens := c.ps, c.tf, c.lens[:len(cands)]
 	sum := 0
 	for _, n := range lens {
 		sum += n
@@ -106,7 +146,7 @@ func rank(cands []candidate, ps []pattern, df []float64, total float64, now time
 		}
 		return cmp.Compare(b.id, a.id)
 	})
-	return cands[:min(limit, len(cands))], nil
+	return cands[:min(limit, len(cands))]
 }
 
 // entriesWith is, for each pattern, about how many entries hold it, and

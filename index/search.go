@@ -156,14 +156,27 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Hit, int64, error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("index: search: %w", err)
 	}
-	var cands []candidate
+	// The candidates are counted for ranking as they come.
+	ps := patterns(terms)
+	var cnt *counter
+	if len(ps) > 0 {
+		cnt = newCounter(ps, Candidates, ix.dicts)
+		defer cnt.wait()
+	}
+	cands := make([]candidate, 0, Candidates) // never grown: the counter reads them as they are added
 	for rows.Next() {
 		var c candidate
 		if err := rows.Scan(&c.id, &c.time, &c.packed); err != nil {
 			rows.Close()
 			return nil, 0, fmt.Errorf("index: search: %w", err)
 		}
+		if len(cands) == cap(cands) {
+			break // the statement's LIMIT
+		}
 		cands = append(cands, c)
+		if cnt != nil {
+			cnt.add(len(cands)-1, c.packed)
+		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -172,7 +185,6 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Hit, int64, error) {
 	if len(cands) == 0 {
 		return nil, gen, nil
 	}
-	ps := patterns(terms)
 	var all []candidate // all the matches of the query's one term
 	if len(where) == 1 && len(ps) == 1 && len(terms) == 1 {
 		all = cands
@@ -181,10 +193,12 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Hit, int64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	best, err := rank(cands, ps, df, total, time.Now(), limit, ix.dicts)
-	if err != nil {
-		return nil, 0, err
+	if cnt != nil {
+		if err := cnt.wait(); err != nil {
+			return nil, 0, err
+		}
 	}
+	best := rank(cands, cnt, df, total, time.Now(), limit)
 	hits := make([]Hit, 0, len(best))
 	var ws words
 	u := unpacker{dicts: ix.dicts}
