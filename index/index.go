@@ -18,7 +18,7 @@ import (
 
 // SchemaVersion is the version of the index's tables. An index of another
 // version is rebuilt.
-const SchemaVersion = 8
+const SchemaVersion = 9
 
 // MaxEntryText is how much of one entry's text is indexed: its start.
 // (Tool outputs and file writes run to megabytes; their start is what a
@@ -84,8 +84,15 @@ CREATE TABLE sessions (
 	-- The live run whose entries, as its bus carried them, the row
 	-- holds; '' for a session read from a store.
 	run      TEXT NOT NULL DEFAULT '',
+	-- The time of its latest entry (Unix nanoseconds, 0 for none) and
+	-- the smallest id of its entries (0 for none): a search --since
+	-- walks no match older than the first entry of the sessions that
+	-- reach past its time (sinceBound).
+	last     INTEGER NOT NULL DEFAULT 0,
+	first    INTEGER NOT NULL DEFAULT 0,
 	UNIQUE (cli, sid, path)
 );
+CREATE INDEX sessions_last ON sessions (last, first);
 CREATE TABLE entries (
 	id      INTEGER PRIMARY KEY,
 	session INTEGER NOT NULL,
@@ -192,9 +199,14 @@ func (ix *Index) migrate(ctx context.Context) error {
 	switch {
 	case err == nil && version == strconv.Itoa(SchemaVersion):
 		return ix.tune(ctx)
-	case err == nil && version == "7":
-		// Version 8 added the sessions' run column, and nothing else.
-		if err := ix.upgrade(ctx, `ALTER TABLE sessions ADD COLUMN run TEXT NOT NULL DEFAULT ''`); err != nil {
+	case err == nil && (version == "7" || version == "8"):
+		// Version 8 added the sessions' run column, version 9 their
+		// last and first columns, and nothing else.
+		stmt := upgradeTo9
+		if version == "7" {
+			stmt = `ALTER TABLE sessions ADD COLUMN run TEXT NOT NULL DEFAULT '';` + stmt
+		}
+		if err := ix.upgrade(ctx, stmt); err != nil {
 			return err
 		}
 		return ix.tune(ctx)
@@ -250,7 +262,15 @@ func (ix *Index) migrate(ctx context.Context) error {
 	return nil
 }
 
-// upgrade brings an index of the previous schema version to this one with
+// upgradeTo9 adds the sessions' last and first columns to an index of
+// version 8, from the entries it holds.
+const upgradeTo9 = `ALTER TABLE sessions ADD COLUMN last INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN first INTEGER NOT NULL DEFAULT 0;
+UPDATE sessions SET last = coalesce((SELECT max(time) FROM entries WHERE session = sessions.id), 0),
+	first = coalesce((SELECT min(id) FROM entries WHERE session = sessions.id), 0);
+CREATE INDEX IF NOT EXISTS sessions_last ON sessions (last, first);`
+
+// upgrade brings an index of a previous schema version to this one with
 // stmt, in a transaction.
 func (ix *Index) upgrade(ctx context.Context, stmt string) error {
 	tx, err := ix.db.BeginTx(ctx, nil)

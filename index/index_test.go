@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/catalog"
@@ -320,10 +321,32 @@ func TestFilters(t *testing.T) {
 				filters = append(filters, index.Query{Tool: strings.ToUpper(tool)}, index.Query{Tool: tool, CLIs: []string{"codex"}})
 			}
 		}
+		// Times from the matches' own: the sessions are indexed in no
+		// order of their entries' times, so a window's matches lie
+		// among older and newer ones.
+		var times []time.Time
+		for _, h := range every {
+			if !h.Time.IsZero() {
+				times = append(times, h.Time)
+			}
+		}
+		slices.SortFunc(times, time.Time.Compare)
+		if len(times) > 0 {
+			filters = append(filters, index.Query{Since: times[len(times)-1].Add(time.Hour)}) // after every entry
+		}
+		for _, k := range []int{0, len(times) / 4, len(times) / 2, len(times) * 3 / 4, len(times) - 1} {
+			if k >= 0 && k < len(times) {
+				at := times[k]
+				filters = append(filters, index.Query{Since: at}, index.Query{Until: at}, index.Query{Since: at, CLIs: []string{"codex"}},
+					index.Query{Since: at.Add(-time.Nanosecond), Until: at.Add(time.Hour)})
+			}
+		}
 		for _, f := range filters {
 			pass := func(h index.Hit) bool {
 				return (len(f.CLIs) == 0 || slices.Contains(f.CLIs, h.CLI)) && (len(f.Roles) == 0 || slices.Contains(f.Roles, h.Role)) &&
-					(f.Tool == "" || strings.EqualFold(f.Tool, h.Tool))
+					(f.Tool == "" || strings.EqualFold(f.Tool, h.Tool)) &&
+					(f.Since.IsZero() || !h.Time.IsZero() && !h.Time.Before(f.Since)) &&
+					(f.Until.IsZero() || h.Time.Before(f.Until)) // an entry without a time is before any
 			}
 			var want []string
 			for _, h := range every {

@@ -1073,6 +1073,13 @@ func (b *batch) write(ctx context.Context, old int64, ref session.Ref, fp finger
 		}
 		b.bytes += len(r.text)
 	}
+	var last int64
+	for i := range doc.rows {
+		last = max(last, unixNano(doc.rows[i].time))
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET last = ?, first = coalesce((SELECT min(id) FROM entries WHERE session = ?2), 0) WHERE id = ?2`, last, id); err != nil {
+		return held{}, fmt.Errorf("index: %w", err)
+	}
 	return h, b.done()
 }
 

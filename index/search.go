@@ -3,7 +3,6 @@ package index
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -105,6 +104,7 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Hit, int64, error) {
 	}
 	in("s.cli", q.CLIs)
 	in("e.role", q.Roles)
+	joinSessions := len(q.CLIs) > 0 || q.Project != "" || q.SessionID != ""
 	if q.Project != "" {
 		where = append(where, "instr(s.project, ?) > 0")
 		args = append(args, q.Project)
@@ -120,6 +120,15 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Hit, int64, error) {
 	if !q.Since.IsZero() {
 		where = append(where, "e.time >= ?")
 		args = append(args, q.Since.UnixNano())
+		// The matches come newest first (by rowid), and those before the
+		// first entry of every session that reaches past Since cannot
+		// pass: FTS5 stops there instead of walking all that is older
+		// (all of it when no session does). On the 10,000-session
+		// corpus, `error --cli codex --role tool_result --since 7d`
+		// took 110 ms, then 21; `error --since 1d`, which nothing
+		// passes, 500 ms.
+		where = append(where, "entry_fts.rowid >= (SELECT coalesce(min(first), 9223372036854775807) FROM sessions WHERE last >= ?)")
+		args = append(args, q.Since.UnixNano())
 	}
 	if !q.Until.IsZero() {
 		where = append(where, "e.time < ?")
@@ -134,7 +143,7 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Hit, int64, error) {
 	// them, which for a word found in a million entries takes seconds
 	// (see rank).
 	from := "entry_fts JOIN entries e ON e.id = entry_fts.rowid"
-	if slices.ContainsFunc(where, func(w string) bool { return strings.Contains(w, "s.") }) {
+	if joinSessions {
 		from += " JOIN sessions s ON s.id = e.session"
 	}
 	stmt := `SELECT e.id, e.time, e.text FROM ` + from + `
