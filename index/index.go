@@ -87,7 +87,7 @@ CREATE TABLE sessions (
 	-- The time of its latest entry (Unix nanoseconds, 0 for none) and
 	-- the smallest id of its entries (0 for none): a search --since
 	-- walks no match older than the first entry of the sessions that
-	-- reach past its time (sinceBound).
+	-- reach past its time (see Index.search).
 	last     INTEGER NOT NULL DEFAULT 0,
 	first    INTEGER NOT NULL DEFAULT 0,
 	UNIQUE (cli, sid, path)

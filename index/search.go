@@ -172,7 +172,7 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Hit, int64, error) {
 		cnt = newCounter(ps, Candidates, ix.dicts)
 		defer cnt.wait()
 	}
-	cands := make([]candidate, 0, Candidates) // never grown: the counter reads them as they are added
+	cands := make([]candidate, 0, Candidates) // as many as the counter has room for
 	for rows.Next() {
 		var c candidate
 		if err := rows.Scan(&c.id, &c.time, &c.packed); err != nil {
