@@ -134,6 +134,9 @@ type Bus struct {
 	fault atomic.Bool
 	// faulted wakes heal when fault is set.
 	faulted chan struct{}
+	// fatal is the last fatal error the server reported (it cannot
+	// listen on a port, say): why it did not start.
+	fatal atomic.Pointer[string]
 	// pull holds a watch's pull options beyond its batch.
 	pull  []jetstream.PullMessagesOpt
 	done  chan struct{}
@@ -284,11 +287,20 @@ func (b *Bus) startServer() error {
 	}
 	// The server's log is always read, for the store failures it
 	// reports (storeLog); it is passed on only when asked for.
-	srv.SetLoggerV2(serverLog{l: b.log, fault: &b.fault, faulted: b.faulted}, false, false, false)
+	b.fatal.Store(nil)
+	srv.SetLoggerV2(serverLog{l: b.log, fault: &b.fault, faulted: b.faulted, fatal: &b.fatal}, false, false, false)
 	go srv.Start()
-	if !srv.ReadyForConnections(10 * time.Second) {
-		srv.Shutdown()
-		return errors.New("bus: the embedded NATS server did not start within 10 s")
+	// A server that cannot listen says so (Fatalf) and waits: its
+	// reason is the error, at once, not a timeout.
+	for deadline := time.Now().Add(serverStart); !srv.ReadyForConnections(100 * time.Millisecond); {
+		if msg := b.fatal.Load(); msg != nil {
+			srv.Shutdown()
+			return fmt.Errorf("bus: the embedded NATS server did not start: %s", *msg)
+		}
+		if time.Now().After(deadline) {
+			srv.Shutdown()
+			return fmt.Errorf("bus: the embedded NATS server did not start within %s", serverStart)
+		}
 	}
 	b.srvMu.Lock()
 	b.srv = srv
@@ -621,7 +633,11 @@ type serverLog struct {
 	l       *slog.Logger
 	fault   *atomic.Bool
 	faulted chan<- struct{}
+	fatal   *atomic.Pointer[string]
 }
+
+// serverStart is how long the embedded server has to start listening.
+const serverStart = 10 * time.Second
 
 // storeFailure reports whether a server error says its store failed to
 // write: nats-server's own test for running out of space is this string.
@@ -644,7 +660,11 @@ func (s serverLog) Warnf(format string, v ...any) {
 	s.l.Warn(msg, "from", "nats")
 }
 func (s serverLog) Fatalf(format string, v ...any) {
-	s.Errorf(format, v...)
+	msg := fmt.Sprintf(format, v...)
+	if s.fatal != nil {
+		s.fatal.Store(&msg)
+	}
+	s.Errorf("%s", msg)
 }
 func (s serverLog) Errorf(format string, v ...any) {
 	msg := fmt.Sprintf(format, v...)

@@ -15,6 +15,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -76,12 +77,62 @@ func cluster(t *testing.T, key bus.ClusterKey, n int) []*bus.Bus {
 	return clusterTLS(t, key, n, nil)
 }
 
+// TestClusterRoutePortTaken: a member whose route port another program
+// holds fails at once, saying so, rather than after a timeout.
+func TestClusterRoutePortTaken(t *testing.T) {
+	key := newClusterKey(t, "taken")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	begin := time.Now()
+	b, err := bus.New(ctx, bus.Options{StoreDir: t.TempDir(), Listen: "127.0.0.1:0",
+		Cluster: &bus.Cluster{Key: key, Node: "node-0", Listen: l.Addr().String(), Routes: []string{"127.0.0.1:1"}}})
+	if err == nil {
+		b.Close()
+		t.Fatal("a member started on a route port another program holds")
+	}
+	if !strings.Contains(err.Error(), "address already in use") || time.Since(begin) > 5*time.Second {
+		t.Errorf("after %v: %v; want at once, naming the port in use", time.Since(begin).Round(time.Millisecond), err)
+	}
+}
+
 // clusterTLS is cluster, with each member's route TLS from tlsFor.
+//
+// A member's route port is found free and then let go before the member
+// listens on it: another process's connection may take it meanwhile (CI
+// runs other packages' tests beside these). The member then cannot
+// listen, the others cannot place anything on three members, and the
+// cluster is formed again on other ports.
 func clusterTLS(t *testing.T, key bus.ClusterKey, n int, tlsFor func(i int) *bus.ClusterTLS) []*bus.Bus {
 	t.Helper()
+	for try := 1; ; try++ {
+		buses, err := formCluster(t, key, n, tlsFor)
+		if err == nil {
+			for _, b := range buses {
+				t.Cleanup(func() { b.Close() })
+			}
+			return buses
+		}
+		if try == 3 || !strings.Contains(err.Error(), "address already in use") {
+			t.Fatal(err)
+		}
+		t.Logf("forming the cluster again on other ports: %v", err)
+	}
+}
+
+// formCluster starts the n members of a cluster, each routed to the
+// others, and returns them, or what kept each member that failed from
+// starting (a member that fails stops the others' waiting for it).
+func formCluster(t *testing.T, key bus.ClusterKey, n int, tlsFor func(i int) *bus.ClusterTLS) ([]*bus.Bus, error) {
 	ports := freePorts(t, n)
 	buses := make([]*bus.Bus, n)
 	errs := make([]error, n)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
 	var wg sync.WaitGroup
 	for i := range n {
 		opts := bus.Options{Logger: testLogger(t, i), StoreDir: t.TempDir(), Listen: "127.0.0.1:0", Cluster: &bus.Cluster{Key: key,
@@ -90,19 +141,24 @@ func clusterTLS(t *testing.T, key bus.ClusterKey, n int, tlsFor func(i int) *bus
 			opts.Cluster.TLS = tlsFor(i)
 		}
 		wg.Go(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			buses[i], errs[i] = bus.New(ctx, opts)
+			var err error
+			if buses[i], err = bus.New(ctx, opts); err != nil {
+				errs[i] = fmt.Errorf("member %d (routes on %d): %w", i, ports[i], err)
+				cancel()
+			}
 		})
 	}
 	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			t.Fatalf("member %d: %v", i, err)
+	err := errors.Join(errs...)
+	if err != nil {
+		for _, b := range buses {
+			if b != nil {
+				b.Close()
+			}
 		}
-		t.Cleanup(func() { buses[i].Close() })
+		return nil, err
 	}
-	return buses
+	return buses, nil
 }
 
 // entries publishes n entries of run on b, numbered from first.
