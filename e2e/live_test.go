@@ -159,17 +159,15 @@ func (l *steadCmd) startDaemon(root string) {
 // would otherwise bury the test's own messages, which CI shows last.
 func daemonLog(t *testing.T, name, log string, n int) {
 	t.Helper()
-	dir := os.Getenv("STEAD_E2E_LOGS")
-	if dir == "" {
-		t.Logf("%s log:\n%s", name, tailText(log, n))
-		return
+	tail := tailText(log, n)
+	if dir := os.Getenv("STEAD_E2E_LOGS"); dir != "" {
+		file := filepath.Join(dir, strings.NewReplacer("/", "-").Replace(t.Name())+"-"+name+".log")
+		if err := os.WriteFile(file, []byte(tail), 0o644); err == nil {
+			t.Logf("%s log: %s", name, file)
+			return
+		}
 	}
-	file := filepath.Join(dir, strings.NewReplacer("/", "-").Replace(t.Name())+"-"+name+".log")
-	if err := os.WriteFile(file, []byte(tailText(log, n)), 0o644); err != nil {
-		t.Logf("%s log:\n%s", name, tailText(log, n))
-		return
-	}
-	t.Logf("%s log: %s", name, file)
+	t.Logf("%s log:\n%s", name, tail)
 }
 
 func tailText(s string, n int) string {

@@ -118,8 +118,7 @@ const dictLevel = zstd.SpeedFastest
 
 // use packs with dictionary data from now on.
 func (d *dicts) use(id uint32, data []byte) error {
-	opts := []zstd.EOption{zstd.WithEncoderLevel(dictLevel), zstd.WithEncoderCRC(false),
-		zstd.WithZeroFrames(true), zstd.WithSingleSegment(true), zstd.WithWindowSize(packWindow), zstd.WithEncoderDict(data)}
+	opts := append(packOptions(dictLevel), zstd.WithEncoderDict(data))
 	if _, err := zstd.NewWriter(nil, opts[len(opts)-1]); err != nil { // a dictionary zstd cannot read
 		return fmt.Errorf("index: the dictionary %d: %w", id, err)
 	}

@@ -50,12 +50,18 @@ const packMin = 96
 // what they cost a cold build's peak memory.
 const packWindow = 1 << 20
 
+// packOptions are the options of an encoder packing texts at level,
+// with a dictionary or without.
+func packOptions(level zstd.EncoderLevel) []zstd.EOption {
+	return []zstd.EOption{zstd.WithEncoderLevel(level), zstd.WithEncoderCRC(false),
+		zstd.WithZeroFrames(true), zstd.WithSingleSegment(true), zstd.WithWindowSize(packWindow)}
+}
+
 // zstd's encoder and decoder are safe for concurrent use; made when first
 // needed, since making them costs a process that never packs.
 var (
 	zstdEncoder = sync.OnceValue(func() *zstd.Encoder {
-		e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderCRC(false),
-			zstd.WithZeroFrames(true), zstd.WithSingleSegment(true), zstd.WithWindowSize(packWindow))
+		e, err := zstd.NewWriter(nil, packOptions(zstd.SpeedDefault)...)
 		if err != nil {
 			panic(err) // the options are constant
 		}

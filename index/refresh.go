@@ -284,12 +284,7 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 	}
 	b.rollback()
 	if werr != nil {
-		if err := outer.Err(); err != nil {
-			// The transaction was rolled back as ctx ended, under a
-			// statement that was not watching it (see write).
-			werr = err
-		}
-		return res, nil, werr
+		return res, nil, interrupted(outer, werr)
 	}
 	if err := ctx.Err(); err != nil {
 		return res, nil, err
@@ -678,10 +673,8 @@ func read(env session.Env, a adapters.Adapter, ref session.Ref, pk *packer) (*in
 		return nil, err
 	}
 	add := func(e *session.Entry) { doc.rows = append(doc.rows, rowsOf(a, e, pk)...) }
-	stream := false
-	if fi, err := os.Stat(ref.Path); err == nil && fi.Mode().IsRegular() && fi.Size() > catalog.TwoPassAbove && a.StreamDecoder != nil {
-		stream = true
-	}
+	fi, err := os.Stat(ref.Path)
+	stream := err == nil && fi.Mode().IsRegular() && fi.Size() > catalog.TwoPassAbove && a.StreamDecoder != nil
 	if !stream && doc.sum.Size > wholeAbove {
 		// Read whole, it is held whole: one such read at a time.
 		wholeReads.Lock()
@@ -751,6 +744,17 @@ func read(env session.Env, a adapters.Adapter, ref session.Ref, pk *packer) (*in
 		}
 		add(e)
 	}
+}
+
+// interrupted is err, or ctx's error when ctx ended: a batch's statements
+// do not watch ctx (see write), and a transaction rolled back as ctx
+// ended fails the next one with "transaction has already been committed
+// or rolled back", not with why.
+func interrupted(ctx context.Context, err error) error {
+	if err != nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
 }
 
 // wholeAbove is the size of a session from which a refresh reads one

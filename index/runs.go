@@ -123,10 +123,11 @@ func (f *RunFeed) Stored() bool { return f.stored }
 // its session is there. The first Flush of a feed keeps the rows the
 // index already held of the run (a feed started again after the daemon
 // restarted goes on from them).
-func (f *RunFeed) Flush(ctx context.Context) error {
+func (f *RunFeed) Flush(ctx context.Context) (err error) {
 	if !f.Dirty() {
 		return nil
 	}
+	defer func() { err = interrupted(ctx, err) }()
 	k := f.run.key()
 	b := &batch{ix: f.ix}
 	defer b.rollback()
