@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -154,5 +156,44 @@ func TestListAndStatsFromTheIndex(t *testing.T) {
 		if got := mustRun(t, env, c...); got != before[i] {
 			t.Errorf("stead %s: with the index:\n%s\nwithout:\n%s", strings.Join(c, " "), got, before[i])
 		}
+	}
+}
+
+// search, list and stats run their collector at answerGC under
+// indexMemory in stead's own process, unless the environment says
+// otherwise; a test's process is left as it is.
+func TestAnswerFromIndexGC(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	settings := func() (int, int64) {
+		gc := debug.SetGCPercent(100)
+		debug.SetGCPercent(gc)
+		return gc, debug.SetMemoryLimit(-1)
+	}
+	reset := func() {
+		debug.SetGCPercent(100)
+		debug.SetMemoryLimit(math.MaxInt64)
+	}
+	tests := []struct {
+		name      string
+		process   bool
+		gogc, lim string
+		wantGC    int
+		wantLimit int64
+	}{
+		{"stead's process", true, "", "", answerGC, indexMemory},
+		{"a test's", false, "", "", 100, math.MaxInt64},
+		{"GOGC and GOMEMLIMIT set", true, "100", "1GiB", 100, math.MaxInt64},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("GOGC", tt.gogc)
+			t.Setenv("GOMEMLIMIT", tt.lim)
+			reset()
+			(&Factory{Process: tt.process}).answerFromIndex()
+			if gc, limit := settings(); gc != tt.wantGC || limit != tt.wantLimit {
+				t.Errorf("GOGC %d, memory limit %d; want %d, %d", gc, limit, tt.wantGC, tt.wantLimit)
+			}
+		})
 	}
 }
