@@ -74,9 +74,13 @@ func newCounter(ps []pattern, n int, ds *dicts) *counter {
 					c.errs[w] = err
 					continue
 				}
+				f := c.tf[j.i*len(ps) : (j.i+1)*len(ps)]
+				if n, ok := countWords(text, ps, f); ok {
+					c.lens[j.i] = n
+					continue
+				}
 				ws.split(text)
 				c.lens[j.i] = ws.len()
-				f := c.tf[j.i*len(ps) : (j.i+1)*len(ps)]
 				for at := range ws.len() {
 					for k := range ps {
 						if ps[k].matchAt(&ws, at) {
