@@ -38,7 +38,7 @@ var rules = map[string][]string{
 	"vt":                {},
 	// The interchange formats of seeds 000 (CUSF) and 003 (agent-history
 	// NDJSON): universal sessions in and out, nothing else.
-	"cusf":              {"session", "github.com/santhosh-tekuri/jsonschema/v6"},
+	"cusf":              {"session"},
 	"agenthistory":      {"session"},
 	"templates":         {"session", "go.yaml.in/yaml/v3"},
 	"bus":               {"session", "live", "internal/safetext", "github.com/nats-io/"},

@@ -7,8 +7,8 @@
 // reads a CUSF file back into a universal session; Validate checks a file
 // against the JSON Schema (Schema, shipped as schemas/cusf-v1.0.0.json),
 // the structural rules of the standard's §5.2 and the reconstruction test
-// of §5.3, and grades it as §9.1 says. The package imports only session
-// and a JSON Schema validator.
+// of §5.3, and grades it as §9.1 says. The package imports only session:
+// it checks the schema with its own evaluator (schema.go).
 //
 // # Export
 //

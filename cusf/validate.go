@@ -10,10 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // Validation rules, as Issue.Rule names them.
@@ -131,31 +128,6 @@ func (r *Result) WriteText(w io.Writer) {
 	io.WriteString(w, b.String())
 }
 
-var (
-	schemaOnce sync.Once
-	compiled   *jsonschema.Schema
-	schemaErr  error
-)
-
-func lineSchema() (*jsonschema.Schema, error) {
-	schemaOnce.Do(func() {
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(Schema))
-		if err != nil {
-			schemaErr = err
-			return
-		}
-		c := jsonschema.NewCompiler()
-		c.AssertFormat()
-		const url = "https://stead.dev/schemas/cusf-v1.0.0.json"
-		if err := c.AddResource(url, doc); err != nil {
-			schemaErr = err
-			return
-		}
-		compiled, schemaErr = c.Compile(url)
-	})
-	return compiled, schemaErr
-}
-
 // required lists the required fields of each kind of line: a schema error
 // in one of them (or a missing one) fails the grade, one in an optional
 // field is a minor error.
@@ -181,7 +153,7 @@ var timeFields = map[string]string{
 type validator struct {
 	res       *Result
 	max       int
-	sch       *jsonschema.Schema
+	sch       *schema
 	fatalLine int // the last line counted in fatalLines
 	fatal     int // lines with a fatal issue
 
@@ -264,7 +236,7 @@ func (v *validator) line(n int, raw []byte) {
 	if first {
 		v.first = n
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	doc, err := decodeLine(raw)
 	if err != nil {
 		v.issue(&res.Schema, n, RuleJSON, true, "not a JSON value: %v", err)
 		if first {
@@ -290,39 +262,19 @@ func (v *validator) line(n int, raw []byte) {
 	v.count(kind, obj)
 }
 
+// schema reports an issue for each schema error of line n, doc decoded,
+// of the given kind: fatal for a missing field, for an error in a
+// required field or at the top of the line, or for a line of no known kind.
 func (v *validator) schema(n int, kind string, doc any) {
-	err := v.sch.Validate(doc)
-	if err == nil {
-		return
-	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		v.issue(&v.res.Schema, n, RuleSchema, true, "%v", err)
-		return
-	}
 	req, known := required[kind]
-	for _, leaf := range leaves(ve, nil) {
-		fatal := !known || len(leaf.InstanceLocation) == 0 || req[leaf.InstanceLocation[0]]
-		if kp := leaf.ErrorKind.KeywordPath(); len(kp) > 0 && kp[0] == "required" {
-			fatal = true
-		}
-		msg := leaf.Error()
+	for _, e := range v.sch.validate(doc) {
+		fatal := !known || len(e.Location) == 0 || req[e.Location[0]] || e.Keyword == "required"
+		msg := e.Error()
 		if kind != "" {
 			msg = kind + " " + msg
 		}
 		v.issue(&v.res.Schema, n, RuleSchema, fatal, "%s", msg)
 	}
-}
-
-// leaves returns the innermost errors of a validation error.
-func leaves(e *jsonschema.ValidationError, out []*jsonschema.ValidationError) []*jsonschema.ValidationError {
-	if len(e.Causes) == 0 {
-		return append(out, e)
-	}
-	for _, c := range e.Causes {
-		out = leaves(c, out)
-	}
-	return out
 }
 
 func (v *validator) structure(n int, kind string, obj map[string]any, first bool) {
