@@ -28,7 +28,14 @@ type member struct {
 	state string
 	cmd   *exec.Cmd
 	log   string
+	// exited is closed when the daemon has exited (waitErr: how); wait
+	// for it rather than calling cmd.Wait.
+	exited  chan struct{}
+	waitErr error
 }
+
+// wait waits for the member's daemon to exit.
+func (m *member) wait() { <-m.exited }
 
 // steadCluster starts n stead daemons forming a NATS cluster on loopback
 // (stead serve --cluster-key), each with its own home and state.
@@ -45,15 +52,6 @@ func steadClusterOf(t *testing.T, bin string, n int, envOf func(i int) []string)
 	key := filepath.Join(dir, "cluster.key")
 	if out, err := exec.Command(bin, "serve", "cluster-key", key, "--name", "e2e").CombinedOutput(); err != nil {
 		t.Fatalf("stead serve cluster-key: %v\n%s", err, out)
-	}
-	var ports []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-		defer l.Close()
 	}
 	var base []string
 	for _, kv := range os.Environ() {
@@ -77,6 +75,44 @@ func steadClusterOf(t *testing.T, bin string, n int, envOf func(i int) []string)
 		}
 		ms[i] = m
 	}
+	// The members listen on ports found free, then let go; another
+	// process can take one meanwhile. A member that could not listen
+	// exits at once ("address already in use"): the cluster is formed
+	// again on other ports.
+	for try := 1; ; try++ {
+		taken := startCluster(t, bin, key, ms)
+		if taken == "" {
+			return key, ms
+		}
+		if try == 3 {
+			t.Fatalf("%s could not listen on the port it was given, three times", taken)
+		}
+		t.Logf("%s could not listen on the port it was given; forming the cluster on other ports", taken)
+		for _, m := range ms {
+			m.cmd.Process.Signal(syscall.SIGTERM)
+			m.wait()
+		}
+	}
+}
+
+// startCluster starts ms on ports found free, each routed to the others,
+// and waits for each to come up; it returns the name of a member that
+// could not listen on its port, "" when all came up.
+func startCluster(t *testing.T, bin, key string, ms []*member) string {
+	t.Helper()
+	var ports []int
+	var held []net.Listener
+	for range ms {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+		held = append(held, l)
+	}
+	for _, l := range held {
+		l.Close()
+	}
 	for i, m := range ms {
 		var routes []string
 		for j, p := range ports {
@@ -86,7 +122,15 @@ func steadClusterOf(t *testing.T, bin string, n int, envOf func(i int) []string)
 		}
 		m.start(t, bin, key, fmt.Sprintf("127.0.0.1:%d", ports[i]), routes)
 	}
-	return key, ms
+	for _, m := range ms {
+		if _, err := m.up(); err != nil {
+			if data, _ := os.ReadFile(m.log); strings.Contains(string(data), "address already in use") {
+				return m.name
+			}
+			t.Fatalf("%s: %v", m.name, err)
+		}
+	}
+	return ""
 }
 
 func (m *member) start(t *testing.T, bin, key, listen string, routes []string) {
@@ -104,10 +148,15 @@ func (m *member) start(t *testing.T, bin, key, listen string, routes []string) {
 	if err := m.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	cmd := m.cmd
+	cmd, exited := m.cmd, make(chan struct{})
+	m.exited = exited
+	go func() {
+		m.waitErr = cmd.Wait()
+		close(exited)
+	}()
 	t.Cleanup(func() {
 		cmd.Process.Signal(syscall.SIGTERM)
-		cmd.Wait()
+		<-exited
 		logf.Close()
 		if t.Failed() {
 			data, _ := os.ReadFile(m.log)
@@ -127,6 +176,15 @@ func (m *member) start(t *testing.T, bin, key, listen string, routes []string) {
 // info waits for the member's daemon to publish itself.
 func (m *member) info(t *testing.T) daemon.Info {
 	t.Helper()
+	info, err := m.up()
+	if err != nil {
+		t.Fatalf("%s: %v", m.name, err)
+	}
+	return info
+}
+
+// up waits for the member's daemon to publish itself, or to exit.
+func (m *member) up() (daemon.Info, error) {
 	env := session.Env{Vars: map[string]string{}}
 	for _, kv := range m.env {
 		if k, v, ok := strings.Cut(kv, "="); ok {
@@ -134,16 +192,19 @@ func (m *member) info(t *testing.T) daemon.Info {
 		}
 	}
 	env.Home = env.Vars["HOME"]
-	deadline := time.Now().Add(2 * time.Minute)
+	deadline := time.After(2 * time.Minute)
 	for {
 		info, err := daemon.Read(env)
 		if err == nil && info.PID == m.cmd.Process.Pid {
-			return info
+			return info, nil
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: the daemon did not come up: %v", m.name, err)
+		select {
+		case <-m.exited:
+			return daemon.Info{}, fmt.Errorf("the daemon exited before it came up (%v)", m.waitErr)
+		case <-deadline:
+			return daemon.Info{}, fmt.Errorf("the daemon did not come up: %v", err)
+		case <-time.After(100 * time.Millisecond):
 		}
-		time.Sleep(100 * time.Millisecond)
 	}
 }
 
@@ -252,7 +313,7 @@ func TestClusterOfThreeDaemons(t *testing.T) {
 		}
 	}
 	ms[0].cmd.Process.Signal(syscall.SIGKILL)
-	ms[0].cmd.Wait()
+	ms[0].wait()
 	for _, i := range []int{1, 2} {
 		var recs []live.Run
 		if err := json.Unmarshal(ms[i].stead(t, bin, "runs", "--json"), &recs); err != nil {

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -24,13 +23,11 @@ func TestClusterRunHandover(t *testing.T) {
 	w := rg.cmd(t, 1).watch(rec.ID)
 	w.until(t, "the first prompt, with the model answering", 3*time.Minute, busyWith("LIVE-PROMPT"))
 
-	node0 := rg.ms[0].cmd
-	if err := node0.Process.Signal(syscall.SIGTERM); err != nil {
+	node0 := rg.ms[0]
+	if err := node0.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	stoppedAt := time.Now()
-	exited := make(chan *os.ProcessState, 1)
-	go func() { st, _ := node0.Process.Wait(); exited <- st }()
 	msgs := w.until(t, "the handover from node-0", 2*time.Minute, failoverFrom(rec.Supervisor))
 	moved, _ := failoverOf(msgs, rec.Supervisor)
 	// The turn under way ended on node-0 before the run moved: its
@@ -53,9 +50,9 @@ func TestClusterRunHandover(t *testing.T) {
 		t.Errorf("the failover's detail %q does not say the run was handed over", moved.Detail)
 	}
 	select {
-	case st := <-exited:
-		if st == nil || st.ExitCode() != 0 {
-			t.Errorf("node-0 after SIGTERM: %v; want it exited with code 0", st)
+	case <-node0.exited:
+		if st := node0.cmd.ProcessState; node0.waitErr != nil || st == nil || st.ExitCode() != 0 {
+			t.Errorf("node-0 after SIGTERM: %v; want it exited with code 0", node0.waitErr)
 		}
 	case <-time.After(time.Minute):
 		t.Fatalf("node-0 had not exited a minute after SIGTERM")
