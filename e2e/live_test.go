@@ -60,7 +60,11 @@ type steadCmd struct {
 	src    *clitest.Env
 	dst    *clitest.Env
 	daemon *exec.Cmd
-	root   string
+	// daemonExited is closed when the daemon has exited (daemonErr:
+	// how): wait for it (waitDaemon) rather than calling daemon.Wait.
+	daemonExited chan struct{}
+	daemonErr    error
+	root         string
 	// daemonEnv, when set, is the daemon's environment instead of env.
 	daemonEnv []string
 }
@@ -120,14 +124,18 @@ func (l *steadCmd) startDaemon(root string) {
 	if err := l.daemon.Start(); err != nil {
 		l.t.Fatal(err)
 	}
+	daemon, done := l.daemon, make(chan struct{})
+	l.daemonExited = done
+	go func() {
+		l.daemonErr = daemon.Wait()
+		close(done)
+	}()
 	l.t.Cleanup(func() {
-		l.daemon.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { l.daemon.Wait(); close(done) }()
+		daemon.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-done:
 		case <-time.After(30 * time.Second):
-			syscall.Kill(-l.daemon.Process.Pid, syscall.SIGKILL)
+			syscall.Kill(-daemon.Process.Pid, syscall.SIGKILL)
 			l.t.Error("the daemon did not stop within 30 s of SIGTERM")
 		}
 		logf.Close()
@@ -149,8 +157,18 @@ func (l *steadCmd) startDaemon(root string) {
 		if time.Now().After(deadline) {
 			l.t.Fatal("the daemon wrote no bus.json within 30 s")
 		}
-		time.Sleep(50 * time.Millisecond)
+		select {
+		case <-done:
+			l.t.Fatalf("the daemon exited before it came up (%v)", l.daemonErr)
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
+}
+
+// waitDaemon waits for the daemon to exit, and says how it did.
+func (l *steadCmd) waitDaemon() error {
+	<-l.daemonExited
+	return l.daemonErr
 }
 
 // daemonLog shows the last n bytes of the log of a daemon the failed test

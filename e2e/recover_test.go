@@ -41,7 +41,7 @@ func TestLiveDaemonKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	killedAt := time.Now()
-	l.daemon.Wait()
+	l.waitDaemon()
 	l.startDaemon(l.root)
 
 	// The watch started before the kill reconnects to the new daemon,
@@ -171,7 +171,7 @@ func hasText(es []session.Entry, marker string) bool {
 func TestLiveDetachedCallerEnv(t *testing.T) {
 	l, ref := newLive(t, "claude", "codex", modelstub.Turn{Text: liveReply})
 	l.daemon.Process.Signal(syscall.SIGTERM)
-	l.daemon.Wait()
+	l.waitDaemon()
 	var env []string
 	for _, kv := range l.env {
 		switch k, _, _ := strings.Cut(kv, "="); {
@@ -205,7 +205,7 @@ func TestLiveDetachedCallerEnv(t *testing.T) {
 		t.Errorf("serve status: %+v (daemon pid %d)", st, l.daemon.Process.Pid)
 	}
 	l.stead("serve", "stop")
-	if err := l.daemon.Wait(); err != nil {
+	if err := l.waitDaemon(); err != nil {
 		t.Errorf("the daemon, stopped: %v", err)
 	}
 	if out, err := l.steadErr("serve", "status"); err == nil || !strings.Contains(err.Error(), "not running") {

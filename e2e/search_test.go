@@ -162,7 +162,7 @@ func TestSearchFindsRunFromTheBus(t *testing.T) {
 	const reply = "The answer is WOMBATBUS. LIVE-REPLY"
 	l, ref := newLive(t, "claude", "codex", modelstub.Turn{Text: reply})
 	l.daemon.Process.Signal(syscall.SIGTERM)
-	l.daemon.Wait()
+	l.waitDaemon()
 	elsewhere := *l
 	elsewhere.env = nil
 	for _, kv := range l.env {
