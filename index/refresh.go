@@ -654,6 +654,12 @@ func summarize(a adapters.Adapter, ref session.Ref) (*indexed, error) {
 	if err != nil {
 		return nil, err
 	}
+	return summarized(a, ref, sum), nil
+}
+
+// summarized is what the index keeps of a session but its entries, given
+// its summary at full detail.
+func summarized(a adapters.Adapter, ref session.Ref, sum session.Summary) *indexed {
 	doc := &indexed{sum: sum}
 	doc.list.warnings, doc.list.skipped = sum.Warnings, sum.Skipped
 	if len(sum.Warnings) > 0 || sum.Skipped > 0 {
@@ -662,12 +668,15 @@ func summarize(a adapters.Adapter, ref session.Ref) (*indexed, error) {
 			doc.list.warnings, doc.list.skipped = l.Warnings, l.Skipped
 		}
 	}
-	return doc, nil
+	return doc
 }
 
 // read reads a session for the index: its summary, and its entries' text,
 // packed by pk.
 func read(env session.Env, a adapters.Adapter, ref session.Ref, pk *packer) (*indexed, error) {
+	if a.OpenSummarized != nil {
+		return readSummarized(env, a, ref, pk)
+	}
 	doc, err := summarize(a, ref)
 	if err != nil {
 		return nil, err
@@ -744,6 +753,35 @@ func read(env session.Env, a adapters.Adapter, ref session.Ref, pk *packer) (*in
 		}
 		add(e)
 	}
+}
+
+// readSummarized is read of a session whose adapter reads it and
+// summarises it at once (OpenCode's database: reading its rows was most
+// of what an OpenCode session cost a build, and the summary read them a
+// second time).
+func readSummarized(env session.Env, a adapters.Adapter, ref session.Ref, pk *packer) (*indexed, error) {
+	held := false
+	defer func() {
+		if held {
+			wholeReads.Unlock()
+		}
+	}()
+	s, sum, err := a.OpenSummarized(env, ref, func(size int64) {
+		if size > wholeAbove {
+			// Read whole, it is held whole: one such read at a time.
+			wholeReads.Lock()
+			held = true
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	doc := summarized(a, ref, sum)
+	doc.warns = s.Warnings
+	for i := range s.Timeline {
+		doc.rows = append(doc.rows, rowsOf(a, &s.Timeline[i], pk)...)
+	}
+	return doc, nil
 }
 
 // interrupted is err, or ctx's error when ctx ended: a batch's statements

@@ -33,6 +33,7 @@ var Adapter = adapter.Adapter{
 		Locate:           Locate,
 		Open:             Open,
 		OpenConversation: OpenConversation,
+		OpenSummarized:   OpenSummarized,
 		Read:             Read,
 		Summarize:        Summarize,
 		SummarizeFile:    SummarizeFile,

@@ -33,12 +33,13 @@ WHERE session_id = ?1 AND message_id NOT IN (SELECT id FROM message WHERE sessio
 )
 
 // readDB decodes the session id of the database at path.
-func readDB(path, id string) (*session.Session, error) { return readDBKeeping(path, id, true) }
+func readDB(path, id string) (*session.Session, error) { return readDBKeeping(path, id, true, nil) }
 
 // readDBKeeping is readDB, keeping each row's native record only when
 // records is set (the search index reads the conversation alone: a large
-// session's records doubled what its read held).
-func readDBKeeping(path, id string, records bool) (*session.Session, error) {
+// session's records doubled what its read held). When z is not nil it
+// hears the session's rows too, as summarizeDB feeds it them.
+func readDBKeeping(path, id string, records bool, z *summarizer) (*session.Session, error) {
 	st, err := openStore(path)
 	if err != nil {
 		return nil, err
@@ -53,6 +54,9 @@ func readDBKeeping(path, id string, records bool) (*session.Session, error) {
 	}
 	line := 1
 	d.session(row{kind: rowSession, line: line, record: rec}, info, path)
+	if z != nil {
+		z.session(&info, path)
+	}
 	if err := st.eachRow(id, records, func(r row) {
 		line++
 		r.line = line
@@ -60,6 +64,14 @@ func readDBKeeping(path, id string, records bool) (*session.Session, error) {
 			d.message(r)
 		} else {
 			d.part(r)
+		}
+		if z == nil {
+			return
+		}
+		if r.kind == rowMessage {
+			z.message(r)
+		} else {
+			z.part(r)
 		}
 	}); err != nil {
 		return nil, err

@@ -111,6 +111,7 @@ func runCase(t *testing.T, path string) {
 		}
 		roundTrip(t, s, full)
 		checkConversation(t, env, ref, got[s.ID], dir)
+		checkSummarized(t, env, ref, got[s.ID], dir)
 		checkSummaries(t, ref, s)
 		if ref.ID == "" {
 			checkStream(t, ref.Path, s)
@@ -308,6 +309,35 @@ func firstDiff(want, got []byte) string {
 		}
 	}
 	return "(no difference found)"
+}
+
+// checkSummarized: OpenSummarized gives the conversation Open gives (want,
+// its encoding without native records) and the summary SummarizeFile
+// gives at full detail.
+func checkSummarized(t *testing.T, env session.Env, ref session.Ref, want []byte, dir string) {
+	t.Helper()
+	sized := int64(-1)
+	s, sum, err := OpenSummarized(env, ref, func(n int64) { sized = n })
+	if err != nil {
+		t.Fatalf("OpenSummarized %s %s: %v", ref.Path, ref.ID, err)
+	}
+	if sized != sum.Size {
+		t.Errorf("OpenSummarized said %s's size was %d, its summary says %d", s.ID, sized, sum.Size)
+	}
+	var buf bytes.Buffer
+	if err := session.Encode(&buf, s.WithoutNative(), true); err != nil {
+		t.Fatal(err)
+	}
+	if got := bytes.ReplaceAll(buf.Bytes(), []byte(dir+string(filepath.Separator)), nil); !bytes.Equal(got, want) {
+		t.Errorf("OpenSummarized's session %s differs from Open's:\n%s", s.ID, firstDiff(want, got))
+	}
+	wantSum, err := SummarizeFile(ref, session.DetailFull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(sum, wantSum) {
+		t.Errorf("OpenSummarized's summary of %s differs from SummarizeFile's:\n got: %+v\nwant: %+v", s.ID, sum, wantSum)
+	}
 }
 
 // checkConversation: OpenConversation gives the conversation Open gives

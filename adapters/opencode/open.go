@@ -85,7 +85,7 @@ func open(env session.Env, ref session.Ref, records bool) (*session.Session, err
 				return nil, err
 			}
 		}
-		return readDBKeeping(ref.Path, id, records)
+		return readDBKeeping(ref.Path, id, records, nil)
 	case kindStorage:
 		return readStorage(ref.Path)
 	}

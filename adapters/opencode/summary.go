@@ -222,11 +222,76 @@ func SummarizeFile(ref session.Ref, detail session.Detail) (session.Summary, err
 	if err != nil {
 		return sum, err
 	}
+	return named(sum, ref), nil
+}
+
+// named is a summary of the session ref names, as SummarizeFile gives it.
+func named(sum session.Summary, ref session.Ref) session.Summary {
 	sum.CLI, sum.Path = session.OpenCode, ref.Path
 	if sum.ID == "" {
 		sum.ID = ref.ID
 	}
-	return sum, nil
+	return sum
+}
+
+// OpenSummarized is OpenConversation and SummarizeFile at
+// session.DetailFull of one session: a session of a database is read
+// once, each row handed to the decoder and the summarizer alike, where
+// the two read every row of it each (the search index reads both of
+// every session it indexes). An export or a storage/ file is read twice,
+// as before. sized, when not nil, hears the session's size before its
+// rows are read.
+func OpenSummarized(env session.Env, ref session.Ref, sized func(size int64)) (*session.Session, session.Summary, error) {
+	if ref.Path == "" {
+		r, err := Locate(env, ref.ID)
+		if err != nil {
+			return nil, session.Summary{}, err
+		}
+		ref = r
+	}
+	kind, err := fileKind(ref.Path)
+	if err != nil {
+		return nil, session.Summary{}, err
+	}
+	if kind != kindDB {
+		sum, err := SummarizeFile(ref, session.DetailFull)
+		if err != nil {
+			return nil, session.Summary{}, err
+		}
+		if sized != nil {
+			sized(sum.Size)
+		}
+		s, err := open(env, ref, false)
+		if err != nil {
+			return nil, session.Summary{}, err
+		}
+		return s, sum, nil
+	}
+	id := ref.ID
+	if id == "" {
+		if id, err = onlySession(ref.Path); err != nil {
+			return nil, session.Summary{}, err
+		}
+	}
+	st, err := openStore(ref.Path)
+	if err != nil {
+		return nil, session.Summary{}, err
+	}
+	size, err := st.sessionSize(id)
+	if err != nil {
+		return nil, session.Summary{}, err
+	}
+	if sized != nil {
+		sized(size)
+	}
+	z := newSummarizer(session.DetailFull)
+	s, err := readDBKeeping(ref.Path, id, false, z)
+	if err != nil {
+		return nil, session.Summary{}, err
+	}
+	sum := z.finish()
+	sum.Size = size
+	return s, named(sum, ref), nil
 }
 
 func summarizeStorage(path string, detail session.Detail) (session.Summary, error) {
@@ -262,18 +327,43 @@ FROM message m JOIN part p ON p.message_id = m.id
 WHERE m.session_id = ?1 AND instr(p.data, '"text"') > 0
 ORDER BY m.time_created, m.id, p.id`
 
+// sizeOfRows is the total length of a session's rows' data, read from
+// the record headers only (octet_length reads no overflow page).
+const sizeOfRows = `(SELECT coalesce(sum(octet_length(data)), 0) FROM message WHERE session_id = ?1)
+	+ (SELECT coalesce(sum(octet_length(data)), 0) FROM part WHERE session_id = ?1)`
+
+// qSessionSize reads sizeOfRows alone.
+const qSessionSize = `SELECT ` + sizeOfRows
+
+// sessionSize is the total length of the session id's rows' data.
+func (st *store) sessionSize(id string) (int64, error) {
+	var size int64
+	rows, err := st.query(qSessionSize, id)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	if rows.Next() {
+		err = rows.Scan(&size)
+	}
+	if err == nil {
+		err = rows.Err()
+	}
+	if err != nil {
+		return 0, st.wrap("read session from", err)
+	}
+	return size, nil
+}
+
 // qSummarySession reads the columns of a session row a summary needs, and
-// the total length of the session's rows' data, from the record headers
-// only (octet_length reads no overflow page); qSummarySessionMeta its
-// metadata too, where the table has the column.
+// sizeOfRows; qSummarySessionMeta its metadata too, where the table has
+// the column.
 const (
 	qSummarySession = `SELECT id, coalesce(parent_id, ''), directory, title, time_created, time_updated,
-	(SELECT coalesce(sum(octet_length(data)), 0) FROM message WHERE session_id = ?1)
-	+ (SELECT coalesce(sum(octet_length(data)), 0) FROM part WHERE session_id = ?1), NULL
+	` + sizeOfRows + `, NULL
 FROM session WHERE id = ?1`
 	qSummarySessionMeta = `SELECT id, coalesce(parent_id, ''), directory, title, time_created, time_updated,
-	(SELECT coalesce(sum(octet_length(data)), 0) FROM message WHERE session_id = ?1)
-	+ (SELECT coalesce(sum(octet_length(data)), 0) FROM part WHERE session_id = ?1), metadata
+	` + sizeOfRows + `, metadata
 FROM session WHERE id = ?1`
 )
 
