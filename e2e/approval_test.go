@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,6 +38,29 @@ func answeredStates(states string) bool {
 		}
 	}
 	return true
+}
+
+// trail is what a run said, in order: its state changes, and the
+// session file's entries from the first prompt the file recorded (the
+// history before it is the resumed session's). A failure of the capture
+// machine's rules is read from it.
+func trail(msgs []watchMsg) string {
+	var b strings.Builder
+	prompted := false
+	for _, m := range msgs {
+		switch {
+		case m.Status != nil:
+			fmt.Fprintf(&b, "  %s  %s (%s: %s)\n", m.Status.Time.Format("15:04:05.000"), m.Status.State, m.Status.Signal, m.Status.Detail)
+		case m.Event != nil:
+			for _, e := range m.Event.Entries {
+				prompted = prompted || e.Type == session.User && e.Kind == ""
+				if prompted {
+					fmt.Fprintf(&b, "  line %d: %s %s %.60q\n", m.Event.Line, e.Type, e.Kind, e.Content)
+				}
+			}
+		}
+	}
+	return b.String()
 }
 
 func waited(msgs []watchMsg) bool {
@@ -111,7 +135,8 @@ func TestLiveApproval(t *testing.T) {
 			time.Sleep(time.Second)
 			now := w.until(t, "what it printed", time.Second, func([]watchMsg) bool { return true })
 			if st := lastState(now); st.State != live.RunWaiting {
-				t.Fatalf("the run went %s (%s: %s) with the dialog still up", st.State, st.Signal, st.Detail)
+				t.Fatalf("the run went %s (%s: %s) with the dialog still up; what the run said from its prompt on:\n%s",
+					st.State, st.Signal, st.Detail, trail(now))
 			}
 			l.stead("send", "--raw", rec.ID, "\r")
 			msgs = w.until(t, "the reply, then ready", 3*time.Minute, replied)
