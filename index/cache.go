@@ -11,53 +11,6 @@ import (
 	"github.com/stead-dev/stead/session"
 )
 
-// storedSummary is a session's summary as the index keeps it: with what
-// its JSON leaves out (usage buckets and responses, its own and those of
-// the history it copied or borrowed), which stats counts.
-type storedSummary struct {
-	session.Summary
-	Buckets         []session.UsageBucket            `json:"buckets,omitempty"`
-	Responses       []session.ResponseUsage          `json:"responses,omitempty"`
-	AdoptedBuckets  []session.UsageBucket            `json:"adoptedBuckets,omitempty"`
-	BorrowedBuckets map[string][]session.UsageBucket `json:"borrowedBuckets,omitempty"`
-}
-
-// encodeSummary is sum as the index keeps it.
-func encodeSummary(sum session.Summary) ([]byte, error) {
-	st := storedSummary{Summary: sum, Buckets: sum.Buckets, Responses: sum.Responses}
-	if sum.History != nil {
-		st.AdoptedBuckets = sum.History.AdoptedBuckets
-	}
-	for origin, b := range sum.Borrowed {
-		if len(b.Buckets) > 0 {
-			if st.BorrowedBuckets == nil {
-				st.BorrowedBuckets = make(map[string][]session.UsageBucket)
-			}
-			st.BorrowedBuckets[origin] = b.Buckets
-		}
-	}
-	return json.Marshal(st)
-}
-
-// decodeSummary reads what encodeSummary wrote.
-func decodeSummary(data []byte) (session.Summary, error) {
-	var st storedSummary
-	if err := json.Unmarshal(data, &st); err != nil {
-		return session.Summary{}, err
-	}
-	sum := st.Summary
-	sum.Buckets, sum.Responses = st.Buckets, st.Responses
-	if sum.History != nil {
-		sum.History.AdoptedBuckets = st.AdoptedBuckets
-	}
-	for origin, b := range st.BorrowedBuckets {
-		bu := sum.Borrowed[origin]
-		bu.Buckets = b
-		sum.Borrowed[origin] = bu
-	}
-	return sum, nil
-}
-
 // Cache answers the summaries the index holds, for a listing or for
 // statistics (a catalog.Cache): a session's, while its file is as it was
 // when the index read it. It is safe for concurrent use.
@@ -81,7 +34,7 @@ type cached struct {
 	fp      fingerprint
 	title   string // Discover's
 	list    listed
-	summary string // the stored JSON (DetailFull), decoded when asked for
+	summary string // the stored summary (DetailFull), decoded when asked for
 }
 
 // Cache loads what the index holds at detail (session.DetailList: what a

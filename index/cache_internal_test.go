@@ -1,11 +1,16 @@
 package index
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/internal/samples"
@@ -55,5 +60,217 @@ func TestStoredSummaryKeepsEverything(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestSummaryCodecKeepsEveryField: a summary with every field of it and
+// of the types it holds set, to values that differ field by field, reads
+// back as it was: a field added to session.Summary (or to History, Link,
+// Usage, UsageBucket, ResponseUsage, BorrowedUsage, Warning) and left out
+// of encodeSummary fails here.
+func TestSummaryCodecKeepsEveryField(t *testing.T) {
+	for seed := range 3 {
+		var sum session.Summary
+		n := seed * 1000
+		fill(reflect.ValueOf(&sum).Elem(), &n)
+		data, err := encodeSummary(sum)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := decodeSummary(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, sum) {
+			t.Errorf("read back:\n%+v\nwant\n%+v\n(a field of session.Summary the index's encodeSummary does not write?)", got, sum)
+		}
+	}
+}
+
+// fill sets every field v holds to a value of its own, counting with n:
+// maps and slices get two items, pointers a value, times a UTC instant
+// (a time reads back in UTC or a zone of its offset).
+func fill(v reflect.Value, n *int) {
+	*n++
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString(fmt.Sprintf("s%d", *n))
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		v.SetInt(int64(*n) * 7)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		v.SetUint(uint64(*n) * 11)
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+		fill(v.Elem(), n)
+	case reflect.Slice:
+		v.Set(reflect.MakeSlice(v.Type(), 2, 2))
+		for i := range 2 {
+			fill(v.Index(i), n)
+		}
+	case reflect.Map:
+		v.Set(reflect.MakeMap(v.Type()))
+		for range 2 {
+			k, e := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
+			fill(k, n)
+			fill(e, n)
+			v.SetMapIndex(k, e)
+		}
+	case reflect.Struct:
+		if v.Type() == reflect.TypeFor[time.Time]() {
+			v.Set(reflect.ValueOf(time.Unix(int64(*n)*100003, int64(*n)).UTC()))
+			return
+		}
+		for i := range v.NumField() {
+			fill(v.Field(i), n)
+		}
+	default:
+		panic("fill: " + v.Type().String())
+	}
+}
+
+// TestSummaryFromJSON: a summary an earlier stead kept in JSON reads as
+// the same summary kept now.
+func TestSummaryFromJSON(t *testing.T) {
+	var sum session.Summary
+	n := 0
+	fill(reflect.ValueOf(&sum).Elem(), &n)
+	st := storedSummary{Summary: sum, Buckets: sum.Buckets, Responses: sum.Responses,
+		AdoptedBuckets: sum.History.AdoptedBuckets, BorrowedBuckets: map[string][]session.UsageBucket{}}
+	for k, b := range sum.Borrowed {
+		st.BorrowedBuckets[k] = b.Buckets
+	}
+	old, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := decodeSummary(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, sum) {
+		t.Errorf("read from JSON:\n%+v\nwant\n%+v", got, sum)
+	}
+}
+
+// FuzzDecodeSummary: any bytes are read without a panic, and what reads
+// is written back the same.
+func FuzzDecodeSummary(f *testing.F) {
+	var sum session.Summary
+	n := 0
+	fill(reflect.ValueOf(&sum).Elem(), &n)
+	full, _ := encodeSummary(sum)
+	small, _ := encodeSummary(session.Summary{CLI: "claude", Start: time.Unix(1e9, 5).In(time.FixedZone("", 3600))})
+	f.Add(full)
+	f.Add(small)
+	f.Add(full[:len(full)/2])
+	f.Add([]byte(`{"cli":"codex","buckets":[{"Start":900,"Model":"m"}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sum, err := decodeSummary(data)
+		if err != nil || len(data) == 0 || data[0] != summaryBinary {
+			return
+		}
+		again, err := encodeSummary(sum)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := decodeSummary(again)
+		if err != nil {
+			t.Fatalf("read back what it wrote: %v", err)
+		}
+		if !reflect.DeepEqual(back, sum) {
+			t.Errorf("read back:\n%+v\nwant\n%+v", back, sum)
+		}
+	})
+}
+
+// TestUpgradeSummaries: an index of schema 9, which kept summaries in
+// JSON, is upgraded in place to binary ones that read as the same
+// summaries, and stats from it counts what it counted before.
+func TestUpgradeSummaries(t *testing.T) {
+	ctx := context.Background()
+	_, here, _, _ := runtime.Caller(0)
+	a, _ := adapters.Lookup(session.Claude)
+	_, ref := samples.Layout(t, a, filepath.Join(filepath.Dir(here), "..", "adapters", "claude", "testdata", "synthetic-features.txtar"))
+	data, err := os.ReadFile(ref.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	claude := filepath.Join(home, "claude")
+	file := filepath.Join(claude, "projects", "-work", "77777777-0000-4000-8000-000000000009.jsonl")
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := session.Env{Home: home, Vars: map[string]string{"CLAUDE_CONFIG_DIR": claude}}
+	path := filepath.Join(t.TempDir(), "index.db")
+	ix, err := Open(ctx, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Refresh(ctx, env, nil); err != nil {
+		t.Fatal(err)
+	}
+	stored := func() []byte {
+		t.Helper()
+		var data []byte
+		if err := ix.db.QueryRowContext(ctx, `SELECT summary FROM sessions ORDER BY length(summary) DESC LIMIT 1`).Scan(&data); err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	want, err := decodeSummary(stored())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want.Usage.IsZero() || len(want.Buckets) == 0 || len(want.Tools) == 0 {
+		t.Fatalf("the sample's summary counts no usage or tools: %+v", want)
+	}
+	// As schema 9 kept it.
+	st := storedSummary{Summary: want, Buckets: want.Buckets, Responses: want.Responses}
+	old, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.db.ExecContext(ctx, `UPDATE sessions SET summary = ? WHERE length(summary) = ?`, string(old), len(stored())); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.db.ExecContext(ctx, `UPDATE meta SET value = '9' WHERE key = 'schema'`); err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+
+	if ix, err = Open(ctx, path, nil); err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	data = stored()
+	if data[0] != summaryBinary {
+		t.Fatalf("after the upgrade the summary is %.40q, not binary", data)
+	}
+	got, err := decodeSummary(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	norm := func(s *session.Summary) { s.Start, s.End = s.Start.UTC(), s.End.UTC() }
+	norm(&got)
+	norm(&want)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("after the upgrade:\n%+v\nwant\n%+v", got, want)
+	}
+	var version string
+	if err := ix.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'schema'`).Scan(&version); err != nil || version != fmt.Sprint(SchemaVersion) {
+		t.Errorf("schema %q (%v) after the upgrade, want %d", version, err, SchemaVersion)
+	}
+	res, err := ix.Refresh(ctx, env, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Unchanged == 0 || res.Added+res.Updated != 0 {
+		t.Errorf("the refresh after the upgrade: %+v, want the session unchanged", res)
 	}
 }

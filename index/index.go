@@ -18,7 +18,7 @@ import (
 
 // SchemaVersion is the version of the index's tables. An index of another
 // version is rebuilt.
-const SchemaVersion = 9
+const SchemaVersion = 10
 
 // MaxEntryText is how much of one entry's text is indexed: its start.
 // (Tool outputs and file writes run to megabytes; their start is what a
@@ -71,8 +71,8 @@ CREATE TABLE sessions (
 	end     INTEGER NOT NULL,
 	entries INTEGER NOT NULL,
 	-- What list shows (warnings and skipped: what a read at list
-	-- detail finds), and stats counts (summary: session.Summary as
-	-- JSON, with its usage buckets and responses).
+	-- detail finds), and stats counts (summary: session.Summary with
+	-- its usage buckets and responses, as encodeSummary writes it).
 	reftitle TEXT NOT NULL,
 	messages INTEGER NOT NULL,
 	turns    INTEGER NOT NULL,
@@ -199,12 +199,16 @@ func (ix *Index) migrate(ctx context.Context) error {
 	switch {
 	case err == nil && version == strconv.Itoa(SchemaVersion):
 		return ix.tune(ctx)
-	case err == nil && (version == "7" || version == "8"):
+	case err == nil && (version == "7" || version == "8" || version == "9"):
 		// Version 8 added the sessions' run column, version 9 their
-		// last and first columns, and nothing else.
-		stmt := upgradeTo9
-		if version == "7" {
-			stmt = `ALTER TABLE sessions ADD COLUMN run TEXT NOT NULL DEFAULT '';` + stmt
+		// last and first columns, version 10 kept summaries in binary
+		// (summary.go), and nothing else.
+		stmt := ""
+		switch version {
+		case "7":
+			stmt = `ALTER TABLE sessions ADD COLUMN run TEXT NOT NULL DEFAULT '';` + upgradeTo9
+		case "8":
+			stmt = upgradeTo9
 		}
 		if err := ix.upgrade(ctx, stmt); err != nil {
 			return err
@@ -271,14 +275,19 @@ UPDATE sessions SET last = coalesce((SELECT max(time) FROM entries WHERE session
 CREATE INDEX IF NOT EXISTS sessions_last ON sessions (last, first);`
 
 // upgrade brings an index of a previous schema version to this one with
-// stmt, in a transaction.
+// stmt ("" for none), then its summaries in binary, in a transaction.
 func (ix *Index) upgrade(ctx context.Context, stmt string) error {
 	tx, err := ix.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("index: %w", err)
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, stmt); err != nil {
+	if stmt != "" {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("index: upgrading to version %d: %w", SchemaVersion, err)
+		}
+	}
+	if err := binarySummaries(ctx, tx); err != nil {
 		return fmt.Errorf("index: upgrading to version %d: %w", SchemaVersion, err)
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE meta SET value = ? WHERE key = 'schema'`, strconv.Itoa(SchemaVersion)); err != nil {

@@ -1057,7 +1057,7 @@ func (b *batch) write(ctx context.Context, old int64, ref session.Ref, fp finger
 	}
 	cols := []any{ref.CLI, ref.ID, ref.Path, fp.size, fp.mtime, fp.inode, host, doc.sum.Project, doc.sum.Title,
 		unixNano(doc.sum.Start), unixNano(doc.sum.End), len(doc.rows),
-		ref.Title, doc.sum.Messages, doc.sum.Turns, parent, warns, doc.list.skipped, doc.sum.Size, string(sum), run}
+		ref.Title, doc.sum.Messages, doc.sum.Turns, parent, warns, doc.list.skipped, doc.sum.Size, sum, run}
 	id, kept := base, 0
 	if base != 0 {
 		// The entries it still has, where it had them, are kept: a
