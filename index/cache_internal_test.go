@@ -136,22 +136,33 @@ func TestSummaryFromJSON(t *testing.T) {
 	var sum session.Summary
 	n := 0
 	fill(reflect.ValueOf(&sum).Elem(), &n)
-	st := storedSummary{Summary: sum, Buckets: sum.Buckets, Responses: sum.Responses,
-		AdoptedBuckets: sum.History.AdoptedBuckets, BorrowedBuckets: map[string][]session.UsageBucket{}}
-	for k, b := range sum.Borrowed {
-		st.BorrowedBuckets[k] = b.Buckets
-	}
-	old, err := json.Marshal(st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := decodeSummary(old)
+	got, err := decodeSummary(jsonSummary(t, sum))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(got, sum) {
 		t.Errorf("read from JSON:\n%+v\nwant\n%+v", got, sum)
 	}
+}
+
+// jsonSummary is sum as schema 9 kept it.
+func jsonSummary(t *testing.T, sum session.Summary) []byte {
+	t.Helper()
+	st := storedSummary{Summary: sum, Buckets: sum.Buckets, Responses: sum.Responses}
+	if sum.History != nil {
+		st.AdoptedBuckets = sum.History.AdoptedBuckets
+	}
+	for k, b := range sum.Borrowed {
+		if st.BorrowedBuckets == nil {
+			st.BorrowedBuckets = map[string][]session.UsageBucket{}
+		}
+		st.BorrowedBuckets[k] = b.Buckets
+	}
+	data, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
 
 // FuzzDecodeSummary: any bytes are read without a panic, and what reads
@@ -231,11 +242,7 @@ func TestUpgradeSummaries(t *testing.T) {
 		t.Fatalf("the sample's summary counts no usage or tools: %+v", want)
 	}
 	// As schema 9 kept it.
-	st := storedSummary{Summary: want, Buckets: want.Buckets, Responses: want.Responses}
-	old, err := json.Marshal(st)
-	if err != nil {
-		t.Fatal(err)
-	}
+	old := jsonSummary(t, want)
 	if _, err := ix.db.ExecContext(ctx, `UPDATE sessions SET summary = ? WHERE length(summary) = ?`, string(old), len(stored())); err != nil {
 		t.Fatal(err)
 	}
