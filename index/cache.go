@@ -34,7 +34,7 @@ type cached struct {
 	fp      fingerprint
 	title   string // Discover's
 	list    listed
-	summary string // the stored summary (DetailFull), decoded when asked for
+	summary []byte // the stored summary (DetailFull), decoded when asked for
 }
 
 // Cache loads what the index holds at detail (session.DetailList: what a
@@ -122,7 +122,7 @@ func (c *Cache) Summary(ref session.Ref, detail session.Detail) (session.Summary
 	var sum session.Summary
 	if c.detail == session.DetailFull {
 		var err error
-		if sum, err = decodeSummary([]byte(r.summary)); err != nil {
+		if sum, err = decodeSummary(r.summary); err != nil {
 			c.ix.log.Warn("index: a stored summary cannot be read; reading the session", "path", ref.Path, "err", err)
 			return session.Summary{}, false
 		}

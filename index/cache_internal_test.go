@@ -36,14 +36,7 @@ func TestStoredSummaryKeepsEverything(t *testing.T) {
 					t.Skip(err)
 				}
 				n++
-				data, err := encodeSummary(sum)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got, err := decodeSummary(data)
-				if err != nil {
-					t.Fatal(err)
-				}
+				got := readBack(t, sum)
 				// Times compare as instants; the rest exactly.
 				norm := func(s *session.Summary) {
 					s.Start, s.End = s.Start.UTC(), s.End.UTC()
@@ -73,18 +66,20 @@ func TestSummaryCodecKeepsEveryField(t *testing.T) {
 		var sum session.Summary
 		n := seed * 1000
 		fill(reflect.ValueOf(&sum).Elem(), &n)
-		data, err := encodeSummary(sum)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := decodeSummary(data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(got, sum) {
+		if got := readBack(t, sum); !reflect.DeepEqual(got, sum) {
 			t.Errorf("read back:\n%+v\nwant\n%+v\n(a field of session.Summary the index's encodeSummary does not write?)", got, sum)
 		}
 	}
+}
+
+// readBack is sum written as the index keeps it, then read.
+func readBack(t *testing.T, sum session.Summary) session.Summary {
+	t.Helper()
+	got, err := decodeSummary(encodeSummary(sum))
+	if err != nil {
+		t.Fatalf("read back what it wrote: %v", err)
+	}
+	return got
 }
 
 // fill sets every field v holds to a value of its own, counting with n:
@@ -171,8 +166,8 @@ func FuzzDecodeSummary(f *testing.F) {
 	var sum session.Summary
 	n := 0
 	fill(reflect.ValueOf(&sum).Elem(), &n)
-	full, _ := encodeSummary(sum)
-	small, _ := encodeSummary(session.Summary{CLI: "claude", Start: time.Unix(1e9, 5).In(time.FixedZone("", 3600))})
+	full := encodeSummary(sum)
+	small := encodeSummary(session.Summary{CLI: "claude", Start: time.Unix(1e9, 5).In(time.FixedZone("", 3600))})
 	f.Add(full)
 	f.Add(small)
 	f.Add(full[:len(full)/2])
@@ -182,15 +177,7 @@ func FuzzDecodeSummary(f *testing.F) {
 		if err != nil || len(data) == 0 || data[0] != summaryBinary {
 			return
 		}
-		again, err := encodeSummary(sum)
-		if err != nil {
-			t.Fatal(err)
-		}
-		back, err := decodeSummary(again)
-		if err != nil {
-			t.Fatalf("read back what it wrote: %v", err)
-		}
-		if !reflect.DeepEqual(back, sum) {
+		if back := readBack(t, sum); !reflect.DeepEqual(back, sum) {
 			t.Errorf("read back:\n%+v\nwant\n%+v", back, sum)
 		}
 	})

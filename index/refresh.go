@@ -684,10 +684,8 @@ func read(env session.Env, a adapters.Adapter, ref session.Ref, pk *packer) (*in
 	add := func(e *session.Entry) { doc.rows = append(doc.rows, rowsOf(a, e, pk)...) }
 	fi, err := os.Stat(ref.Path)
 	stream := err == nil && fi.Mode().IsRegular() && fi.Size() > catalog.TwoPassAbove && a.StreamDecoder != nil
-	if !stream && doc.sum.Size > wholeAbove {
-		// Read whole, it is held whole: one such read at a time.
-		wholeReads.Lock()
-		defer wholeReads.Unlock()
+	if !stream {
+		defer readWhole(doc.sum.Size)()
 	}
 	if stream {
 		// A large self-contained file is read once, its entries indexed
@@ -760,19 +758,9 @@ func read(env session.Env, a adapters.Adapter, ref session.Ref, pk *packer) (*in
 // of what an OpenCode session cost a build, and the summary read them a
 // second time).
 func readSummarized(env session.Env, a adapters.Adapter, ref session.Ref, pk *packer) (*indexed, error) {
-	held := false
-	defer func() {
-		if held {
-			wholeReads.Unlock()
-		}
-	}()
-	s, sum, err := a.OpenSummarized(env, ref, func(size int64) {
-		if size > wholeAbove {
-			// Read whole, it is held whole: one such read at a time.
-			wholeReads.Lock()
-			held = true
-		}
-	})
+	done := func() {}
+	defer func() { done() }()
+	s, sum, err := a.OpenSummarized(env, ref, func(size int64) { done = readWhole(size) })
 	if err != nil {
 		return nil, err
 	}
@@ -805,6 +793,17 @@ const wholeAbove = 4 << 20
 
 // wholeReads is held by the read of a session over wholeAbove.
 var wholeReads sync.Mutex
+
+// readWhole waits, for a session of size that is read whole, until no
+// other such read is under way, and returns what ends its turn.
+func readWhole(size int64) (done func()) {
+	if size <= wholeAbove {
+		return func() {}
+	}
+	// It is held whole while it is read: one such read at a time.
+	wholeReads.Lock()
+	return wholeReads.Unlock
+}
 
 // rowsOf is what the index keeps of an entry: a row for its text, and one
 // for its thinking.
@@ -1042,10 +1041,7 @@ func (b *batch) write(ctx context.Context, old int64, ref session.Ref, fp finger
 			return held{}, err
 		}
 	}
-	sum, err := encodeSummary(doc.sum)
-	if err != nil {
-		return held{}, fmt.Errorf("index: %s: %w", ref.Path, err)
-	}
+	sum := encodeSummary(doc.sum)
 	parent, warns := "", ""
 	if doc.sum.Parent != nil {
 		p, _ := json.Marshal(doc.sum.Parent)

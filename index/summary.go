@@ -43,7 +43,7 @@ type storedSummary struct {
 // nanoseconds and zone offset, a pointer whether it is nil then what it
 // points at. Every field of the summary and the types it holds is
 // written (TestSummaryCodecKeepsEveryField fails on one left out).
-func encodeSummary(sum session.Summary) ([]byte, error) {
+func encodeSummary(sum session.Summary) []byte {
 	e := summaryEncoder{b: make([]byte, 0, 256)}
 	e.b = append(e.b, summaryBinary)
 	e.str(sum.CLI)
@@ -109,7 +109,7 @@ func encodeSummary(sum session.Summary) ([]byte, error) {
 		e.int(int64(w.Line))
 		e.str(w.Message)
 	}
-	return e.b, nil
+	return e.b
 }
 
 // decodeSummary reads what encodeSummary wrote, or a summary in JSON.
@@ -267,11 +267,7 @@ func binarySummaries(ctx context.Context, tx *sql.Tx) error {
 			if err != nil {
 				continue
 			}
-			data, err := encodeSummary(sum)
-			if err != nil {
-				return err
-			}
-			if _, err := tx.ExecContext(ctx, `UPDATE sessions SET summary = ? WHERE id = ?`, data, s.id); err != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE sessions SET summary = ? WHERE id = ?`, encodeSummary(sum), s.id); err != nil {
 				return err
 			}
 		}

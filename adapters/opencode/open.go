@@ -66,24 +66,43 @@ func OpenConversation(env session.Env, ref session.Ref) (*session.Session, error
 }
 
 func open(env session.Env, ref session.Ref, records bool) (*session.Session, error) {
+	ref, kind, err := located(env, ref)
+	if err != nil {
+		return nil, err
+	}
+	return openAs(ref, kind, records)
+}
+
+// located is ref with its file (Locate finds it for a Ref of an ID
+// alone), and what kind of file that is.
+func located(env session.Env, ref session.Ref) (session.Ref, storeKind, error) {
 	if ref.Path == "" {
 		r, err := Locate(env, ref.ID)
 		if err != nil {
-			return nil, err
+			return ref, 0, err
 		}
 		ref = r
 	}
 	kind, err := fileKind(ref.Path)
-	if err != nil {
-		return nil, err
+	return ref, kind, err
+}
+
+// sessionOf is the id of the session a Ref of a database names: its ID,
+// or the database's one session when it names none.
+func sessionOf(ref session.Ref) (string, error) {
+	if ref.ID != "" {
+		return ref.ID, nil
 	}
+	return onlySession(ref.Path)
+}
+
+// openAs is open of ref's file, of kind.
+func openAs(ref session.Ref, kind storeKind, records bool) (*session.Session, error) {
 	switch kind {
 	case kindDB:
-		id := ref.ID
-		if id == "" {
-			if id, err = onlySession(ref.Path); err != nil {
-				return nil, err
-			}
+		id, err := sessionOf(ref)
+		if err != nil {
+			return nil, err
 		}
 		return readDBKeeping(ref.Path, id, records, nil)
 	case kindStorage:

@@ -199,11 +199,9 @@ func SummarizeFile(ref session.Ref, detail session.Detail) (session.Summary, err
 	var sum session.Summary
 	switch kind {
 	case kindDB:
-		id := ref.ID
-		if id == "" {
-			if id, err = onlySession(ref.Path); err != nil {
-				return session.Summary{}, err
-			}
+		var id string
+		if id, err = sessionOf(ref); err != nil {
+			return session.Summary{}, err
 		}
 		sum, err = summarizeDB(ref.Path, id, detail)
 	case kindStorage:
@@ -242,14 +240,7 @@ func named(sum session.Summary, ref session.Ref) session.Summary {
 // as before. sized, when not nil, hears the session's size before its
 // rows are read.
 func OpenSummarized(env session.Env, ref session.Ref, sized func(size int64)) (*session.Session, session.Summary, error) {
-	if ref.Path == "" {
-		r, err := Locate(env, ref.ID)
-		if err != nil {
-			return nil, session.Summary{}, err
-		}
-		ref = r
-	}
-	kind, err := fileKind(ref.Path)
+	ref, kind, err := located(env, ref)
 	if err != nil {
 		return nil, session.Summary{}, err
 	}
@@ -261,17 +252,15 @@ func OpenSummarized(env session.Env, ref session.Ref, sized func(size int64)) (*
 		if sized != nil {
 			sized(sum.Size)
 		}
-		s, err := open(env, ref, false)
+		s, err := openAs(ref, kind, false)
 		if err != nil {
 			return nil, session.Summary{}, err
 		}
 		return s, sum, nil
 	}
-	id := ref.ID
-	if id == "" {
-		if id, err = onlySession(ref.Path); err != nil {
-			return nil, session.Summary{}, err
-		}
+	id, err := sessionOf(ref)
+	if err != nil {
+		return nil, session.Summary{}, err
 	}
 	st, err := openStore(ref.Path)
 	if err != nil {
