@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Object is a struct that reads its own members.
@@ -31,7 +32,6 @@ type Parser struct {
 	b     []byte
 	i     int
 	depth int
-	buf   []byte // scratch for unescaping strings
 }
 
 // Disabled makes every reader here give up, as on input it leaves to
@@ -55,12 +55,12 @@ func Parse(b []byte, v Object) (ok bool) {
 	return p.Parse(b, v)
 }
 
-// Parse is the function Parse with p, keeping its scratch space.
+// Parse is the function Parse with p.
 func (p *Parser) Parse(b []byte, v Object) (ok bool) {
 	if Disabled || !utf8.Valid(b) {
 		return false
 	}
-	*p = Parser{b: b, buf: p.buf}
+	*p = Parser{b: b}
 	return p.run(func() {
 		p.Object(v)
 		p.ws()
@@ -374,8 +374,11 @@ func (p *Parser) StringValue() string {
 	if !p.skipString() {
 		return string(p.b[start+1 : p.i-1])
 	}
-	p.buf = unescape(p.buf[:0], p.b[start+1:p.i-1])
-	return string(p.buf)
+	// Unescaped into a buffer of its own that becomes the string (a
+	// string is never longer unescaped): one allocation, no second copy.
+	raw := p.b[start+1 : p.i-1]
+	b := unescape(make([]byte, 0, len(raw)), raw)
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // unescape appends the text of s, the inside of a valid string with
