@@ -1,11 +1,11 @@
 package opencode
 
 import (
+	"bytes"
 	"database/sql"
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/stead-dev/stead/adapters/internal/jsonread"
 	"github.com/stead-dev/stead/session"
@@ -82,14 +82,15 @@ func readDBKeeping(path, id string, records bool, z *summarizer) (*session.Sessi
 		return nil, err
 	}
 	for rows.Next() {
-		var pid, mid, data string
+		var pid, mid string
+		var data []byte
 		var created, updated int64
 		if err := rows.Scan(&pid, &mid, &created, &updated, &data); err != nil {
 			rows.Close()
 			return nil, st.wrap("read parts of", err)
 		}
 		line++
-		r := row{kind: rowPart, line: line, id: pid, msgID: mid, created: created, data: []byte(data)}
+		r := row{kind: rowPart, line: line, id: pid, msgID: mid, created: created, data: data}
 		if records {
 			r.record = partRecord(pid, mid, id, created, updated, data)
 		}
@@ -208,25 +209,29 @@ func (st *store) eachRow(id string, records bool, fn func(row)) error {
 	defer rows.Close()
 	var last string
 	for rows.Next() {
-		var mid, mdata string
+		// A message's columns come again with each of its parts: its
+		// data is read as the driver holds it (RawBytes, not copied) and
+		// copied once, on its first row; a part's once.
+		var mid string
+		var mdata, pdata sql.RawBytes
 		var mcreated, mupdated int64
-		var pid, psession, pdata sql.NullString
+		var pid, psession sql.NullString
 		var pcreated, pupdated sql.NullInt64
 		if err := rows.Scan(&mid, &mcreated, &mupdated, &mdata, &pid, &psession, &pcreated, &pupdated, &pdata); err != nil {
 			return st.wrap("read messages of", err)
 		}
 		if mid != last {
 			last = mid
-			r := row{kind: rowMessage, id: mid, created: mcreated, data: []byte(mdata)}
+			r := row{kind: rowMessage, id: mid, created: mcreated, data: bytes.Clone(mdata)}
 			if records {
-				r.record = messageRecord(mid, id, mcreated, mupdated, mdata)
+				r.record = messageRecord(mid, id, mcreated, mupdated, r.data)
 			}
 			fn(r)
 		}
 		if pid.Valid {
-			r := row{kind: rowPart, id: pid.String, msgID: mid, created: pcreated.Int64, data: []byte(pdata.String)}
+			r := row{kind: rowPart, id: pid.String, msgID: mid, created: pcreated.Int64, data: bytes.Clone(pdata)}
 			if records {
-				r.record = partRecord(pid.String, mid, psession.String, pcreated.Int64, pupdated.Int64, pdata.String)
+				r.record = partRecord(pid.String, mid, psession.String, pcreated.Int64, pupdated.Int64, r.data)
 			}
 			fn(r)
 		}
@@ -278,7 +283,7 @@ func (st *store) countSessions() (int, string, error) {
 // messageRecord and partRecord are a message's and a part's rows as JSON
 // objects of their columns. The data column is kept as the JSON it holds,
 // or as a string when it holds no valid JSON.
-func messageRecord(id, sessionID string, created, updated int64, data string) json.RawMessage {
+func messageRecord(id, sessionID string, created, updated int64, data []byte) json.RawMessage {
 	var b jsonObject
 	b.field("id", id)
 	b.field("session_id", sessionID)
@@ -288,7 +293,7 @@ func messageRecord(id, sessionID string, created, updated int64, data string) js
 	return b.bytes()
 }
 
-func partRecord(id, messageID, sessionID string, created, updated int64, data string) json.RawMessage {
+func partRecord(id, messageID, sessionID string, created, updated int64, data []byte) json.RawMessage {
 	var b jsonObject
 	b.field("id", id)
 	b.field("message_id", messageID)
@@ -341,13 +346,13 @@ func (o *jsonObject) str(s string) {
 }
 
 // data writes the data column.
-func (o *jsonObject) data(s string) {
+func (o *jsonObject) data(s []byte) {
 	o.key("data")
-	if t := strings.TrimSpace(s); t != "" && validJSON([]byte(t)) {
+	if t := bytes.TrimSpace(s); len(t) > 0 && validJSON(t) {
 		o.b = append(o.b, t...)
 		return
 	}
-	o.str(s)
+	o.str(string(s))
 }
 
 // validJSON is json.Valid, several times faster on the JSON OpenCode
