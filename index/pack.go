@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"sync"
+	"unsafe"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -103,10 +104,10 @@ func (p *packer) pack(text string) []byte {
 		}
 		at := 1 + len(pre) + binary.MaxVarintLen32 // where the first frame starts
 		out := make([]byte, at, at+len(text)/2)
-		out = enc.EncodeAll([]byte(head), out)
+		out = enc.EncodeAll(readOnly(head), out)
 		n := len(out) - at
 		if rest != "" {
-			out = enc.EncodeAll([]byte(rest), out)
+			out = enc.EncodeAll(readOnly(rest), out)
 		}
 		// The tag, the dictionary's id and the first frame's length go
 		// before it.
@@ -124,6 +125,11 @@ func (p *packer) pack(text string) []byte {
 	}
 	return append([]byte{packedPlain}, text...)
 }
+
+// readOnly is s's bytes, not copied, for a reader that does not write to
+// them (zstd's encoder): a cold build of the index copied every text it
+// packed.
+func readOnly(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // unpacker reads what packText wrote, text after text, reusing its
 // buffers (and for deflate its inflater: each new one allocates a 32 KB
