@@ -930,9 +930,12 @@ func clipText(s string, n int) string {
 // the index as it was after the last one committed.
 //
 // The entries' text goes into the full-text index in one statement per
-// transaction (see commit), from a temporary table: FTS5 writes its
-// pending terms to disk at the start of every statement that changes it,
-// so a statement per entry would leave a segment per entry to merge.
+// transaction (see commit), from a temporary table: FTS5 writes the words
+// it holds to disk whenever it is given a row below the last one, as when
+// a session's old entries are deleted after another session's new ones
+// were written, so writing each entry's words as it is written would
+// leave a segment per session updated to merge. (On a cold build, which
+// deletes nothing, writing them straight was no faster: docs/performance.md.)
 type batch struct {
 	ix    *Index
 	tx    *sql.Tx
