@@ -309,14 +309,7 @@ func (d *decoder) byte() byte {
 	return c
 }
 
-func (d *decoder) varint() int64 {
-	u := d.uvarint()
-	x := int64(u >> 1)
-	if u&1 != 0 {
-		x = ^x
-	}
-	return x
-}
+func (d *decoder) varint() int64 { return unzigzag(d.uvarint()) }
 
 func (d *decoder) str() string {
 	n := d.uvarint()

@@ -372,15 +372,8 @@ func (d *summaryDecoder) uint() uint64 {
 	return v
 }
 
-func (d *summaryDecoder) int() int64 {
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.fail(errTruncated)
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
+// int reads what binary.AppendVarint wrote.
+func (d *summaryDecoder) int() int64 { return unzigzag(d.uint()) }
 
 func (d *summaryDecoder) int32() int32 {
 	v := d.int()
