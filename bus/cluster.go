@@ -361,18 +361,31 @@ func Transient(err error) bool { return transient(err) }
 
 // transient reports whether a JetStream request failed for want of an
 // answer (no leader yet, or one that just died), not for its answer.
+//
+// The API's errors come in two types: jetstream's, and the older nats
+// API's, which a key-value store's watches and key listings go through
+// (they subscribe with an ordered push consumer). Both are read.
 func transient(err error) bool {
 	var apiErr *jetstream.APIError
+	var legacyErr *nats.APIError
 	switch {
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout), errors.Is(err, nats.ErrNoResponders),
 		errors.Is(err, jetstream.ErrNoStreamResponse), errors.Is(err, nats.ErrConnectionReconnecting):
 		return true
 	case errors.As(err, &apiErr):
-		// 503: JetStream temporarily unavailable (no leader, no quorum);
-		// 10005: no suitable peers for placement (a member not yet known
-		// to the leader as the cluster forms); 10009: this member cannot
-		// handle the request (leadership moving).
-		return apiErr.Code == 503 || apiErr.ErrorCode == 10005 || apiErr.ErrorCode == 10009
+		return unavailable(apiErr.Code, int(apiErr.ErrorCode))
+	case errors.As(err, &legacyErr):
+		return unavailable(legacyErr.Code, int(legacyErr.ErrorCode))
 	}
 	return false
+}
+
+// unavailable reports whether a JetStream API error's status and code
+// say the request found no one to answer it: 503, JetStream temporarily
+// unavailable (no leader, no quorum; 10008 among them); 10005, no
+// suitable peers for placement (a member not yet known to the leader as
+// the cluster forms); 10009, this member cannot handle the request
+// (leadership moving).
+func unavailable(status, code int) bool {
+	return status == 503 || code == 10005 || code == 10009
 }

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/stead-dev/stead/bus"
 	"github.com/stead-dev/stead/live"
@@ -431,5 +432,32 @@ func TestClusterJobGivenBackByAStoppingMember(t *testing.T) {
 	}
 	if l, err := bus.WorkLeader(ctx, bs[(stopping+1)%3]); err != nil || l == leader {
 		t.Errorf("the queue's consumer is led by %q (%v) after its leader stopped", l, err)
+	}
+}
+
+// TestTransient: a JetStream request that found no one to answer it is
+// tried again, whichever of the client's two APIs it went through: a
+// key listing, which subscribes through the older one, failed with its
+// error type while a cluster chose a new leader, and was not retried.
+func TestTransient(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"no leader, jetstream API", &jetstream.APIError{Code: 503, ErrorCode: 10008, Description: "JetStream system temporarily unavailable"}, true},
+		{"no leader, older API", &nats.APIError{Code: 503, ErrorCode: 10008, Description: "JetStream system temporarily unavailable"}, true},
+		{"no leader, older API, wrapped", fmt.Errorf("bus: list runs: %w", &nats.APIError{Code: 503, ErrorCode: 10008}), true},
+		{"leadership moving, older API", &nats.APIError{Code: 500, ErrorCode: 10009}, true},
+		{"no peers yet", &jetstream.APIError{Code: 500, ErrorCode: 10005}, true},
+		{"no responders", nats.ErrNoResponders, true},
+		{"a timeout", fmt.Errorf("bus: run x: %w", context.DeadlineExceeded), true},
+		{"not found, older API", &nats.APIError{Code: 404, ErrorCode: 10059, Description: "stream not found"}, false},
+		{"a wrong request", &jetstream.APIError{Code: 400, ErrorCode: 10025}, false},
+		{"anything else", errors.New("disk full"), false},
+	} {
+		if got := bus.Transient(c.err); got != c.want {
+			t.Errorf("%s: Transient(%v) = %v, want %v", c.name, c.err, got, c.want)
+		}
 	}
 }
