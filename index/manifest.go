@@ -15,6 +15,7 @@ import (
 	"slices"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/stead-dev/stead/catalog"
 	"github.com/stead-dev/stead/session"
@@ -196,11 +197,13 @@ func encodeManifest(m manifest) []byte {
 
 var errBadManifest = errors.New("a malformed manifest")
 
-// decodeManifest reads what encodeManifest wrote. Its strings share one
-// copy of data.
+// decodeManifest reads what encodeManifest wrote. Its strings point into
+// data, which the caller hands over: nothing may change it after. (A copy
+// of a 5.4 MB manifest, the 10,000-session corpus's, was 8 of the 49 ms
+// its freshness check took: the copy's pages are new to the process.)
 func decodeManifest(data []byte) (manifest, error) {
 	var m manifest
-	d := decoder{s: string(data)}
+	d := decoder{s: unsafe.String(unsafe.SliceData(data), len(data))}
 	n := d.uvarint()
 	if n > uint64(len(d.s)) {
 		return manifest{}, errBadManifest
