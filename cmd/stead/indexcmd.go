@@ -48,7 +48,11 @@ every CLI's store (inotify, Linux only) and reads what changes.`,
 					}
 				}
 			}
-			f.limitIndexMemory()
+			if watch {
+				f.limitIndexMemory() // a long-lived process: memory before speed
+			} else {
+				f.answerFromIndex()
+			}
 			ix, err := index.Open(ctx, path, f.Logger)
 			if err != nil {
 				return err

@@ -306,13 +306,16 @@ func (f *Factory) limitIndexMemory() {
 }
 
 // answerGC is the collector's target (GOGC) in the processes of search,
-// list and stats: answered from the index, each is a short process whose
-// heap stays small, where Go's default (100) ran the collector five times
-// in a 50 ms search. With 400, under indexMemory (which still bounds what
-// they read when the index does not hold it), on the 10,000-session
-// corpus: session list 89 -> 71 ms at 61 -> 66 MB of RSS, the filtered
-// search 55 -> 48 ms; with no index, session list 7.5 -> 5.5 s at 85 ->
-// 139 MB, session stats 10.4 -> 9.2 s at 186 MB (docs/performance.md).
+// list, stats and index (not index --watch): answered from the index,
+// each is a short process whose heap stays small, where Go's default
+// (100) ran the collector five times in a 50 ms search. With 400, under
+// indexMemory (which still bounds what they read when the index does not
+// hold it), on the 10,000-session corpus: session list 89 -> 71 ms at 61
+// -> 66 MB of RSS, the filtered search 55 -> 48 ms, index's freshness
+// check 68 -> 60 ms; with no index, session list 7.5 -> 5.5 s at 85 ->
+// 139 MB, session stats 10.4 -> 9.2 s at 186 MB; a cold build no slower
+// (77.8-88.5 s against 79.6-96.0 s, 237-243 MB of RSS against 241-244)
+// (docs/performance.md).
 const answerGC = 400
 
 // answerFromIndex sets answerGC and indexMemory in stead's own process

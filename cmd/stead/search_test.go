@@ -159,7 +159,7 @@ func TestListAndStatsFromTheIndex(t *testing.T) {
 	}
 }
 
-// search, list and stats run their collector at answerGC under
+// search, list, stats and index run their collector at answerGC under
 // indexMemory in stead's own process, unless the environment says
 // otherwise; a test's process is left as it is.
 func TestAnswerFromIndexGC(t *testing.T) {
