@@ -274,14 +274,35 @@ func BenchmarkSummarizeExport(b *testing.B) {
 }
 
 // BenchmarkReadDB reads 1,000 sessions of a database whole, one after
-// another, as `stead show` and the search index read them: the rows
-// through SQL, then the same decoder as an export's. Its bytes are those
-// of the rows' data columns.
+// another, as `stead show` reads them: the rows through SQL, then the
+// same decoder as an export's. Its bytes are those of the rows' data
+// columns.
 func BenchmarkReadDB(b *testing.B) {
+	benchDBSessions(b, func(env session.Env, ref session.Ref) (*session.Session, error) {
+		return readDB(ref.Path, ref.ID)
+	})
+}
+
+// BenchmarkOpenSummarizedDB is BenchmarkReadDB as the search index reads
+// a session: the conversation and its summary from one pass over the
+// rows (OpenSummarized).
+func BenchmarkOpenSummarizedDB(b *testing.B) {
+	benchDBSessions(b, func(env session.Env, ref session.Ref) (*session.Session, error) {
+		s, sum, err := OpenSummarized(env, ref, nil)
+		if err == nil && sum.Messages == 0 {
+			err = fmt.Errorf("session %s: a summary without messages", ref.ID)
+		}
+		return s, err
+	})
+}
+
+// benchDBSessions reads with read each of 1,000 sessions of a database.
+func benchDBSessions(b *testing.B, read func(session.Env, session.Ref) (*session.Session, error)) {
 	const n = 1000
 	data := b.TempDir()
-	db := benchDB(b, filepath.Join(data, "opencode"), n)
-	refs, warns := Discover(envFor(b.TempDir(), data))
+	benchDB(b, filepath.Join(data, "opencode"), n)
+	env := envFor(b.TempDir(), data)
+	refs, warns := Discover(env)
 	if len(refs) != n || len(warns) > 0 {
 		b.Fatalf("discovered %d sessions, %v", len(refs), warns)
 	}
@@ -301,7 +322,7 @@ func BenchmarkReadDB(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, ref := range refs {
-			s, err := readDB(db, ref.ID)
+			s, err := read(env, ref)
 			if err != nil || len(s.Warnings) > 0 || len(s.Timeline) == 0 {
 				b.Fatal(err, s.Warnings)
 			}

@@ -33,13 +33,17 @@ WHERE session_id = ?1 AND message_id NOT IN (SELECT id FROM message WHERE sessio
 )
 
 // readDB decodes the session id of the database at path.
-func readDB(path, id string) (*session.Session, error) { return readDBKeeping(path, id, true, nil) }
+func readDB(path, id string) (*session.Session, error) {
+	return readDBKeeping(path, id, true, nil, nil)
+}
 
 // readDBKeeping is readDB, keeping each row's native record only when
 // records is set (the search index reads the conversation alone: a large
 // session's records doubled what its read held). When z is not nil it
-// hears the session's rows too, as summarizeDB feeds it them.
-func readDBKeeping(path, id string, records bool, z *summarizer) (*session.Session, error) {
+// hears the session's rows too, as summarizeDB feeds it them, and its
+// summary's Size is that of the rows read (sizeOfRows: the same rows).
+// sized, when not nil, hears that size as it grows.
+func readDBKeeping(path, id string, records bool, z *summarizer, sized func(int64)) (*session.Session, error) {
 	st, err := openStore(path)
 	if err != nil {
 		return nil, err
@@ -57,21 +61,38 @@ func readDBKeeping(path, id string, records bool, z *summarizer) (*session.Sessi
 	if z != nil {
 		z.session(&info, path)
 	}
+	var size int64
+	grew := func(n int) {
+		size += int64(n)
+		if sized != nil {
+			sized(size)
+		}
+	}
 	if err := st.eachRow(id, records, func(r row) {
 		line++
 		r.line = line
-		if r.kind == rowMessage {
+		if r.sized {
+			grew(len(r.data))
+		}
+		switch {
+		case z == nil && r.kind == rowMessage:
 			d.message(r)
-		} else {
+		case z == nil:
 			d.part(r)
-		}
-		if z == nil {
-			return
-		}
-		if r.kind == rowMessage {
-			z.message(r)
-		} else {
-			z.part(r)
+		case r.kind == rowMessage:
+			// Parsed once for the two: the summarizer reads what the
+			// decoder may change, so it comes first.
+			var info messageInfo
+			err := parseJSON(r.data, &info)
+			z.parsedMessage(r, &info, err)
+			d.parsedMessage(r, &info, err)
+		default:
+			var p part
+			err := parseJSON(r.data, &p)
+			z.parsedPart(r, &p, err)
+			if d.partOfMessage(r) {
+				d.parsedPart(r, &p, err)
+			}
 		}
 	}); err != nil {
 		return nil, err
@@ -90,6 +111,7 @@ func readDBKeeping(path, id string, records bool, z *summarizer) (*session.Sessi
 			return nil, st.wrap("read parts of", err)
 		}
 		line++
+		grew(len(data))
 		r := row{kind: rowPart, line: line, id: pid, msgID: mid, created: created, data: data}
 		if records {
 			r.record = partRecord(pid, mid, id, created, updated, data)
@@ -99,6 +121,12 @@ func readDBKeeping(path, id string, records bool, z *summarizer) (*session.Sessi
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, st.wrap("read parts of", err)
+	}
+	if sized != nil && size == 0 {
+		sized(0)
+	}
+	if z != nil {
+		z.sum.Size = size
 	}
 	s := d.finish()
 	children, err := st.children(id)
@@ -222,14 +250,17 @@ func (st *store) eachRow(id string, records bool, fn func(row)) error {
 		}
 		if mid != last {
 			last = mid
-			r := row{kind: rowMessage, id: mid, created: mcreated, data: bytes.Clone(mdata)}
+			r := row{kind: rowMessage, id: mid, created: mcreated, data: bytes.Clone(mdata), sized: true}
 			if records {
 				r.record = messageRecord(mid, id, mcreated, mupdated, r.data)
 			}
 			fn(r)
 		}
 		if pid.Valid {
-			r := row{kind: rowPart, id: pid.String, msgID: mid, created: pcreated.Int64, data: bytes.Clone(pdata)}
+			// A part counts in the session's size when it is the
+			// session's (sizeOfRows), not when it is another's pointing
+			// at one of its messages.
+			r := row{kind: rowPart, id: pid.String, msgID: mid, created: pcreated.Int64, data: bytes.Clone(pdata), sized: psession.String == id}
 			if records {
 				r.record = partRecord(pid.String, mid, psession.String, pcreated.Int64, pupdated.Int64, r.data)
 			}

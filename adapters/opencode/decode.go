@@ -55,6 +55,9 @@ type row struct {
 	// nested marks a part written inside its message (the export): it
 	// belongs to the message before it, whatever ids say.
 	nested bool
+	// sized marks a database row counted in its session's size
+	// (sizeOfRows): a message of the session, or a part the session owns.
+	sized bool
 }
 
 // decoder folds rows into a universal session.
@@ -142,9 +145,16 @@ func (d *decoder) keep(r row, w *session.Warning) {
 
 // message starts a message.
 func (d *decoder) message(r row) {
+	var info messageInfo
+	d.parsedMessage(r, &info, parseJSON(r.data, &info))
+}
+
+// parsedMessage is message of a row parsed into info, err what parsing
+// it said.
+func (d *decoder) parsedMessage(r row, info *messageInfo, err error) {
 	d.endMessage()
-	m := &msgState{row: r}
-	if err := parseJSON(r.data, &m.info); err != nil {
+	m := &msgState{row: r, info: *info}
+	if err != nil {
 		if r.id == "" {
 			r.id = fieldString(r.data, "id")
 		}
@@ -163,13 +173,28 @@ func (d *decoder) message(r row) {
 
 // part decodes a part of the current message.
 func (d *decoder) part(r row) {
-	m := d.msg
-	if m == nil || !r.nested && r.msgID != m.row.id {
-		d.keep(r, d.warning(r, "part %s belongs to no message of the session (message %s); kept in records", r.id, r.msgID))
+	if !d.partOfMessage(r) {
 		return
 	}
 	var p part
-	if err := parseJSON(r.data, &p); err != nil {
+	d.parsedPart(r, &p, parseJSON(r.data, &p))
+}
+
+// partOfMessage reports whether r is a part of the current message,
+// keeping it in records with a warning when it is not.
+func (d *decoder) partOfMessage(r row) bool {
+	if m := d.msg; m == nil || !r.nested && r.msgID != m.row.id {
+		d.keep(r, d.warning(r, "part %s belongs to no message of the session (message %s); kept in records", r.id, r.msgID))
+		return false
+	}
+	return true
+}
+
+// parsedPart is part of a row of the current message parsed into p, err
+// what parsing it said.
+func (d *decoder) parsedPart(r row, p *part, err error) {
+	m := d.msg
+	if err != nil {
 		if r.id == "" {
 			r.id = fieldString(r.data, "id")
 		}
@@ -201,7 +226,7 @@ func (d *decoder) part(r row) {
 			w = d.warning(r, "part %s has unknown type %q; kept in records", r.id, p.Type)
 		}
 	}
-	entries := d.entries(m, &p, r)
+	entries := d.entries(m, p, r)
 	if len(entries) == 0 {
 		m.out = append(m.out, pendingEvent{line: r.line, record: &session.Record{Line: r.line, Record: r.record}, warning: w})
 		return

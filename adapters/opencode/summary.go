@@ -59,9 +59,15 @@ func (z *summarizer) session(info *sessionInfo, linkPath string) {
 }
 
 func (z *summarizer) message(r row) {
-	z.endMessage()
 	var m messageInfo
-	if err := parseJSON(r.data, &m); err != nil {
+	z.parsedMessage(r, &m, parseJSON(r.data, &m))
+}
+
+// parsedMessage is message of a row parsed into m, err what parsing it
+// said. It reads m, never changes it.
+func (z *summarizer) parsedMessage(r row, m *messageInfo, err error) {
+	z.endMessage()
+	if err != nil {
 		z.sum.Skip(r.line, fmt.Sprintf("message %s: %s", r.id, errText(err)))
 	}
 	created := msTime(int64(m.Time.Created))
@@ -82,18 +88,24 @@ func (z *summarizer) part(r row) {
 		return // not a text part: nothing a listing counts
 	}
 	var p part
-	if err := parseJSON(r.data, &p); err != nil {
+	z.parsedPart(r, &p, parseJSON(r.data, &p))
+}
+
+// parsedPart is part of a row parsed into p, err what parsing it said.
+// It reads p, never changes it.
+func (z *summarizer) parsedPart(r row, p *part, err error) {
+	if err != nil {
 		z.sum.Skip(r.line, fmt.Sprintf("part %s: %s", r.id, errText(err)))
 		return
 	}
 	switch {
-	case isPrompt(z.role, &p):
+	case isPrompt(z.role, p):
 		z.sum.Turns++
 		z.sum.Messages++
 		if z.prompt == "" {
 			z.prompt = jsonl.Title([]byte(clipText(p.Text, TitleMax)))
 		}
-	case isReply(z.role, &p):
+	case isReply(z.role, p):
 		z.sum.Messages++
 	}
 	if z.list {
@@ -262,24 +274,12 @@ func OpenSummarized(env session.Env, ref session.Ref, sized func(size int64)) (*
 	if err != nil {
 		return nil, session.Summary{}, err
 	}
-	st, err := openStore(ref.Path)
-	if err != nil {
-		return nil, session.Summary{}, err
-	}
-	size, err := st.sessionSize(id)
-	if err != nil {
-		return nil, session.Summary{}, err
-	}
-	if sized != nil {
-		sized(size)
-	}
 	z := newSummarizer(session.DetailFull)
-	s, err := readDBKeeping(ref.Path, id, false, z)
+	s, err := readDBKeeping(ref.Path, id, false, z, sized)
 	if err != nil {
 		return nil, session.Summary{}, err
 	}
 	sum := z.finish()
-	sum.Size = size
 	return s, named(sum, ref), nil
 }
 
@@ -320,29 +320,6 @@ ORDER BY m.time_created, m.id, p.id`
 // the record headers only (octet_length reads no overflow page).
 const sizeOfRows = `(SELECT coalesce(sum(octet_length(data)), 0) FROM message WHERE session_id = ?1)
 	+ (SELECT coalesce(sum(octet_length(data)), 0) FROM part WHERE session_id = ?1)`
-
-// qSessionSize reads sizeOfRows alone.
-const qSessionSize = `SELECT ` + sizeOfRows
-
-// sessionSize is the total length of the session id's rows' data.
-func (st *store) sessionSize(id string) (int64, error) {
-	var size int64
-	rows, err := st.query(qSessionSize, id)
-	if err != nil {
-		return 0, err
-	}
-	defer rows.Close()
-	if rows.Next() {
-		err = rows.Scan(&size)
-	}
-	if err == nil {
-		err = rows.Err()
-	}
-	if err != nil {
-		return 0, st.wrap("read session from", err)
-	}
-	return size, nil
-}
 
 // qSummarySession reads the columns of a session row a summary needs, and
 // sizeOfRows; qSummarySessionMeta its metadata too, where the table has
