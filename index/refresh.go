@@ -76,10 +76,10 @@ func (ix *Index) Refresh(ctx context.Context, env session.Env, progress Progress
 }
 
 // looked is what a refresh looked at: the folders Discover listed and the
-// sessions.
+// sessions. Its maps are the refresh's own, which nothing changes after.
 type looked struct {
-	dirs     []string
-	sessions []key
+	dirs     map[string]listing
+	sessions map[key]held
 }
 
 // refresh is Refresh also saying what it looked at. When only is set, it
@@ -106,7 +106,8 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 		size int64
 	}
 	var jobs []job
-	seen := make(map[key]bool)
+	seen := make(map[key]bool, len(holds))
+	known := 0 // of the sessions seen, those the index holds
 	stats := statCache{}
 	opts := catalog.Options{Env: listEnv}
 	partial := only != nil && fromManifest && man.found != nil
@@ -136,13 +137,16 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 			continue
 		}
 		k := key{ref.CLI, ref.ID, ref.Path}
-		if seen[k] {
-			continue
+		n := len(seen)
+		if seen[k] = true; len(seen) == n {
+			continue // seen already
 		}
-		seen[k] = true
 		res.Sessions++
 		fp := stats.fingerprint(ref)
 		h, ok := holds[k]
+		if ok {
+			known++
+		}
 		switch {
 		case ok && h.fp == fp && h.title == ref.Title:
 			res.Unchanged++
@@ -156,10 +160,12 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 	}
 	var gone []int64
 	var goneKeys []key
-	for k, h := range holds {
-		if !seen[k] {
-			gone = append(gone, h.id)
-			goneKeys = append(goneKeys, k)
+	if known < len(holds) { // else every session held was seen
+		for k, h := range holds {
+			if !seen[k] {
+				gone = append(gone, h.id)
+				goneKeys = append(goneKeys, k)
+			}
 		}
 	}
 	res.Folders, res.Listed = len(dirs.new), dirs.listed
@@ -328,14 +334,7 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 		ix.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
 	}
 	res.Took = time.Since(begin)
-	lk := &looked{dirs: make([]string, 0, len(dirs.new))}
-	for d := range dirs.new {
-		lk.dirs = append(lk.dirs, d)
-	}
-	for k := range holds {
-		lk.sessions = append(lk.sessions, k)
-	}
-	return res, lk, nil
+	return res, &looked{dirs: dirs.new, sessions: holds}, nil
 }
 
 // asFound lists the stores of the CLIs not in fresh as found (a

@@ -690,7 +690,7 @@ func (w *watcher) watchAll(lk *looked) (int, error) {
 			}
 		}
 	}
-	for _, d := range lk.dirs {
+	for d := range lk.dirs {
 		all(d)
 		for cli, roots := range w.hello.Roots {
 			for _, root := range roots {
@@ -700,7 +700,7 @@ func (w *watcher) watchAll(lk *looked) (int, error) {
 			}
 		}
 	}
-	for _, k := range lk.sessions {
+	for k := range lk.sessions {
 		all(filepath.Dir(k.path))
 		own(filepath.Dir(k.path), k.cli)
 	}
