@@ -392,6 +392,11 @@ func (ix *Index) Status(ctx context.Context) (Status, error) {
 	if ix.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'refreshed'`).Scan(&refreshed) == nil {
 		st.Refresh, _ = time.Parse(time.RFC3339Nano, refreshed)
 	}
+	// A refresh that changed nothing recorded its end in the manifest
+	// file's time (see refreshed).
+	if fi, err := os.Stat(manifestFile(ix.path)); err == nil && fi.ModTime().After(st.Refresh) {
+		st.Refresh = fi.ModTime().UTC()
+	}
 	for _, p := range []string{ix.path, ix.path + "-wal"} {
 		if fi, err := os.Stat(p); err == nil {
 			st.Bytes += fi.Size()

@@ -171,6 +171,59 @@ func TestRefreshReadsOnlyWhatChanged(t *testing.T) {
 	}
 }
 
+// TestUnchangedRefreshWritesNothing: a refresh that finds nothing changed
+// (what every search without a watcher begins with) writes nothing to the
+// database, where a write costs syncs now and at close; the index's
+// status still tells when it last looked.
+func TestUnchangedRefreshWritesNothing(t *testing.T) {
+	env := samples.ClaudeCodex(t)
+	// Folders changed as they were listed are listed again (see the
+	// index's racy): these were made just now.
+	old := time.Now().Add(-time.Hour)
+	for _, root := range env.Vars {
+		filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err == nil {
+				os.Chtimes(p, old, old)
+			}
+			return nil
+		})
+	}
+	path := filepath.Join(t.TempDir(), "index.db")
+	ix := openIndex(t, path)
+	refresh(t, ix, env)
+	before, err := ix.Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wal := func() int64 {
+		fi, err := os.Stat(path + "-wal")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	if n := wal(); n != 0 {
+		t.Fatalf("after a refresh that wrote, the write-ahead log holds %d bytes (it is emptied)", n)
+	}
+	time.Sleep(20 * time.Millisecond)
+	if res := refresh(t, ix, env); res.Added+res.Updated+res.Removed != 0 {
+		t.Fatalf("a second refresh with nothing changed: %+v", res)
+	}
+	if n := wal(); n != 0 {
+		t.Errorf("a refresh that changed nothing wrote %d bytes to the write-ahead log", n)
+	}
+	after, err := ix.Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !after.Refresh.After(before.Refresh) {
+		t.Errorf("last refresh %s, then %s after a second refresh", before.Refresh, after.Refresh)
+	}
+	if after.Sessions != before.Sessions || after.Entries != before.Entries {
+		t.Errorf("status %+v, then %+v", before, after)
+	}
+}
+
 // TestRefreshInterrupted: a refresh whose context ends partway says so
 // (not what the statement it cut short met), and leaves an index the next
 // refresh completes.

@@ -460,7 +460,18 @@ func inodeOf(fi fs.FileInfo) int64 {
 // and, when the refresh changed the sessions (held, which the index now
 // holds, is set), how many sessions and entries the index holds and the
 // size of their files (for Status: counting them is a scan).
+//
+// A refresh that changed nothing writes nothing to the database: the
+// manifest file's modification time says when it ended (see Status). A
+// write would cost a transaction's syncs, and those of the checkpoint
+// when the process closes the index, on every search.
 func (ix *Index) refreshed(ctx context.Context, m *manifest, held map[key]held) error {
+	if m == nil && held == nil {
+		now := time.Now()
+		if os.Chtimes(manifestFile(ix.path), now, now) == nil {
+			return nil
+		}
+	}
 	tx, err := ix.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("index: %w", err)
