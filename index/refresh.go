@@ -770,14 +770,7 @@ func read(env session.Env, a adapters.Adapter, ref session.Ref, pk *packer) (*in
 func readSummarized(env session.Env, a adapters.Adapter, ref session.Ref, pk *packer) (*indexed, error) {
 	done := func() {}
 	defer func() { done() }()
-	large := false
-	s, sum, err := a.OpenSummarized(env, ref, func(size int64) {
-		// The size grows as the session is read: its turn is taken
-		// once it is past wholeAbove, with at most that much held.
-		if !large && size > wholeAbove {
-			large, done = true, readWhole(size)
-		}
-	})
+	s, sum, err := a.OpenSummarized(env, ref, func(size int64) { done = readWhole(size) })
 	if err != nil {
 		return nil, err
 	}

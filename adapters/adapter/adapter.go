@@ -95,10 +95,9 @@ type Reader struct {
 	// session.DetailFull together, for a reader that needs both of a
 	// session (the search index): the same session and summary, from one
 	// read of a store where the two would each read it (OpenCode's
-	// database). sized, when not nil, hears how much of the session (of
-	// the summary's Size) was read, as it grows, at least once: a caller
-	// that bounds what its reads hold at once may wait there once the
-	// session is large enough.
+	// database). sized, when not nil, hears the session's size (the
+	// summary's Size) before the session is read: a caller that bounds
+	// what its reads hold at once may wait there.
 	OpenSummarized func(env session.Env, ref session.Ref, sized func(size int64)) (*session.Session, session.Summary, error)
 	// OpenOutline, when set, opens a session too large to hold for reading
 	// in two passes: it reads the session as Open does, the way o says (its

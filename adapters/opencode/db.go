@@ -33,17 +33,14 @@ WHERE session_id = ?1 AND message_id NOT IN (SELECT id FROM message WHERE sessio
 )
 
 // readDB decodes the session id of the database at path.
-func readDB(path, id string) (*session.Session, error) {
-	return readDBKeeping(path, id, true, nil, nil)
-}
+func readDB(path, id string) (*session.Session, error) { return readDBKeeping(path, id, true, nil) }
 
 // readDBKeeping is readDB, keeping each row's native record only when
 // records is set (the search index reads the conversation alone: a large
 // session's records doubled what its read held). When z is not nil it
-// hears the session's rows too, as summarizeDB feeds it them, and its
-// summary's Size is that of the rows read (sizeOfRows: the same rows).
-// sized, when not nil, hears that size as it grows.
-func readDBKeeping(path, id string, records bool, z *summarizer, sized func(int64)) (*session.Session, error) {
+// hears the session's rows too, as summarizeDB feeds it them, each row
+// parsed once for the two.
+func readDBKeeping(path, id string, records bool, z *summarizer) (*session.Session, error) {
 	st, err := openStore(path)
 	if err != nil {
 		return nil, err
@@ -61,19 +58,9 @@ func readDBKeeping(path, id string, records bool, z *summarizer, sized func(int6
 	if z != nil {
 		z.session(&info, path)
 	}
-	var size int64
-	grew := func(n int) {
-		size += int64(n)
-		if sized != nil {
-			sized(size)
-		}
-	}
 	if err := st.eachRow(id, records, func(r row) {
 		line++
 		r.line = line
-		if r.sized {
-			grew(len(r.data))
-		}
 		switch {
 		case z == nil && r.kind == rowMessage:
 			d.message(r)
@@ -111,7 +98,6 @@ func readDBKeeping(path, id string, records bool, z *summarizer, sized func(int6
 			return nil, st.wrap("read parts of", err)
 		}
 		line++
-		grew(len(data))
 		r := row{kind: rowPart, line: line, id: pid, msgID: mid, created: created, data: data}
 		if records {
 			r.record = partRecord(pid, mid, id, created, updated, data)
@@ -121,12 +107,6 @@ func readDBKeeping(path, id string, records bool, z *summarizer, sized func(int6
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, st.wrap("read parts of", err)
-	}
-	if sized != nil && size == 0 {
-		sized(0)
-	}
-	if z != nil {
-		z.sum.Size = size
 	}
 	s := d.finish()
 	children, err := st.children(id)
@@ -250,17 +230,14 @@ func (st *store) eachRow(id string, records bool, fn func(row)) error {
 		}
 		if mid != last {
 			last = mid
-			r := row{kind: rowMessage, id: mid, created: mcreated, data: bytes.Clone(mdata), sized: true}
+			r := row{kind: rowMessage, id: mid, created: mcreated, data: bytes.Clone(mdata)}
 			if records {
 				r.record = messageRecord(mid, id, mcreated, mupdated, r.data)
 			}
 			fn(r)
 		}
 		if pid.Valid {
-			// A part counts in the session's size when it is the
-			// session's (sizeOfRows), not when it is another's pointing
-			// at one of its messages.
-			r := row{kind: rowPart, id: pid.String, msgID: mid, created: pcreated.Int64, data: bytes.Clone(pdata), sized: psession.String == id}
+			r := row{kind: rowPart, id: pid.String, msgID: mid, created: pcreated.Int64, data: bytes.Clone(pdata)}
 			if records {
 				r.record = partRecord(pid.String, mid, psession.String, pcreated.Int64, pupdated.Int64, r.data)
 			}

@@ -55,9 +55,6 @@ type row struct {
 	// nested marks a part written inside its message (the export): it
 	// belongs to the message before it, whatever ids say.
 	nested bool
-	// sized marks a database row counted in its session's size
-	// (sizeOfRows): a message of the session, or a part the session owns.
-	sized bool
 }
 
 // decoder folds rows into a universal session.

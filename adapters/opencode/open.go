@@ -104,7 +104,7 @@ func openAs(ref session.Ref, kind storeKind, records bool) (*session.Session, er
 		if err != nil {
 			return nil, err
 		}
-		return readDBKeeping(ref.Path, id, records, nil, nil)
+		return readDBKeeping(ref.Path, id, records, nil)
 	case kindStorage:
 		return readStorage(ref.Path)
 	}

@@ -274,12 +274,26 @@ func OpenSummarized(env session.Env, ref session.Ref, sized func(size int64)) (*
 	if err != nil {
 		return nil, session.Summary{}, err
 	}
+	st, err := openStore(ref.Path)
+	if err != nil {
+		return nil, session.Summary{}, err
+	}
+	// The size is asked before any row is read, so that a caller that
+	// waits in sized does so holding none of the store's connections.
+	size, err := st.sessionSize(id)
+	if err != nil {
+		return nil, session.Summary{}, err
+	}
+	if sized != nil {
+		sized(size)
+	}
 	z := newSummarizer(session.DetailFull)
-	s, err := readDBKeeping(ref.Path, id, false, z, sized)
+	s, err := readDBKeeping(ref.Path, id, false, z)
 	if err != nil {
 		return nil, session.Summary{}, err
 	}
 	sum := z.finish()
+	sum.Size = size
 	return s, named(sum, ref), nil
 }
 
@@ -320,6 +334,29 @@ ORDER BY m.time_created, m.id, p.id`
 // the record headers only (octet_length reads no overflow page).
 const sizeOfRows = `(SELECT coalesce(sum(octet_length(data)), 0) FROM message WHERE session_id = ?1)
 	+ (SELECT coalesce(sum(octet_length(data)), 0) FROM part WHERE session_id = ?1)`
+
+// qSessionSize reads sizeOfRows alone.
+const qSessionSize = `SELECT ` + sizeOfRows
+
+// sessionSize is the total length of the session id's rows' data.
+func (st *store) sessionSize(id string) (int64, error) {
+	var size int64
+	rows, err := st.query(qSessionSize, id)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	if rows.Next() {
+		err = rows.Scan(&size)
+	}
+	if err == nil {
+		err = rows.Err()
+	}
+	if err != nil {
+		return 0, st.wrap("read session from", err)
+	}
+	return size, nil
+}
 
 // qSummarySession reads the columns of a session row a summary needs, and
 // sizeOfRows; qSummarySessionMeta its metadata too, where the table has
