@@ -250,7 +250,14 @@ func timelineOf(s *session.Session) string {
 // as OpenCode leaves it (WAL, with its -wal and -shm).
 func conversationDB(t *testing.T) (session.Env, string) {
 	t.Helper()
-	ar, err := txtar.ParseFile("testdata/conversation-db.txtar")
+	return caseDB(t, "conversation-db")
+}
+
+// caseDB builds a store holding the rows of testdata/<name>.txtar, left
+// as OpenCode leaves it, and returns its environment and database.
+func caseDB(t *testing.T, name string) (session.Env, string) {
+	t.Helper()
+	ar, err := txtar.ParseFile(filepath.Join("testdata", name+".txtar"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,12 +1,9 @@
 package opencode
 
 import (
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/stead-dev/stead/session"
 )
@@ -18,18 +15,7 @@ import (
 // one of the store's few connections: with more readers than connections
 // waiting, the session being read would wait for a connection forever.
 func TestOpenSummarizedWaitsHoldingNoConnection(t *testing.T) {
-	ar, err := txtar.ParseFile(filepath.Join("testdata", "synthetic-db.txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	data := filepath.Join(dir, "data")
-	for _, f := range ar.Files {
-		if f.Name == "native/opencode.db.sql" {
-			buildDB(t, filepath.Join(data, "opencode"), string(f.Data), asLeft)
-		}
-	}
-	env := envFor(dir, data)
+	env, _ := caseDB(t, "synthetic-db")
 	refs, warns := Discover(env)
 	if len(refs) == 0 || len(warns) > 0 {
 		t.Fatalf("discovered %d sessions, %v", len(refs), warns)
