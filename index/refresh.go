@@ -400,13 +400,13 @@ func withKnown(env session.Env, held map[key]held) session.Env {
 		}
 		return byPath, many
 	})
-	env.Known = func(path string, fi fs.FileInfo) (string, bool) {
+	env.Known = func(ref session.Ref) (string, bool) {
 		byPath, many := files()
-		f, ok := byPath[path]
-		if !ok || many[path] {
+		f, ok := byPath[ref.Path]
+		if !ok || many[ref.Path] {
 			return "", false
 		}
-		return f.id, f.fp == fingerprint{size: fi.Size(), mtime: fi.ModTime().UnixNano(), inode: inodeOf(fi)}
+		return f.id, f.fp == fingerprint{size: ref.Size, mtime: ref.ModTime.UnixNano(), inode: int64(ref.Inode)}
 	}
 	return env
 }

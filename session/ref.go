@@ -31,11 +31,12 @@ type Env struct {
 	Home string
 	Vars map[string]string
 	// Known, when set, says which session an earlier discovery found in
-	// the file at path, while the file is as it was then (fi says the
-	// same size, modification time and inode). An adapter that must open
+	// the file at ref.Path, while the file is as it was then (ref, whose
+	// ID is not yet known, says the same size, modification time and
+	// inode). An adapter that must open
 	// a file to tell which session it holds asks Known first: the search
 	// index sets it, so that a freshness pass opens no unchanged file.
-	Known func(path string, fi fs.FileInfo) (id string, ok bool) `json:"-"`
+	Known func(ref Ref) (id string, ok bool) `json:"-"`
 	// Dirs, when set, lists a folder for an adapter's Discover in place of
 	// os.ReadDir (same entries, same order, same errors): the search index
 	// answers from what it listed before while the folder is unchanged.

@@ -176,12 +176,12 @@ func (d *discoverer) addFile(path, parent string) {
 	if !isSessionName(name) {
 		return
 	}
-	info, err := storefile.Check(path)
+	info, err := storefile.CheckInfo(path)
 	if err != nil {
 		d.warns = append(d.warns, storefile.Skipped(path, err))
 		return
 	}
-	ref := storefile.RefOf(session.Claude, strings.TrimSuffix(name, ".jsonl"), path, info)
+	ref := storefile.RefAt(session.Claude, strings.TrimSuffix(name, ".jsonl"), path, info)
 	ref.Parent = parent
 	d.refs = append(d.refs, ref)
 }

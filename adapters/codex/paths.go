@@ -118,12 +118,12 @@ func (w *walker) walk(dir string, top bool) {
 		}
 		// A rollout that is not a regular file (a folder, a named pipe)
 		// is reported and never opened; a link to one is followed.
-		info, err := storefile.Check(p)
+		info, err := storefile.CheckInfo(p)
 		if err != nil {
 			w.warns = append(w.warns, storefile.Skipped(p, err))
 			continue
 		}
-		w.refs = append(w.refs, storefile.RefOf(session.Codex, id, p, info))
+		w.refs = append(w.refs, storefile.RefAt(session.Codex, id, p, info))
 	}
 }
 

@@ -196,7 +196,7 @@ func (d *discoverer) scanProject(project string) {
 	refs = dedupe(refs)
 	d.refs = append(d.refs, refs...)
 	logs := filepath.Join(project, "logs.json")
-	info, err := storefile.Check(logs)
+	info, err := storefile.CheckInfo(logs)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		d.warns = append(d.warns, storefile.Skipped(logs, err))
 	}
@@ -211,7 +211,7 @@ func (d *discoverer) scanProject(project string) {
 		}
 		for _, id := range ids {
 			if !have[id] {
-				d.refs = append(d.refs, storefile.RefOf(session.Gemini, id, logs, info))
+				d.refs = append(d.refs, storefile.RefAt(session.Gemini, id, logs, info))
 			}
 		}
 	}
@@ -221,21 +221,21 @@ func (d *discoverer) scanProject(project string) {
 // regular file (a folder, a named pipe) is reported and skipped, never
 // opened.
 func (d *discoverer) ref(path, parent string) (session.Ref, bool) {
-	info, err := storefile.Check(path)
+	info, err := storefile.CheckInfo(path)
 	if err != nil {
 		d.warns = append(d.warns, storefile.Skipped(path, err))
 		return session.Ref{}, false
 	}
 	// The id is read from the file, unless an earlier discovery read it
 	// from the file as it still is.
-	id, ok := "", false
+	ref := storefile.RefAt(session.Gemini, "", path, info)
+	ok := false
 	if d.env.Known != nil {
-		id, ok = d.env.Known(path, info)
+		ref.ID, ok = d.env.Known(ref)
 	}
 	if !ok {
-		id = IDOf(path)
+		ref.ID = IDOf(path)
 	}
-	ref := storefile.RefOf(session.Gemini, id, path, info)
 	ref.Parent = parent
 	return ref, true
 }

@@ -352,14 +352,14 @@ func isDir(path string) bool {
 // a regular file (a folder, a named pipe) is reported and skipped, never
 // opened.
 func (d *discoverer) add(path, id, parent string) {
-	info, err := storefile.Check(path)
+	info, err := storefile.CheckInfo(path)
 	if err != nil {
 		if !os.IsNotExist(err) {
 			d.warns = append(d.warns, storefile.Skipped(path, err))
 		}
 		return
 	}
-	ref := storefile.RefOf(session.Kimi, id, path, info)
+	ref := storefile.RefAt(session.Kimi, id, path, info)
 	ref.Parent = parent
 	d.refs = append(d.refs, ref)
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"syscall"
 
 	"github.com/stead-dev/stead/session"
 )
@@ -99,20 +98,6 @@ func Regular(paths []string) ([]string, error) {
 		ok = append(ok, p)
 	}
 	return ok, first
-}
-
-// RefOf is the Ref of the session id of cli in the file at path, of which
-// fi is what Check said: its size, modification time and inode.
-func RefOf(cli, id, path string, fi fs.FileInfo) session.Ref {
-	return session.Ref{CLI: cli, ID: id, Path: path, Size: fi.Size(), ModTime: fi.ModTime(), Inode: Inode(fi)}
-}
-
-// Inode is fi's inode number; 0 where the system says none.
-func Inode(fi fs.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return st.Ino
-	}
-	return 0
 }
 
 // ReadDir lists dir as os.ReadDir does, through env.Dirs when it is set.

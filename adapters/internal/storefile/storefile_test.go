@@ -2,11 +2,13 @@ package storefile
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestOpenRefusesSpecialFiles: a named pipe, a folder or a link to a pipe
@@ -47,5 +49,52 @@ func TestOpenRefusesSpecialFiles(t *testing.T) {
 	ok, first := Regular([]string{pipe, file, folder})
 	if len(ok) != 1 || ok[0] != file || !errors.Is(first, ErrNotRegular) || !strings.Contains(first.Error(), pipe) {
 		t.Errorf("Regular = %v, %v", ok, first)
+	}
+}
+
+// TestCheckInfoIsCheck: CheckInfo says what Check says of every kind of
+// file, through its own stat: the same size, time and inode of a file or
+// a link to one, the same refusals, the same "does not exist".
+func TestCheckInfoIsCheck(t *testing.T) {
+	dir := t.TempDir()
+	pipe := filepath.Join(dir, "p.jsonl")
+	if err := syscall.Mkfifo(pipe, 0o600); err != nil {
+		t.Skipf("cannot make a named pipe: %v", err)
+	}
+	folder := filepath.Join(dir, "d.jsonl")
+	os.Mkdir(folder, 0o755)
+	file := filepath.Join(dir, "f.jsonl")
+	os.WriteFile(file, []byte("{}\n{}\n"), 0o600)
+	when := time.Date(2026, 3, 4, 5, 6, 7, 123456789, time.UTC)
+	os.Chtimes(file, when, when)
+	link := filepath.Join(dir, "l.jsonl")
+	os.Symlink(file, link)
+	dangling := filepath.Join(dir, "dangling.jsonl")
+	os.Symlink(filepath.Join(dir, "gone"), dangling)
+
+	for _, p := range []string{file, link} {
+		in, err := CheckInfo(p)
+		fi, _ := Check(p)
+		st := fi.Sys().(*syscall.Stat_t)
+		if err != nil || in.Mode != 0 || in.Size != 6 || !in.ModTime.Equal(when) || in.Inode != st.Ino || in.Inode == 0 {
+			t.Errorf("CheckInfo(%s) = %+v, %v; want size 6, time %v, inode %d", p, in, err, when, st.Ino)
+		}
+		if r := RefAt("claude", "s", p, in); r.Size != 6 || !r.ModTime.Equal(when) || r.Inode != in.Inode || r.Path != p || r.ID != "s" {
+			t.Errorf("RefAt = %+v", r)
+		}
+	}
+	for p, kind := range map[string]string{pipe: "a named pipe (FIFO)", folder: "a folder"} {
+		_, err := CheckInfo(p)
+		_, want := Check(p)
+		if !errors.Is(err, ErrNotRegular) || err.Error() != want.Error() || !strings.Contains(err.Error(), kind) {
+			t.Errorf("CheckInfo(%s) = %v; want %v", p, err, want)
+		}
+	}
+	for _, p := range []string{filepath.Join(dir, "none.jsonl"), dangling} {
+		_, err := CheckInfo(p)
+		_, want := Check(p)
+		if !os.IsNotExist(err) || !errors.Is(err, fs.ErrNotExist) || err.Error() != want.Error() {
+			t.Errorf("CheckInfo(%s) = %v; want %v", p, err, want)
+		}
 	}
 }
