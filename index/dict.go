@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -45,12 +46,18 @@ const (
 )
 
 // dicts are an index's dictionaries: a decoder for each (read from the
-// table when first needed), and the packer of the one it packs with.
+// table when first needed), and the packer of the one it packs with
+// (read when first asked for: a search or a refresh that reads nothing
+// packs nothing).
 type dicts struct {
 	db   *sql.DB
+	log  *slog.Logger
 	mu   sync.Mutex
 	decs map[uint32]*zstd.Decoder
-	pk   atomic.Pointer[packer]
+
+	loaded  sync.Once
+	loadErr error // why the table's newest dictionary cannot be used
+	pk      atomic.Pointer[packer]
 }
 
 // errNoDict is a text packed with a dictionary the index does not hold.
@@ -90,14 +97,19 @@ func (d *dicts) packer() *packer {
 	if d == nil {
 		return nil
 	}
+	d.loaded.Do(func() {
+		if d.loadErr = d.load(); d.loadErr != nil {
+			d.log.Warn("index: packing entries' text without a dictionary", "err", d.loadErr)
+		}
+	})
 	return d.pk.Load()
 }
 
 // load takes the newest dictionary of the table to pack with.
-func (d *dicts) load(ctx context.Context) error {
+func (d *dicts) load() error {
 	var id uint32
 	var data []byte
-	err := d.db.QueryRowContext(ctx, `SELECT id, data FROM dicts ORDER BY made DESC, rowid DESC LIMIT 1`).Scan(&id, &data)
+	err := d.db.QueryRow(`SELECT id, data FROM dicts ORDER BY made DESC, rowid DESC LIMIT 1`).Scan(&id, &data)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil
 	}
@@ -174,8 +186,8 @@ type sampleJob struct {
 // reports it). A dictionary that cannot be made leaves the index packing
 // without one.
 func (ix *Index) trainFrom(ctx context.Context, env session.Env, jobs []sampleJob) {
-	if ix.dicts.packer() != nil {
-		return
+	if ix.dicts.packer() != nil || ix.dicts.loadErr != nil {
+		return // it has one, or one it cannot use: it makes no other
 	}
 	var total int64
 	for _, j := range jobs {

@@ -176,7 +176,7 @@ func open(ctx context.Context, path string, log *slog.Logger) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
-	ix := &Index{db: db, path: path, log: log, dicts: &dicts{db: db}}
+	ix := &Index{db: db, path: path, log: log, dicts: &dicts{db: db, log: log}}
 	if err := ix.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -184,10 +184,6 @@ func open(ctx context.Context, path string, log *slog.Logger) (*Index, error) {
 	if _, err := db.ExecContext(ctx, dictsTable); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("index: %w", err)
-	}
-	if err := ix.dicts.load(ctx); err != nil {
-		db.Close()
-		return nil, err
 	}
 	return ix, nil
 }

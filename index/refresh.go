@@ -191,7 +191,7 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 	// goroutine, oldest first: a search ranks a common word's most
 	// recently indexed matches.
 	sort.SliceStable(jobs, func(a, b int) bool { return jobs[a].ref.ModTime.Before(jobs[b].ref.ModTime) })
-	if ix.dicts.packer() == nil {
+	if len(jobs) > 0 && ix.dicts.packer() == nil {
 		sample := make([]sampleJob, len(jobs))
 		for i, j := range jobs {
 			sample[i] = sampleJob{a: j.a, ref: j.ref, size: j.size}
