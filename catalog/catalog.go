@@ -43,6 +43,10 @@ type Options struct {
 	// change since it was made (the search index's), so that only the
 	// others are read.
 	Cache Cache
+	// Each, when set, is given each CLI's finds as soon as its Discover
+	// has made them, in the goroutine that made them (so concurrently for
+	// several CLIs), before DiscoverEach returns them all.
+	Each func(Found)
 }
 
 // A Cache gives the summary of ref's session at detail, when it holds one
@@ -123,13 +127,16 @@ func DiscoverEach(opts Options) ([]Found, error) {
 		}
 		wg.Go(func() {
 			f := &all[i]
+			ok := false
 			if lister != nil {
-				var ok bool
-				if f.Refs, f.Warnings, ok = lister.Discovered(a.Name); ok {
-					return
-				}
+				f.Refs, f.Warnings, ok = lister.Discovered(a.Name)
 			}
-			f.Refs, f.Warnings = a.Discover(opts.Env)
+			if !ok {
+				f.Refs, f.Warnings = a.Discover(opts.Env)
+			}
+			if opts.Each != nil {
+				opts.Each(*f)
+			}
 		})
 	}
 	wg.Wait()

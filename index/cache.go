@@ -33,7 +33,7 @@ type cached struct {
 	id      int64
 	fp      fingerprint
 	title   string // Discover's
-	list    listed
+	list    string // encoded (encodeListed)
 	summary []byte // the stored summary (DetailFull), decoded when asked for
 }
 
@@ -52,7 +52,9 @@ func (ix *Index) Cache(ctx context.Context, env session.Env, detail session.Deta
 		return env, nil, err
 	}
 	if watched && fromManifest {
-		c.found = man.found
+		if _, c.found, err = decodeFound(man.found, true); err != nil {
+			c.found = nil // listed from the stores
+		}
 	}
 	if detail != session.DetailFull {
 		c.held = man.held
@@ -127,7 +129,10 @@ func (c *Cache) Summary(ref session.Ref, detail session.Detail) (session.Summary
 			return session.Summary{}, false
 		}
 	} else {
-		l := &r.list
+		l, err := decodeListed(r.list)
+		if err != nil {
+			return session.Summary{}, false
+		}
 		sum = session.Summary{Project: l.project, Title: l.title, Start: fromUnixNano(l.start), End: fromUnixNano(l.end),
 			Messages: int(l.messages), Turns: int(l.turns), Skipped: int(l.skipped), Size: l.size}
 		if l.parent != "" {

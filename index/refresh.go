@@ -105,14 +105,56 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 		held fingerprint // what the index holds of it (id != 0)
 		size int64
 	}
-	var jobs []job
-	seen := make(map[key]bool, len(holds))
-	known := 0 // of the sessions seen, those the index holds
-	stats := statCache{}
+	// Each CLI's finds are compared with what the index holds as soon as
+	// its Discover is done, beside the other CLIs' discovery (a CLI's
+	// sessions are its own: their keys name it).
+	type compared struct {
+		seen                                       map[key]struct{}
+		jobs                                       []job
+		sessions, unchanged, updated, added, known int
+	}
+	byCLI := make(map[string]*compared, len(adapters.All))
+	for _, a := range adapters.All {
+		byCLI[a.Name] = &compared{}
+	}
 	opts := catalog.Options{Env: listEnv}
-	partial := only != nil && fromManifest && man.found != nil
-	if partial {
-		opts.Cache = asFound{man.found, only}
+	opts.Each = func(f catalog.Found) {
+		c := byCLI[f.CLI]
+		a, ok := adapters.Lookup(f.CLI)
+		if c == nil || !ok {
+			return
+		}
+		c.seen = make(map[key]struct{}, len(f.Refs))
+		stats := statCache{}
+		for _, ref := range f.Refs {
+			k := keyOf(ref)
+			n := len(c.seen)
+			if c.seen[k] = struct{}{}; len(c.seen) == n {
+				continue // seen already
+			}
+			c.sessions++
+			fp := stats.fingerprint(ref)
+			h, ok := holds[k]
+			if ok {
+				c.known++
+			}
+			switch {
+			case ok && h.fp == fp && h.title == ref.Title:
+				c.unchanged++
+				continue
+			case ok:
+				c.updated++
+			default:
+				c.added++
+			}
+			c.jobs = append(c.jobs, job{a: a, ref: ref, fp: fp, id: h.id, held: h.fp, size: fp.size})
+		}
+	}
+	partial := false
+	if only != nil && fromManifest {
+		if _, was, err := decodeFound(man.found, true); err == nil && len(was) > 0 {
+			partial, opts.Cache = true, asFound{was, only}
+		}
 	}
 	found, err := catalog.DiscoverEach(opts)
 	if err != nil {
@@ -126,43 +168,25 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 			}
 		}
 	}
-	var refs []session.Ref
 	for _, f := range found {
-		refs = append(refs, f.Refs...)
 		res.Warnings = append(res.Warnings, f.Warnings...)
 	}
-	for _, ref := range refs {
-		a, ok := adapters.Lookup(ref.CLI)
-		if !ok {
-			continue
-		}
-		k := key{ref.CLI, ref.ID, ref.Path}
-		n := len(seen)
-		if seen[k] = true; len(seen) == n {
-			continue // seen already
-		}
-		res.Sessions++
-		fp := stats.fingerprint(ref)
-		h, ok := holds[k]
-		if ok {
-			known++
-		}
-		switch {
-		case ok && h.fp == fp && h.title == ref.Title:
-			res.Unchanged++
-			continue
-		case ok:
-			res.Updated++
-		default:
-			res.Added++
-		}
-		jobs = append(jobs, job{a: a, ref: ref, fp: fp, id: h.id, held: h.fp, size: fp.size})
+	var jobs []job
+	known := 0 // of the sessions seen, those the index holds
+	for _, a := range adapters.All {
+		c := byCLI[a.Name]
+		res.Sessions += c.sessions
+		res.Unchanged += c.unchanged
+		res.Updated += c.updated
+		res.Added += c.added
+		known += c.known
+		jobs = append(jobs, c.jobs...)
 	}
 	var gone []int64
 	var goneKeys []key
 	if known < len(holds) { // else every session held was seen
 		for k, h := range holds {
-			if !seen[k] {
+			if c := byCLI[k.cli]; c == nil || !has(c.seen, k) {
 				gone = append(gone, h.id)
 				goneKeys = append(goneKeys, k)
 			}
@@ -316,8 +340,8 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 		}
 	}
 	var save *manifest
-	if changed || !fromManifest || dirs.listed > 0 || !sameFound(found, man.found) {
-		save = &manifest{held: holds, dirs: dirs.new, found: found}
+	if changed || !fromManifest || dirs.listed > 0 || !sameFound(man.found, found) {
+		save = &manifest{held: holds, dirs: dirs.new, found: string(encodeFound(nil, found))}
 	}
 	totals := holds
 	if !changed {
@@ -335,6 +359,11 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 	}
 	res.Took = time.Since(begin)
 	return res, &looked{dirs: dirs.new, sessions: holds}, nil
+}
+
+func has(m map[key]struct{}, k key) bool {
+	_, ok := m[k]
+	return ok
 }
 
 // asFound lists the stores of the CLIs not in fresh as found (a
@@ -544,7 +573,7 @@ type held struct {
 	id    int64
 	fp    fingerprint
 	title string
-	list  listed
+	list  string // what a listing shows of it, encoded (encodeListed): decoded only for a listing
 }
 
 // listed is what a listing shows of a session, as the index holds it.
@@ -571,11 +600,12 @@ func (ix *Index) fingerprints(ctx context.Context) (map[key]held, error) {
 	for rows.Next() {
 		var k key
 		var h held
-		l := &h.list
+		var l listed
 		if err := rows.Scan(&h.id, &k.cli, &k.sid, &k.path, &h.fp.size, &h.fp.mtime, &h.fp.inode, &h.title,
 			&l.project, &l.title, &l.start, &l.end, &l.messages, &l.turns, &l.skipped, &l.size, &l.parent, &l.warnings); err != nil {
 			return nil, fmt.Errorf("index: %w", err)
 		}
+		h.list = string(encodeListed(nil, &l))
 		out[k] = h
 	}
 	return out, rows.Err()
@@ -1092,11 +1122,11 @@ func (b *batch) write(ctx context.Context, old int64, ref session.Ref, fp finger
 			return held{}, fmt.Errorf("index: %w", err)
 		}
 	}
-	h := held{id: id, fp: fp, title: ref.Title, list: listed{
+	h := held{id: id, fp: fp, title: ref.Title, list: string(encodeListed(nil, &listed{
 		project: doc.sum.Project, title: doc.sum.Title, start: unixNano(doc.sum.Start), end: unixNano(doc.sum.End),
 		messages: int64(doc.sum.Messages), turns: int64(doc.sum.Turns), skipped: int64(doc.list.skipped), size: doc.sum.Size,
 		parent: parent, warnings: warns,
-	}}
+	}))}
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO entries (session, entry, time, role, tool, model, text) VALUES (?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return held{}, fmt.Errorf("index: %w", err)
