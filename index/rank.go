@@ -69,7 +69,7 @@ func newCounter(ps []pattern, n int, ds *dicts) *counter {
 				if c.errs[w] != nil {
 					continue // drained, so that add never blocks for good
 				}
-				text, err := u.unpackPrefix(j.packed, rankText)
+				text, err := u.view(j.packed, rankText) // counted before the next
 				if err != nil {
 					c.errs[w] = err
 					continue
