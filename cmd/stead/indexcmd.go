@@ -51,7 +51,7 @@ every CLI's store (inotify, Linux only) and reads what changes.`,
 			if watch {
 				f.limitIndexMemory() // a long-lived process: memory before speed
 			} else {
-				f.answerFromIndex()
+				f.answerFromIndex(freshGC)
 			}
 			ix, err := index.Open(ctx, path, f.Logger)
 			if err != nil {

@@ -136,7 +136,7 @@ func listRun(cmd *cobra.Command, opts *ListOptions) error {
 	if err != nil {
 		return err
 	}
-	f.answerFromIndex()
+	f.answerFromIndex(answerGC)
 	res, err := scan(cmd, f, &opts.Scan, session.DetailList)
 	if err != nil {
 		return err

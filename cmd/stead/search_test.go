@@ -159,9 +159,9 @@ func TestListAndStatsFromTheIndex(t *testing.T) {
 	}
 }
 
-// search, list, stats and index run their collector at answerGC under
-// indexMemory in stead's own process, unless the environment says
-// otherwise; a test's process is left as it is.
+// list and stats run their collector at answerGC, search and index at
+// freshGC, under indexMemory in stead's own process, unless the
+// environment says otherwise; a test's process is left as it is.
 func TestAnswerFromIndexGC(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
@@ -178,19 +178,21 @@ func TestAnswerFromIndexGC(t *testing.T) {
 		name      string
 		process   bool
 		gogc, lim string
+		gc        int // asked for
 		wantGC    int
 		wantLimit int64
 	}{
-		{"stead's process", true, "", "", answerGC, indexMemory},
-		{"a test's", false, "", "", 100, math.MaxInt64},
-		{"GOGC and GOMEMLIMIT set", true, "100", "1GiB", 100, math.MaxInt64},
+		{"stead's process", true, "", "", answerGC, answerGC, indexMemory},
+		{"stead's process, a freshness check", true, "", "", freshGC, freshGC, indexMemory},
+		{"a test's", false, "", "", answerGC, 100, math.MaxInt64},
+		{"GOGC and GOMEMLIMIT set", true, "100", "1GiB", freshGC, 100, math.MaxInt64},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv("GOGC", tt.gogc)
 			t.Setenv("GOMEMLIMIT", tt.lim)
 			reset()
-			(&Factory{Process: tt.process}).answerFromIndex()
+			(&Factory{Process: tt.process}).answerFromIndex(tt.gc)
 			if gc, limit := settings(); gc != tt.wantGC || limit != tt.wantLimit {
 				t.Errorf("GOGC %d, memory limit %d; want %d, %d", gc, limit, tt.wantGC, tt.wantLimit)
 			}

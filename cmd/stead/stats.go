@@ -196,7 +196,7 @@ func statsRun(cmd *cobra.Command, opts *StatsOptions) error {
 	if err != nil {
 		return err
 	}
-	f.answerFromIndex()
+	f.answerFromIndex(answerGC)
 	res, err := scan(cmd, f, &opts.Scan, session.DetailFull)
 	if err != nil {
 		return err
