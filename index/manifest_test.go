@@ -1,6 +1,7 @@
 package index_test
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -147,5 +148,57 @@ func TestBytesCountEachFileOnce(t *testing.T) {
 	if res.Bytes == 0 || res.Bytes > onDisk || st.Indexed > onDisk || st.Sessions != res.Sessions-countWarned(res) {
 		t.Errorf("read %d bytes, the index holds %d bytes of %d sessions; the store holds %d bytes of %d sessions",
 			res.Bytes, st.Indexed, st.Sessions, onDisk, res.Sessions)
+	}
+}
+
+// TestFreshnessOpensNoUnchangedFile: a Gemini CLI session file names only
+// the start of its session's id, which Discover reads from the file; a
+// refresh asks the index first (session.Env.Known), so a file whose size,
+// time and inode are as they were is not opened. Its id is changed here
+// in place, keeping all three: a refresh that opened it would find a new
+// session and lose the old.
+func TestFreshnessOpensNoUnchangedFile(t *testing.T) {
+	env := samples.AllCLIs(t)
+	ix := openIndex(t, filepath.Join(t.TempDir(), "index.db"))
+	first := refresh(t, ix, env)
+	files, _ := filepath.Glob(filepath.Join(env.Vars["GEMINI_CLI_HOME"], ".gemini", "tmp", "*", "chats", "session-*.json*"))
+	if len(files) == 0 {
+		t.Fatal("the store has no Gemini CLI session")
+	}
+	f := files[0]
+	fi, err := os.Stat(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.Index(data, []byte(`"sessionId"`))
+	if i < 0 {
+		t.Fatalf("%s holds no sessionId", f)
+	}
+	j := bytes.IndexByte(data[i+len(`"sessionId":"`)+1:], '"') + i + len(`"sessionId":"`) + 1
+	id := data[j-1 : j] // the id's last character
+	if id[0] == '0' {
+		id[0] = '1'
+	} else {
+		id[0] = '0'
+	}
+	// In place: the same inode and size, then the same time.
+	w, err := os.OpenFile(f, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.WriteAt(data, 0); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if err := os.Chtimes(f, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if res := refresh(t, ix, env); res.Added+res.Updated+res.Removed != 0 || res.Unchanged != first.Sessions {
+		t.Errorf("a refresh after a file changed in place, its size, time and inode kept: %+v; want all %d unchanged (the file not opened)",
+			res, first.Sessions)
 	}
 }

@@ -417,22 +417,37 @@ func withKnown(env session.Env, held map[key]held) session.Env {
 		id string
 		fp fingerprint
 	}
-	// Made when first asked: a listing answered by a watcher asks none.
-	files := sync.OnceValues(func() (map[string]file, map[string]bool) {
-		byPath := make(map[string]file, len(held))
-		many := make(map[string]bool)
-		for k, h := range held {
-			if _, ok := byPath[k.path]; ok {
-				many[k.path] = true
+	type files struct {
+		byPath map[string]file
+		many   map[string]bool // paths of several sessions
+	}
+	// Each CLI's are made when it first asks (Gemini CLI's Discover alone
+	// does), from its sessions only; a listing answered by a watcher asks
+	// none.
+	byCLI := make(map[string]func() files, len(adapters.All))
+	for _, a := range adapters.All {
+		byCLI[a.Name] = sync.OnceValue(func() files {
+			fs := files{byPath: make(map[string]file), many: make(map[string]bool)}
+			for k, h := range held {
+				if k.cli != a.Name {
+					continue
+				}
+				if _, ok := fs.byPath[k.path]; ok {
+					fs.many[k.path] = true
+				}
+				fs.byPath[k.path] = file{k.sid, h.fp}
 			}
-			byPath[k.path] = file{k.sid, h.fp}
-		}
-		return byPath, many
-	})
+			return fs
+		})
+	}
 	env.Known = func(ref session.Ref) (string, bool) {
-		byPath, many := files()
-		f, ok := byPath[ref.Path]
-		if !ok || many[ref.Path] {
+		made, ok := byCLI[ref.CLI]
+		if !ok {
+			return "", false
+		}
+		fs := made()
+		f, ok := fs.byPath[ref.Path]
+		if !ok || fs.many[ref.Path] {
 			return "", false
 		}
 		return f.id, f.fp == fingerprint{size: ref.Size, mtime: ref.ModTime.UnixNano(), inode: int64(ref.Inode)}
