@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -63,11 +64,11 @@ type ClusterKey struct {
 
 // validClusterName is what a cluster or member name may hold: NATS puts
 // them in subjects and paths.
-var validClusterName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+var validClusterName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`) })
 
 // NewClusterKey makes a new cluster's key.
 func NewClusterKey(name string) (ClusterKey, error) {
-	if !validClusterName.MatchString(name) {
+	if !validClusterName().MatchString(name) {
 		return ClusterKey{}, fmt.Errorf("bus: %q is not a cluster name (letters, digits, '.', '_', '-'; at most 64)", name)
 	}
 	kp, err := nkeys.CreateUser()
@@ -135,7 +136,7 @@ func WriteClusterKey(path string, k ClusterKey) error {
 }
 
 func (k ClusterKey) check() error {
-	if !validClusterName.MatchString(k.Name) {
+	if !validClusterName().MatchString(k.Name) {
 		return fmt.Errorf("%q is not a cluster name", k.Name)
 	}
 	if len(k.RoutePassword) < 16 {
@@ -190,7 +191,7 @@ func (c *Cluster) configure(so *server.Options) error {
 		}
 		node = h
 	}
-	if !validClusterName.MatchString(node) {
+	if !validClusterName().MatchString(node) {
 		return fmt.Errorf("bus: %q is not a member name (letters, digits, '.', '_', '-')", node)
 	}
 	host, port, err := splitPort(c.Listen, "cluster listen address")

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -47,8 +48,8 @@ type Turn struct {
 var builtin embed.FS
 
 var (
-	validName   = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
-	placeholder = regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_-]*)\s*\}\}`)
+	validName   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`) })
+	placeholder = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_-]*)\s*\}\}`) })
 )
 
 // Parse reads a template from YAML; source says where it came from.
@@ -62,7 +63,7 @@ func Parse(data []byte, source string) (Template, error) {
 	}
 	t.Source = source
 	switch {
-	case !validName.MatchString(t.Name):
+	case !validName().MatchString(t.Name):
 		return t, fmt.Errorf("%s: name %q: use lower-case letters, digits, '.', '_' and '-'", source, t.Name)
 	case strings.TrimSpace(t.Prompt) == "":
 		return t, fmt.Errorf("%s: the template has no prompt", source)
@@ -123,7 +124,7 @@ func Load(dir string) ([]Template, []error) {
 // Placeholders lists the names the prompt uses, in order, each once.
 func (t Template) Placeholders() []string {
 	var names []string
-	for _, m := range placeholder.FindAllStringSubmatch(t.Prompt, -1) {
+	for _, m := range placeholder().FindAllStringSubmatch(t.Prompt, -1) {
 		if !slices.Contains(names, m[1]) {
 			names = append(names, m[1])
 		}
@@ -135,8 +136,8 @@ func (t Template) Placeholders() []string {
 // template's defaults. A placeholder with neither is an error.
 func (t Template) Render(vars map[string]string) (string, error) {
 	var missing []string
-	out := placeholder.ReplaceAllStringFunc(t.Prompt, func(m string) string {
-		name := placeholder.FindStringSubmatch(m)[1]
+	out := placeholder().ReplaceAllStringFunc(t.Prompt, func(m string) string {
+		name := placeholder().FindStringSubmatch(m)[1]
 		if v, ok := vars[name]; ok {
 			return v
 		}

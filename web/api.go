@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/stead-dev/stead/adapters"
@@ -260,7 +261,7 @@ func (s *Server) prices() *pricing.Table {
 
 // validID is what a session id in the API may be: the ids every CLI
 // gives, never a path.
-var validID = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._:@+-]{0,199}$`)
+var validID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._:@+-]{0,199}$`) })
 
 // resolve finds the session a <cli>:<id> reference names in the
 // server's stores. Unlike the commands, the API never takes a path: a
@@ -268,7 +269,7 @@ var validID = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._:@+-]{0,199}$`)
 func (s *Server) resolve(ref string) (adapters.Adapter, session.Ref, error) {
 	name, id, ok := strings.Cut(ref, ":")
 	a, known := adapters.Lookup(name)
-	if !ok || !known || !validID.MatchString(id) {
+	if !ok || !known || !validID().MatchString(id) {
 		return a, session.Ref{}, errorf(http.StatusBadRequest, "%q is not a session reference (<cli>:<id>)", ref)
 	}
 	return catalog.Resolve(s.Env, name+":"+id, "")

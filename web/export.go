@@ -108,10 +108,10 @@ var exportFormats = map[string][2]string{
 	"html":   {"html", "text/html; charset=utf-8"},
 }
 
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+var unsafeName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9._-]+`) })
 
 func fileSafe(s string) string {
-	s = unsafeName.ReplaceAllString(s, "_")
+	s = unsafeName().ReplaceAllString(s, "_")
 	if s == "" {
 		return "session"
 	}

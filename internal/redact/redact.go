@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"regexp"
+	"sync"
 )
 
 // rule is a secret shape: the text its expression matches (or its first
@@ -13,23 +14,26 @@ type rule struct {
 	re   *regexp.Regexp
 }
 
-var rules = []rule{
-	// A whole PEM block on one line: JSON keeps its newlines as \n.
-	{"private-key", regexp.MustCompile(`-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----`)},
-	{"anthropic-key", regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{20,}`)},
-	{"openai-key", regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`)},
-	{"aws-access-key", regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`)},
-	{"github-token", regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})`)},
-	{"gitlab-token", regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{20,}`)},
-	{"slack-token", regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`)},
-	{"google-api-key", regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`)},
-	{"stripe-key", regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}`)},
-	{"jwt", regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`)},
-	{"bearer-token", regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{20,}=*)`)},
-	// A value given to a key named like a secret, in code, a shell, an
-	// env file or JSON (escaped quotes included).
-	{"secret", regexp.MustCompile(`(?i)(?:password|passwd|secret|api[_-]?key|access[_-]?key|auth[_-]?token|private[_-]?key|client[_-]?secret)(?:\\?["'])?\s*[:=]\s*(?:\\?["'])?([^\s"'\\,;\[][^\s"'\\,;]{7,})`)},
-}
+// rules are compiled when first used: not in every stead process.
+var rules = sync.OnceValue(func() []rule {
+	return []rule{
+		// A whole PEM block on one line: JSON keeps its newlines as \n.
+		{"private-key", regexp.MustCompile(`-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----`)},
+		{"anthropic-key", regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{20,}`)},
+		{"openai-key", regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`)},
+		{"aws-access-key", regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`)},
+		{"github-token", regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})`)},
+		{"gitlab-token", regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{20,}`)},
+		{"slack-token", regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`)},
+		{"google-api-key", regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`)},
+		{"stripe-key", regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}`)},
+		{"jwt", regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`)},
+		{"bearer-token", regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{20,}=*)`)},
+		// A value given to a key named like a secret, in code, a shell, an
+		// env file or JSON (escaped quotes included).
+		{"secret", regexp.MustCompile(`(?i)(?:password|passwd|secret|api[_-]?key|access[_-]?key|auth[_-]?token|private[_-]?key|client[_-]?secret)(?:\\?["'])?\s*[:=]\s*(?:\\?["'])?([^\s"'\\,;\[][^\s"'\\,;]{7,})`)},
+	}
+})
 
 // String returns s with every secret it recognises replaced.
 func String(s string) string {
@@ -40,7 +44,7 @@ func String(s string) string {
 // not changed.
 func Bytes(b []byte) []byte {
 	out := b
-	for _, r := range rules {
+	for _, r := range rules() {
 		if !r.re.Match(out) {
 			continue
 		}
@@ -66,8 +70,8 @@ func Bytes(b []byte) []byte {
 }
 
 var (
-	pemBegin = regexp.MustCompile(`-----BEGIN [A-Z ]*PRIVATE KEY-----`)
-	pemEnd   = regexp.MustCompile(`-----END [A-Z ]*PRIVATE KEY-----`)
+	pemBegin = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`-----BEGIN [A-Z ]*PRIVATE KEY-----`) })
+	pemEnd   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`-----END [A-Z ]*PRIVATE KEY-----`) })
 )
 
 // Writer redacts what is written through it, a line at a time: it holds
@@ -108,15 +112,15 @@ func (r *Writer) flushLine() error {
 	r.line = r.line[:0]
 	switch {
 	case r.inKey:
-		if loc := pemEnd.FindIndex(line); loc != nil {
+		if loc := pemEnd().FindIndex(line); loc != nil {
 			r.inKey = false
 			_, err := r.w.Write(Bytes(line[loc[1]:]))
 			return err
 		}
 		return nil
-	case pemBegin.Match(line) && !pemEnd.Match(line):
+	case pemBegin().Match(line) && !pemEnd().Match(line):
 		r.inKey = true
-		loc := pemBegin.FindIndex(line)
+		loc := pemBegin().FindIndex(line)
 		out := append(Bytes(line[:loc[0]]), "[REDACTED:private-key]\n"...)
 		_, err := r.w.Write(out)
 		return err
