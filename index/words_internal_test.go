@@ -67,6 +67,13 @@ func TestCountWords(t *testing.T) {
 		{"r\u00e9sum\u00e9 \u2713 resume R\u00c9SUM\u00c9", `"resume resume"`, true},
 		{"\u65e5\u672c\u8a9e error", "\u65e5\u672c\u8a9e", true},
 		{"e\u0301cole ecole", "ecole", true},
+		// One word: ASCII first, then beyond it (countWord).
+		{"error\u2014error \u2019error\u2019 errors", "error", true},
+		{"error errorÉ Error éerror", "error", true},
+		{"ERRORS err Err\u00f3r errs", "err*", true},
+		{"\u00e9 error", "error", true},
+		{"error", "\u00e9rror", true},
+		{"caf\u00e9", "cafe", true},
 		{"one two three four five six seven eight nine", `"one two three four five six seven eight nine"`, false},
 		{"one two three four five six seven eight", `"one two three four five six seven eight"`, true},
 	} {
@@ -97,6 +104,8 @@ func FuzzCountWords(f *testing.F) {
 	f.Add("the tests, the Tests", `"the tests"`)
 	f.Add("Error errors ERROR", "error*")
 	f.Add("a a b a b", `"a b" a`)
+	f.Add("error\u2014Error caf\u00e9 errors", "error")
+	f.Add("ERRORS errÉ err", "err*")
 	f.Fuzz(func(t *testing.T, text, query string) {
 		checkCount(t, text, query)
 	})
