@@ -125,20 +125,16 @@ func (ix *Index) writeManifest(m manifest) (string, error) {
 // encodeManifest writes m as length-prefixed fields.
 func encodeManifest(m manifest) []byte {
 	var b []byte
-	str := func(s string) {
-		b = binary.AppendUvarint(b, uint64(len(s)))
-		b = append(b, s...)
-	}
 	b = binary.AppendUvarint(b, uint64(len(m.held)))
 	for k, h := range m.held {
-		str(k.cli)
-		str(k.sid)
-		str(k.path)
+		b = appendStr(b, k.cli)
+		b = appendStr(b, k.sid)
+		b = appendStr(b, k.path)
 		b = binary.AppendVarint(b, h.id)
 		b = binary.AppendVarint(b, h.fp.size)
 		b = binary.AppendVarint(b, h.fp.mtime)
 		b = binary.AppendVarint(b, h.fp.inode)
-		str(h.title)
+		b = appendStr(b, h.title)
 		if h.list == "" {
 			b = encodeListed(b, &listed{})
 		} else {
@@ -147,12 +143,12 @@ func encodeManifest(m manifest) []byte {
 	}
 	b = binary.AppendUvarint(b, uint64(len(m.dirs)))
 	for dir, l := range m.dirs {
-		str(dir)
+		b = appendStr(b, dir)
 		b = binary.AppendVarint(b, l.mtime)
 		b = binary.AppendVarint(b, l.at)
 		b = binary.AppendUvarint(b, uint64(len(l.names)))
 		for i, name := range l.names {
-			str(name)
+			b = appendStr(b, name)
 			b = binary.AppendUvarint(b, uint64(l.types[i]))
 		}
 	}
@@ -161,18 +157,14 @@ func encodeManifest(m manifest) []byte {
 
 // encodeFound appends found, encoded for a manifest, to b.
 func encodeFound(b []byte, found []catalog.Found) []byte {
-	str := func(s string) {
-		b = binary.AppendUvarint(b, uint64(len(s)))
-		b = append(b, s...)
-	}
 	b = binary.AppendUvarint(b, uint64(len(found)))
 	for _, f := range found {
-		str(f.CLI)
+		b = appendStr(b, f.CLI)
 		b = binary.AppendUvarint(b, uint64(len(f.Refs)))
 		for _, r := range f.Refs {
-			str(r.CLI)
-			str(r.ID)
-			str(r.Path)
+			b = appendStr(b, r.CLI)
+			b = appendStr(b, r.ID)
+			b = appendStr(b, r.Path)
 			b = binary.AppendVarint(b, r.Size)
 			if r.ModTime.IsZero() {
 				b = append(b, 0)
@@ -181,14 +173,14 @@ func encodeFound(b []byte, found []catalog.Found) []byte {
 				b = binary.AppendVarint(b, r.ModTime.UnixNano())
 			}
 			b = binary.AppendUvarint(b, r.Inode)
-			str(r.Parent)
-			str(r.Title)
+			b = appendStr(b, r.Parent)
+			b = appendStr(b, r.Title)
 		}
 		b = binary.AppendUvarint(b, uint64(len(f.Warnings)))
 		for _, w := range f.Warnings {
-			str(w.Path)
+			b = appendStr(b, w.Path)
 			b = binary.AppendVarint(b, int64(w.Line))
-			str(w.Message)
+			b = appendStr(b, w.Message)
 		}
 	}
 	return b
@@ -354,46 +346,48 @@ type decoder struct {
 	bad bool
 }
 
+// appendStr appends s to b, its length first.
+func appendStr(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
 // listed passes over what encodeListed wrote, and returns it as it is:
 // it is decoded only when a listing asks for it (decodeListed).
 func (d *decoder) listed() string {
 	start := d.s
-	d.str()
-	d.str()
-	for range 6 {
-		d.uvarint()
-	}
-	d.str()
-	d.str()
+	d.readListed()
 	if d.bad {
 		return ""
 	}
 	return start[:len(start)-len(d.s)]
 }
 
+// readListed reads what encodeListed wrote (its strings point into d's).
+func (d *decoder) readListed() listed {
+	var l listed
+	l.project, l.title = d.str(), d.str()
+	l.start, l.end, l.messages, l.turns, l.skipped, l.size = d.varint(), d.varint(), d.varint(), d.varint(), d.varint(), d.varint()
+	l.parent, l.warnings = d.str(), d.str()
+	return l
+}
+
 // encodeListed appends l, encoded for a manifest, to b.
 func encodeListed(b []byte, l *listed) []byte {
-	str := func(s string) {
-		b = binary.AppendUvarint(b, uint64(len(s)))
-		b = append(b, s...)
-	}
-	str(l.project)
-	str(l.title)
+	b = appendStr(b, l.project)
+	b = appendStr(b, l.title)
 	for _, n := range []int64{l.start, l.end, l.messages, l.turns, l.skipped, l.size} {
 		b = binary.AppendVarint(b, n)
 	}
-	str(l.parent)
-	str(l.warnings)
+	b = appendStr(b, l.parent)
+	b = appendStr(b, l.warnings)
 	return b
 }
 
 // decodeListed reads what encodeListed wrote.
 func decodeListed(s string) (listed, error) {
 	d := decoder{s: s}
-	var l listed
-	l.project, l.title = d.str(), d.str()
-	l.start, l.end, l.messages, l.turns, l.skipped, l.size = d.varint(), d.varint(), d.varint(), d.varint(), d.varint(), d.varint()
-	l.parent, l.warnings = d.str(), d.str()
+	l := d.readListed()
 	if d.bad || d.s != "" {
 		return listed{}, errBadManifest
 	}

@@ -427,17 +427,17 @@ func withKnown(env session.Env, held map[key]held) session.Env {
 	byCLI := make(map[string]func() files, len(adapters.All))
 	for _, a := range adapters.All {
 		byCLI[a.Name] = sync.OnceValue(func() files {
-			fs := files{byPath: make(map[string]file), many: make(map[string]bool)}
+			its := files{byPath: make(map[string]file), many: make(map[string]bool)}
 			for k, h := range held {
 				if k.cli != a.Name {
 					continue
 				}
-				if _, ok := fs.byPath[k.path]; ok {
-					fs.many[k.path] = true
+				if _, ok := its.byPath[k.path]; ok {
+					its.many[k.path] = true
 				}
-				fs.byPath[k.path] = file{k.sid, h.fp}
+				its.byPath[k.path] = file{k.sid, h.fp}
 			}
-			return fs
+			return its
 		})
 	}
 	env.Known = func(ref session.Ref) (string, bool) {
@@ -445,9 +445,9 @@ func withKnown(env session.Env, held map[key]held) session.Env {
 		if !ok {
 			return "", false
 		}
-		fs := made()
-		f, ok := fs.byPath[ref.Path]
-		if !ok || fs.many[ref.Path] {
+		its := made()
+		f, ok := its.byPath[ref.Path]
+		if !ok || its.many[ref.Path] {
 			return "", false
 		}
 		return f.id, f.fp == fingerprint{size: ref.Size, mtime: ref.ModTime.UnixNano(), inode: int64(ref.Inode)}

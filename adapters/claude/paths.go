@@ -176,7 +176,7 @@ func (d *discoverer) addFile(path, parent string) {
 	if !isSessionName(name) {
 		return
 	}
-	info, err := storefile.CheckInfo(path)
+	info, err := storefile.Check(path)
 	if err != nil {
 		d.warns = append(d.warns, storefile.Skipped(path, err))
 		return

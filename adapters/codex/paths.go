@@ -118,7 +118,7 @@ func (w *walker) walk(dir string, top bool) {
 		}
 		// A rollout that is not a regular file (a folder, a named pipe)
 		// is reported and never opened; a link to one is followed.
-		info, err := storefile.CheckInfo(p)
+		info, err := storefile.Check(p)
 		if err != nil {
 			w.warns = append(w.warns, storefile.Skipped(p, err))
 			continue

@@ -196,7 +196,7 @@ func (d *discoverer) scanProject(project string) {
 	refs = dedupe(refs)
 	d.refs = append(d.refs, refs...)
 	logs := filepath.Join(project, "logs.json")
-	info, err := storefile.CheckInfo(logs)
+	info, err := storefile.Check(logs)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		d.warns = append(d.warns, storefile.Skipped(logs, err))
 	}
@@ -221,7 +221,7 @@ func (d *discoverer) scanProject(project string) {
 // regular file (a folder, a named pipe) is reported and skipped, never
 // opened.
 func (d *discoverer) ref(path, parent string) (session.Ref, bool) {
-	info, err := storefile.CheckInfo(path)
+	info, err := storefile.Check(path)
 	if err != nil {
 		d.warns = append(d.warns, storefile.Skipped(path, err))
 		return session.Ref{}, false

@@ -352,7 +352,7 @@ func isDir(path string) bool {
 // a regular file (a folder, a named pipe) is reported and skipped, never
 // opened.
 func (d *discoverer) add(path, id, parent string) {
-	info, err := storefile.CheckInfo(path)
+	info, err := storefile.Check(path)
 	if err != nil {
 		if !os.IsNotExist(err) {
 			d.warns = append(d.warns, storefile.Skipped(path, err))

@@ -203,7 +203,7 @@ func discoverStorage(env session.Env, dir string, skip map[string]bool) ([]sessi
 		if !ValidID(id) || skip[id] {
 			continue
 		}
-		fi, err := storefile.Check(f)
+		in, err := storefile.Check(f)
 		if err != nil {
 			warns = append(warns, storefile.Skipped(f, err))
 			continue
@@ -215,10 +215,10 @@ func discoverStorage(env session.Env, dir string, skip map[string]bool) ([]sessi
 		}
 		mod := msTime(int64(info.Time.Updated))
 		if mod.IsZero() {
-			mod = fi.ModTime()
+			mod = in.ModTime
 		}
 		refs = append(refs, session.Ref{
-			CLI: session.OpenCode, ID: id, Path: f, Size: fi.Size(), ModTime: mod,
+			CLI: session.OpenCode, ID: id, Path: f, Size: in.Size, ModTime: mod,
 			Parent: info.ParentID, Title: realTitle(info.Title),
 		})
 	}
@@ -250,9 +250,9 @@ func Locate(env session.Env, id string) (session.Ref, error) {
 	if sd := StorageDir(env); sd != "" {
 		matches, _ := filepath.Glob(filepath.Join(sd, "session", "*", id+".json"))
 		for _, m := range matches {
-			fi, err := storefile.Check(m)
+			in, err := storefile.Check(m)
 			if err == nil {
-				return session.Ref{CLI: session.OpenCode, ID: id, Path: m, Size: fi.Size(), ModTime: fi.ModTime()}, nil
+				return session.Ref{CLI: session.OpenCode, ID: id, Path: m, Size: in.Size, ModTime: in.ModTime}, nil
 			}
 			errs = append(errs, err)
 		}

@@ -36,18 +36,18 @@ func Kind(m fs.FileMode) string {
 	return "a special file"
 }
 
-// Check returns what os.Stat says of path when it is a regular file (or a
+// Check returns what Stat says of path when it is a regular file (or a
 // symbolic link to one), and otherwise an *fs.PathError saying what it is,
 // matching ErrNotRegular.
-func Check(path string) (fs.FileInfo, error) {
-	fi, err := os.Stat(path)
+func Check(path string) (Info, error) {
+	in, err := Stat(path)
 	if err != nil {
-		return nil, err
+		return Info{}, err
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, &fs.PathError{Op: "open", Path: path, Err: &notRegular{Kind(fi.Mode())}}
+	if in.Mode != 0 {
+		return Info{}, &fs.PathError{Op: "open", Path: path, Err: &notRegular{Kind(in.Mode)}}
 	}
-	return fi, nil
+	return in, nil
 }
 
 // Open opens path for reading once Check has found it a regular file.

@@ -52,10 +52,11 @@ func TestOpenRefusesSpecialFiles(t *testing.T) {
 	}
 }
 
-// TestCheckInfoIsCheck: CheckInfo says what Check says of every kind of
-// file, through its own stat: the same size, time and inode of a file or
-// a link to one, the same refusals, the same "does not exist".
-func TestCheckInfoIsCheck(t *testing.T) {
+// TestCheckIsStat: Check says what os.Stat says of every kind of file,
+// through its own stat (no fs.FileInfo): the same size, time and inode of
+// a file or a link to one, refusals of what is not a regular file, and
+// os.Stat's "does not exist".
+func TestCheckIsStat(t *testing.T) {
 	dir := t.TempDir()
 	pipe := filepath.Join(dir, "p.jsonl")
 	if err := syscall.Mkfifo(pipe, 0o600); err != nil {
@@ -73,28 +74,28 @@ func TestCheckInfoIsCheck(t *testing.T) {
 	os.Symlink(filepath.Join(dir, "gone"), dangling)
 
 	for _, p := range []string{file, link} {
-		in, err := CheckInfo(p)
-		fi, _ := Check(p)
+		in, err := Check(p)
+		fi, _ := os.Stat(p)
 		st := fi.Sys().(*syscall.Stat_t)
 		if err != nil || in.Mode != 0 || in.Size != 6 || !in.ModTime.Equal(when) || in.Inode != st.Ino || in.Inode == 0 {
-			t.Errorf("CheckInfo(%s) = %+v, %v; want size 6, time %v, inode %d", p, in, err, when, st.Ino)
+			t.Errorf("Check(%s) = %+v, %v; want size 6, time %v, inode %d", p, in, err, when, st.Ino)
 		}
 		if r := RefAt("claude", "s", p, in); r.Size != 6 || !r.ModTime.Equal(when) || r.Inode != in.Inode || r.Path != p || r.ID != "s" {
 			t.Errorf("RefAt = %+v", r)
 		}
 	}
 	for p, kind := range map[string]string{pipe: "a named pipe (FIFO)", folder: "a folder"} {
-		_, err := CheckInfo(p)
-		_, want := Check(p)
-		if !errors.Is(err, ErrNotRegular) || err.Error() != want.Error() || !strings.Contains(err.Error(), kind) {
-			t.Errorf("CheckInfo(%s) = %v; want %v", p, err, want)
+		_, err := Check(p)
+		want := "open " + p + ": " + kind + ", not a regular file"
+		if !errors.Is(err, ErrNotRegular) || err == nil || err.Error() != want {
+			t.Errorf("Check(%s) = %v; want %s", p, err, want)
 		}
 	}
 	for _, p := range []string{filepath.Join(dir, "none.jsonl"), dangling} {
-		_, err := CheckInfo(p)
-		_, want := Check(p)
+		_, err := Check(p)
+		_, want := os.Stat(p)
 		if !os.IsNotExist(err) || !errors.Is(err, fs.ErrNotExist) || err.Error() != want.Error() {
-			t.Errorf("CheckInfo(%s) = %v; want %v", p, err, want)
+			t.Errorf("Check(%s) = %v; want %v", p, err, want)
 		}
 	}
 }
