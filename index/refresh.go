@@ -71,8 +71,19 @@ type key struct{ cli, sid, path string }
 // session that cannot be read is a warning, and the rest are indexed.
 // Each session is written in a transaction of its own.
 func (ix *Index) Refresh(ctx context.Context, env session.Env, progress Progress) (Refreshed, error) {
-	res, _, err := ix.refresh(ctx, env, progress, nil)
+	res, _, err := ix.refresh(ctx, env, progress, scope{})
 	return res, err
+}
+
+// scope is which stores a refresh lists; the zero scope lists them all.
+type scope struct {
+	// only, when set, names the CLIs whose stores are listed; the
+	// others' are taken to be as the last refresh found them.
+	only map[string]bool
+	// unlooked says nothing vouches for the others (a search of some
+	// CLIs' sessions did not look at them, where a watcher heard no change
+	// in them): the refresh is then not recorded as the index's last.
+	unlooked bool
 }
 
 // looked is what a refresh looked at: the folders Discover listed and the
@@ -82,10 +93,8 @@ type looked struct {
 	sessions map[key]held
 }
 
-// refresh is Refresh also saying what it looked at. When only is set, it
-// lists the stores of those CLIs alone, and takes the others' to be as
-// the last refresh found them (a watcher heard no change in them).
-func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress, only map[string]bool) (Refreshed, *looked, error) {
+// refresh is Refresh also saying what it looked at, of the stores in sc.
+func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress, sc scope) (Refreshed, *looked, error) {
 	begin := time.Now()
 	var res Refreshed
 	gen0, err := generation(ctx, ix.db)
@@ -151,9 +160,9 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 		}
 	}
 	partial := false
-	if only != nil && fromManifest {
+	if sc.only != nil && fromManifest {
 		if _, was, err := decodeFound(man.found, true); err == nil && len(was) > 0 {
-			partial, opts.Cache = true, asFound{was, only}
+			partial, opts.Cache = true, asFound{was, sc.only}
 		}
 	}
 	found, err := catalog.DiscoverEach(opts)
@@ -169,6 +178,9 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 		}
 	}
 	for _, f := range found {
+		if partial && !sc.only[f.CLI] {
+			continue // said by the refresh that listed them
+		}
 		res.Warnings = append(res.Warnings, f.Warnings...)
 	}
 	var jobs []job
@@ -347,7 +359,7 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 	if !changed {
 		totals = nil
 	}
-	if err := ix.refreshed(ctx, save, totals); err != nil {
+	if err := ix.refreshed(ctx, save, totals, !partial || !sc.unlooked); err != nil {
 		return res, nil, err
 	}
 	if changed {
@@ -503,14 +515,19 @@ func inodeOf(fi fs.FileInfo) int64 {
 // refreshed records the end of a refresh, the manifest when m is set,
 // and, when the refresh changed the sessions (held, which the index now
 // holds, is set), how many sessions and entries the index holds and the
-// size of their files (for Status: counting them is a scan).
+// size of their files (for Status: counting them is a scan). The end is
+// recorded as the index's last refresh (Status) only when last is set: a
+// refresh of some stores that nothing vouches for the others of is not.
 //
 // A refresh that changed nothing writes nothing to the database: the
 // manifest file's modification time says when it ended (see Status). A
 // write would cost a transaction's syncs, and those of the checkpoint
 // when the process closes the index, on every search.
-func (ix *Index) refreshed(ctx context.Context, m *manifest, held map[key]held) error {
+func (ix *Index) refreshed(ctx context.Context, m *manifest, held map[key]held, last bool) error {
 	if m == nil && held == nil {
+		if !last {
+			return nil
+		}
 		now := time.Now()
 		if os.Chtimes(manifestFile(ix.path), now, now) == nil {
 			return nil
@@ -542,14 +559,21 @@ func (ix *Index) refreshed(ctx context.Context, m *manifest, held map[key]held) 
 			return fmt.Errorf("index: %w", err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta (key, value) VALUES ('refreshed', ?)`,
-		time.Now().UTC().Format(time.RFC3339Nano)); err != nil {
-		return fmt.Errorf("index: %w", err)
+	if last {
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta (key, value) VALUES ('refreshed', ?)`,
+			time.Now().UTC().Format(time.RFC3339Nano)); err != nil {
+			return fmt.Errorf("index: %w", err)
+		}
 	}
 	if m != nil {
+		was, _ := os.Stat(manifestFile(ix.path))
 		token, err := ix.writeManifest(*m)
 		if err != nil {
 			return err
+		}
+		if !last && was != nil {
+			// Its time is the last refresh's end (Status), kept.
+			os.Chtimes(manifestFile(ix.path), was.ModTime(), was.ModTime())
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta (key, value) VALUES ('manifest', ?)`, token); err != nil {
 			return fmt.Errorf("index: %w", err)

@@ -260,7 +260,9 @@ func filtered(match string, q Query) string {
 }
 
 // SearchFresh searches the index brought up to date with the stores env
-// points at (see Fresh). The query runs on the index as it is while the
+// points at (see Fresh): without a watcher, with those of the CLIs q can
+// find sessions of (its CLIs, its session's), the others' taken to be as
+// the last refresh found them. The query runs on the index as it is while the
 // index is brought up to date (with nothing changed, the usual case, a
 // search costs the longer of the two, not both); when the index changed
 // meanwhile, the query runs again on the index as it is now.
@@ -272,7 +274,11 @@ func (ix *Index) SearchFresh(ctx context.Context, env session.Env, q Query, prog
 		wg   sync.WaitGroup
 	)
 	wg.Go(func() { hits, gen, serr = ix.search(ctx, q) })
-	res, err := ix.Fresh(ctx, env, progress)
+	clis := q.CLIs
+	if q.SessionCLI != "" {
+		clis = []string{q.SessionCLI}
+	}
+	res, err := ix.freshFor(ctx, env, clis, progress)
 	wg.Wait()
 	if err != nil {
 		return nil, res, err

@@ -115,10 +115,26 @@ func storeRoots(env session.Env) map[string][]string {
 // changed; else, or when the watcher does not answer, it refreshes the
 // index itself (Refresh).
 func (ix *Index) Fresh(ctx context.Context, env session.Env, progress Progress) (Refreshed, error) {
+	return ix.freshFor(ctx, env, nil, progress)
+}
+
+// freshFor is Fresh for an answer about the sessions of clis alone (none
+// is all of them): without a watcher, it lists those CLIs' stores only,
+// taking the others' to be as the last refresh found them (a search with
+// --cli does not wait for the stores it does not search).
+func (ix *Index) freshFor(ctx context.Context, env session.Env, clis []string, progress Progress) (Refreshed, error) {
 	if res, ok := ix.askWatcher(ctx, env, progress); ok {
 		return res, nil
 	}
-	return ix.Refresh(ctx, env, progress)
+	sc := scope{unlooked: true}
+	for _, c := range clis {
+		if sc.only == nil {
+			sc.only = make(map[string]bool)
+		}
+		sc.only[c] = true
+	}
+	res, _, err := ix.refresh(ctx, env, progress, sc)
+	return res, err
 }
 
 // askWatcher asks the index's watcher to bring it up to date; ok is false
@@ -399,7 +415,7 @@ func (w *watcher) refresher(ctx context.Context) error {
 		w.progress.Store(&watchProgress{Refreshing: true})
 		res, lk, err := w.ix.refresh(ctx, w.env, func(done, total int, bytes int64) {
 			w.progress.Store(&watchProgress{Refreshing: true, Done: done, Total: total, Bytes: bytes})
-		}, only)
+		}, scope{only: only})
 		w.progress.Store(nil)
 		select {
 		case w.results <- refreshResult{res, lk, err}:
