@@ -142,4 +142,13 @@ func BenchmarkCount(b *testing.B) {
 			countWords(text, ps, tf)
 		}
 	})
+	// A tool's output with a mark beyond ASCII near its start.
+	wide := "✓ " + text[:rankText-4]
+	b.Run("countWords/wide", func(b *testing.B) {
+		b.SetBytes(int64(len(wide)))
+		tf := make([]int32, len(ps))
+		for b.Loop() {
+			countWords(wide, ps, tf)
+		}
+	})
 }
