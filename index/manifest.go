@@ -69,22 +69,55 @@ func (ix *Index) loadManifest(ctx context.Context) (m manifest, ok bool) {
 		}
 		return m, false
 	}
-	data, err := os.ReadFile(manifestFile(ix.path))
+	data, unmap, err := readManifest(manifestFile(ix.path), ix.oneAnswer)
 	if err != nil {
 		ix.log.Debug("index: no manifest", "err", err)
 		return m, false
 	}
 	rest, ok := bytes.CutPrefix(data, []byte(manifestMagic+token+"\n"))
 	if !ok {
+		unmap()
 		ix.log.Debug("index: the manifest is stale", "path", manifestFile(ix.path))
 		return m, false
 	}
 	m, err = decodeManifest(rest)
 	if err != nil {
+		unmap()
 		ix.log.Warn("index: the manifest cannot be read; reading the sessions table", "path", manifestFile(ix.path), "err", err)
 		return m, false
 	}
 	return m, true
+}
+
+// readManifest reads the manifest file at path, or maps it into memory
+// when mapped is set; unmap undoes the mapping, for data that nothing
+// points into. A mapped manifest stays as it was when mapped: a new one
+// is written to another file, renamed over it (writeManifest).
+func readManifest(path string, mapped bool) (data []byte, unmap func(), err error) {
+	unmap = func() {}
+	if !mapped {
+		data, err = os.ReadFile(path)
+		return data, unmap, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, unmap, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, unmap, err
+	}
+	if fi.Size() == 0 || int64(int(fi.Size())) != fi.Size() {
+		data, err = os.ReadFile(path)
+		return data, unmap, err
+	}
+	data, err = unix.Mmap(int(f.Fd()), 0, int(fi.Size()), unix.PROT_READ, unix.MAP_PRIVATE)
+	if err != nil {
+		data, err = os.ReadFile(path) // a file system that cannot map it
+		return data, unmap, err
+	}
+	return data, func() { unix.Munmap(data) }, nil
 }
 
 // dropManifest takes the manifest's token out of the database, before a

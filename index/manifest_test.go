@@ -202,3 +202,33 @@ func TestFreshnessOpensNoUnchangedFile(t *testing.T) {
 			res, first.Sessions)
 	}
 }
+
+// TestMappedManifest: an index answering one command maps its manifest
+// instead of reading it (ForOneAnswer) and tells what changed as one that
+// reads it does, while a refresh that changed something writes a new
+// manifest over the mapped one.
+func TestMappedManifest(t *testing.T) {
+	env := samples.ClaudeCodex(t)
+	age(t, env.Vars["CLAUDE_CONFIG_DIR"], env.Vars["CODEX_HOME"])
+	path := filepath.Join(t.TempDir(), "index.db")
+	first := refresh(t, openIndex(t, path), env)
+	ix := openIndex(t, path)
+	ix.ForOneAnswer()
+	if res := refresh(t, ix, env); res.Unchanged != first.Sessions || res.Listed != 0 {
+		t.Fatalf("a refresh with nothing changed, its manifest mapped: %+v; want %d sessions unchanged, no folder listed", res, first.Sessions)
+	}
+	hits := search(t, ix, index.Query{Text: "the", CLIs: []string{"claude"}, Limit: 1})
+	if len(hits) == 0 {
+		t.Fatal("no Claude session found")
+	}
+	appendPrompt(t, hits[0].Path, hits[0].SessionID, "zanzibarian appended prompt")
+	if res := refresh(t, ix, env); res.Updated != 1 || res.Unchanged != first.Sessions-1 {
+		t.Fatalf("after appending to a session: %+v; want it alone read again", res)
+	}
+	if res := refresh(t, ix, env); res.Unchanged != first.Sessions {
+		t.Fatalf("a refresh after the one that wrote a new manifest: %+v; want all unchanged", res)
+	}
+	if hits := search(t, ix, index.Query{Text: "zanzibarian"}); len(hits) != 1 {
+		t.Errorf("the appended prompt: %d hits; want 1", len(hits))
+	}
+}

@@ -61,6 +61,7 @@ every CLI's store (inotify, Linux only) and reads what changes.`,
 			if watch {
 				return watchIndex(ctx, f, ix)
 			}
+			ix.ForOneAnswer()
 			var res *index.Refreshed
 			if !noRefresh {
 				prog := newIndexProgress(f.IO)

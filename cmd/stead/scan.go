@@ -209,6 +209,7 @@ func existingIndex(ctx context.Context, f *Factory) *index.Index {
 		}
 		return nil
 	}
+	ix.ForOneAnswer()
 	return ix
 }
 

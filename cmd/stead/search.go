@@ -273,6 +273,7 @@ func openIndex(ctx context.Context, f *Factory, refresh bool) (*index.Index, err
 	if err != nil {
 		return nil, err
 	}
+	ix.ForOneAnswer()
 	if !refresh {
 		return ix, nil
 	}
