@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/stead-dev/stead/adapters/internal/ids"
 	"github.com/stead-dev/stead/adapters/internal/storefile"
@@ -218,13 +219,13 @@ func validSlug(s string) bool {
 	return s != "" && s != "." && s != ".." && !strings.ContainsAny(s, `/\`) && !strings.ContainsRune(s, 0)
 }
 
-var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+var nonSlug = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-z0-9]+`) })
 
 // slugify is the CLI's slug of a folder name: lower case, every run of
 // other characters one '-', none at either end; "project" when nothing is
 // left.
 func slugify(name string) string {
-	s := strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(name), "-"), "-")
+	s := strings.Trim(nonSlug().ReplaceAllString(strings.ToLower(name), "-"), "-")
 	if s == "" {
 		return "project"
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/stead-dev/stead/adapters/internal/toolarg"
 	"github.com/stead-dev/stead/internal/safetext"
@@ -347,13 +348,13 @@ func agentName(agent string) string {
 	return agent
 }
 
-var urlRE = regexp.MustCompile(`https?://[^\s<>"'` + "`" + `)\]]+`)
+var urlRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`https?://[^\s<>"'` + "`" + `)\]]+`) })
 
 // splitURL finds the first URL of a web_fetch prompt, and the rest: the
 // prompt without the URL when the prompt starts with it (as ToolCall
 // writes it), else the whole prompt.
 func splitURL(prompt string) (url, rest string) {
-	url = urlRE.FindString(prompt)
+	url = urlRE().FindString(prompt)
 	if url == "" {
 		return "", ""
 	}

@@ -3,7 +3,6 @@ package opencode
 import (
 	"bytes"
 	"encoding/json"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -331,16 +330,26 @@ func metaString(meta json.RawMessage, key string) string {
 	return s
 }
 
-// defaultTitle matches the placeholder title OpenCode gives a session
-// until its title is generated.
-var defaultTitle = regexp.MustCompile(`^(New session - |Child session - )\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$`)
-
-// realTitle returns title, or "" for OpenCode's placeholder.
+// realTitle returns title, or "" for the placeholder title OpenCode
+// gives a session until its title is generated: "New session - " or
+// "Child session - " and a time such as 2026-11-21T19:28:41.556Z. (A
+// regular expression's match of every session's title was most of what
+// Discover cost beside its query.)
 func realTitle(title string) string {
-	if defaultTitle.MatchString(title) {
-		return ""
+	stamp, ok := strings.CutPrefix(title, "New session - ")
+	if !ok {
+		stamp, ok = strings.CutPrefix(title, "Child session - ")
 	}
-	return title
+	const layout = "dddd-dd-ddTdd:dd:dd.dddZ"
+	if !ok || len(stamp) != len(layout) {
+		return title
+	}
+	for i := range len(layout) {
+		if c := stamp[i]; layout[i] == 'd' && (c < '0' || c > '9') || layout[i] != 'd' && c != layout[i] {
+			return title
+		}
+	}
+	return ""
 }
 
 // isSummary reports whether an assistant message is a compaction summary.

@@ -56,6 +56,13 @@ func TestRealTitle(t *testing.T) {
 		"Child session - 2026-11-21T19:28:41.556Z": "",
 		"Greeting and notes":                       "Greeting and notes",
 		"New session - tomorrow":                   "New session - tomorrow",
+		"New session - 2026-11-21T19:28:41.556":    "New session - 2026-11-21T19:28:41.556",
+		"New session - 2026-11-21T19:28:41.556Zz":  "New session - 2026-11-21T19:28:41.556Zz",
+		"New session - 2026-11-21 19:28:41.556Z":   "New session - 2026-11-21 19:28:41.556Z",
+		"New session - 2026-11-21T19:28:4x.556Z":   "New session - 2026-11-21T19:28:4x.556Z",
+		"Child session 2026-11-21T19:28:41.556Z":   "Child session 2026-11-21T19:28:41.556Z",
+		"new session - 2026-11-21T19:28:41.556Z":   "new session - 2026-11-21T19:28:41.556Z",
+		"":                                         "",
 	} {
 		if got := realTitle(title); got != want {
 			t.Errorf("realTitle(%q) = %q, want %q", title, got, want)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/stead-dev/stead/adapters/internal/storefile"
@@ -179,7 +180,7 @@ func truthy(s string) bool {
 	return s == "1" || s == "true"
 }
 
-var envRef = regexp.MustCompile(`\{env:([^}]+)\}`)
+var envRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{env:([^}]+)\}`) })
 
 // modelOf reads the top-level "model" of a configuration (JSON with
 // comments and trailing commas), with {env:NAME} references replaced.
@@ -190,8 +191,8 @@ func modelOf(data []byte, env session.Env) string {
 	if json.Unmarshal(stripJSONC(data), &cfg) != nil {
 		return ""
 	}
-	m := envRef.ReplaceAllStringFunc(strings.TrimSpace(cfg.Model), func(ref string) string {
-		return env.Get(envRef.FindStringSubmatch(ref)[1])
+	m := envRef().ReplaceAllStringFunc(strings.TrimSpace(cfg.Model), func(ref string) string {
+		return env.Get(envRef().FindStringSubmatch(ref)[1])
 	})
 	if strings.Contains(m, "{") {
 		return "" // a {file:…} reference, not followed

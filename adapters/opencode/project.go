@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/stead-dev/stead/adapters/internal/storefile"
@@ -110,7 +111,7 @@ func resolveProject(dir string) project {
 	return p
 }
 
-var scpRemote = regexp.MustCompile(`^([^@/:]+@)?([^/:]+):(.+)$`)
+var scpRemote = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([^@/:]+@)?([^/:]+):(.+)$`) })
 
 // remoteID is the project id OpenCode makes from a remote URL, or "".
 func remoteID(remote string) string {
@@ -126,7 +127,7 @@ func remoteID(remote string) string {
 			return ""
 		}
 		host, path = u.Hostname(), u.Path
-	} else if m := scpRemote.FindStringSubmatch(r); m != nil {
+	} else if m := scpRemote().FindStringSubmatch(r); m != nil {
 		host, path = m[2], m[3]
 	} else {
 		return ""
