@@ -118,7 +118,7 @@ func (c *Cache) Summary(ref session.Ref, detail session.Detail) (session.Summary
 		fp = c.stats.fingerprint(ref)
 		c.mu.Unlock()
 	}
-	if fp != r.fp {
+	if !sameAs(ref, fp, r.fp) {
 		return session.Summary{}, false
 	}
 	var sum session.Summary

@@ -148,7 +148,7 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 				c.known++
 			}
 			switch {
-			case ok && h.fp == fp && h.title == ref.Title:
+			case ok && sameAs(ref, fp, h.fp) && h.title == ref.Title:
 				c.unchanged++
 				continue
 			case ok:
@@ -496,6 +496,19 @@ func (c statCache) fingerprint(ref session.Ref) fingerprint {
 		fp.inode = inodeOf(fi)
 	}
 	return fp
+}
+
+// sameAs reports whether fp, what tells ref's session now, tells the
+// same session as held, what the index holds of it. A session Discover
+// gives a time of its own but no size (a database's, timed by its rows)
+// is not told changed by its file's size, which writing any other session
+// of the file changes: each of OpenCode's sessions was read again
+// whenever its database grew.
+func sameAs(ref session.Ref, fp, held fingerprint) bool {
+	if ref.Size == 0 && !ref.ModTime.IsZero() {
+		fp.size, held.size = 0, 0
+	}
+	return fp == held
 }
 
 // refFingerprint is what Discover said of ref's file, and whether it said

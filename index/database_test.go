@@ -1,0 +1,80 @@
+package index_test
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stead-dev/stead/catalog"
+	"github.com/stead-dev/stead/internal/samples"
+	"github.com/stead-dev/stead/session"
+)
+
+// TestDatabaseSessionsToldByTheirRows: the sessions of a file that holds
+// several (OpenCode's database) are told changed by their rows' update
+// times, not by the file's size: a database that grows (OpenCode writing
+// another session, a checkpoint of its write-ahead log) has its other
+// sessions left as they are, and the one whose rows changed read again.
+func TestDatabaseSessionsToldByTheirRows(t *testing.T) {
+	env := samples.AllCLIs(t)
+	path := filepath.Join(env.Vars["XDG_DATA_HOME"], "opencode", "opencode.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	exec := func(stmt string) {
+		t.Helper()
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	// A second session, as the first but for its id and time.
+	exec(`CREATE TEMP TABLE copied AS SELECT * FROM session;
+		UPDATE copied SET id = 'ses_0000000000002zzzzzzzzzzzzz', time_updated = time_updated - 1000;
+		INSERT INTO session SELECT * FROM copied; DROP TABLE copied`)
+
+	ix := openIndex(t, filepath.Join(t.TempDir(), "index.db"))
+	first := refresh(t, ix, env)
+	ctx := context.Background()
+	before, err := ix.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// What a listing answers from the index.
+	listed := func() int64 {
+		t.Helper()
+		lenv, cache, err := ix.Cache(ctx, env, session.DetailList)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &counting{Cache: cache}
+		if _, err := catalog.Scan(ctx, catalog.Options{Env: lenv, Detail: session.DetailList, Cache: c}); err != nil {
+			t.Fatal(err)
+		}
+		return c.hits.Load()
+	}
+	answered := listed()
+
+	exec(`CREATE TABLE grown (x TEXT); INSERT INTO grown VALUES ('` + strings.Repeat("x", 200_000) + `')`)
+	if n := listed(); n != answered {
+		t.Errorf("after the database grew, no session changed: a listing answered %d sessions from the index; want %d as before", n, answered)
+	}
+	if res := refresh(t, ix, env); res.Updated != 0 || res.Unchanged != first.Sessions {
+		t.Errorf("after the database grew, no session changed: %+v; want none read again", res)
+	}
+	exec(`UPDATE session SET time_updated = time_updated + 1000 WHERE id = 'ses_0000000000002zzzzzzzzzzzzz'`)
+	if res := refresh(t, ix, env); res.Updated != 1 || res.Unchanged != first.Sessions-1 {
+		t.Errorf("after one session's row changed: %+v; want it alone read again", res)
+	}
+	after, err := ix.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Indexed <= before.Indexed {
+		t.Errorf("the index counts %d bytes of session files, %d before the database grew; want the database's size now", after.Indexed, before.Indexed)
+	}
+}
