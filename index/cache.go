@@ -47,7 +47,7 @@ type cached struct {
 func (ix *Index) Cache(ctx context.Context, env session.Env, detail session.Detail) (session.Env, *Cache, error) {
 	c := &Cache{ix: ix, detail: detail, stats: statCache{}}
 	_, watched := ix.askWatcher(ctx, env, nil)
-	env, man, _, fromManifest, err := ix.lister(ctx, env)
+	env, man, _, _, fromManifest, err := ix.lister(ctx, env)
 	if err != nil {
 		return env, nil, err
 	}

@@ -1,13 +1,16 @@
 package index_test
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stead-dev/stead/catalog"
+	"github.com/stead-dev/stead/index"
 	"github.com/stead-dev/stead/internal/samples"
 	"github.com/stead-dev/stead/session"
 )
@@ -76,5 +79,79 @@ func TestDatabaseSessionsToldByTheirRows(t *testing.T) {
 	}
 	if after.Indexed <= before.Indexed {
 		t.Errorf("the index counts %d bytes of session files, %d before the database grew; want the database's size now", after.Indexed, before.Indexed)
+	}
+}
+
+// TestUnchangedDatabaseNotQueried: a freshness check does not query a
+// database whose files keep the size, time and inode they had when it
+// last did (it answers from the manifest), unless that was within a
+// moment of their last change; a database that changed is queried.
+func TestUnchangedDatabaseNotQueried(t *testing.T) {
+	env := samples.AllCLIs(t)
+	path := filepath.Join(env.Vars["XDG_DATA_HOME"], "opencode", "opencode.db")
+	ix := openIndex(t, filepath.Join(t.TempDir(), "index.db"))
+	// garble overwrites the database in place with bytes of its size and
+	// gives it back its time: a query would fail, its stamp is the same.
+	garble := func() (restore func()) {
+		t.Helper()
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, bytes.Repeat([]byte{'x'}, len(data)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		os.Chtimes(path, fi.ModTime(), fi.ModTime())
+		return func() {
+			if err := os.WriteFile(path, data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			os.Chtimes(path, fi.ModTime(), fi.ModTime())
+		}
+	}
+	warned := func(res index.Refreshed) bool {
+		for _, w := range res.Warnings {
+			if w.Path == path {
+				return true
+			}
+		}
+		return false
+	}
+
+	// Written just now: a stamp taken in the same moment does not tell.
+	first := refresh(t, ix, env)
+	restore := garble()
+	if res := refresh(t, ix, env); !warned(res) {
+		t.Errorf("a database changed in the moment its stamp was taken was not queried again: %+v", res)
+	}
+	restore()
+
+	age(t, filepath.Dir(path))
+	if res := refresh(t, ix, env); res.Sessions != first.Sessions || warned(res) {
+		t.Fatalf("a refresh after the database was restored: %+v; want its sessions found", res)
+	}
+	restore = garble()
+	if res := refresh(t, ix, env); res.Unchanged != first.Sessions || warned(res) {
+		t.Errorf("an unchanged database was queried: %+v; want it answered from the manifest", res)
+	}
+	restore()
+
+	// A session written: the database's stamp changes.
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`CREATE TEMP TABLE copied AS SELECT * FROM session;
+		UPDATE copied SET id = 'ses_0000000000003zzzzzzzzzzzzz';
+		INSERT INTO session SELECT * FROM copied`); err != nil {
+		t.Fatal(err)
+	}
+	if res := refresh(t, ix, env); res.Added != 1 {
+		t.Errorf("after a session was written to the database: %+v; want it added", res)
 	}
 }

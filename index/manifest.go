@@ -34,7 +34,7 @@ import (
 // not used: the sessions table is read instead.
 
 // manifestMagic starts a manifest; another start is no manifest.
-const manifestMagic = "stead-manifest-4\n"
+const manifestMagic = "stead-manifest-5\n"
 
 // listing is a folder as Discover last listed it.
 type listing struct {
@@ -54,6 +54,19 @@ type manifest struct {
 	// from it (decodeFound). A refresh only compares it with what it
 	// found, encoded: decoding it would make 10,000 refs to throw away.
 	found string
+	// stamps are the databases Discover queried (session.Env.Unchanged),
+	// by path.
+	stamps map[string]stamped
+}
+
+// stamped is a database as Discover last queried it: its files' stamp,
+// when it was taken (Unix nanoseconds), and the sessions found in it,
+// encoded (appendRef, one after another).
+type stamped struct {
+	key    string
+	newest int64
+	at     int64
+	refs   string
 }
 
 // manifestFile is where the manifest of the index at path is kept.
@@ -185,7 +198,58 @@ func encodeManifest(m manifest) []byte {
 			b = binary.AppendUvarint(b, uint64(l.types[i]))
 		}
 	}
+	b = binary.AppendUvarint(b, uint64(len(m.stamps)))
+	for path, st := range m.stamps {
+		b = appendStr(b, path)
+		b = appendStr(b, st.key)
+		b = binary.AppendVarint(b, st.newest)
+		b = binary.AppendVarint(b, st.at)
+		b = appendStr(b, st.refs)
+	}
 	return append(b, m.found...)
+}
+
+// appendRef appends r, encoded for a manifest, to b.
+func appendRef(b []byte, r *session.Ref) []byte {
+	b = appendStr(b, r.CLI)
+	b = appendStr(b, r.ID)
+	b = appendStr(b, r.Path)
+	b = binary.AppendVarint(b, r.Size)
+	if r.ModTime.IsZero() {
+		b = append(b, 0)
+	} else {
+		b = append(b, 1)
+		b = binary.AppendVarint(b, r.ModTime.UnixNano())
+	}
+	b = binary.AppendUvarint(b, r.Inode)
+	b = appendStr(b, r.Parent)
+	return appendStr(b, r.Title)
+}
+
+// ref reads what appendRef wrote into r (its strings point into d's).
+func (d *decoder) ref(r *session.Ref) {
+	r.CLI, r.ID, r.Path = d.str(), d.str(), d.str()
+	r.Size = d.varint()
+	r.ModTime = time.Time{}
+	if d.byte() == 1 {
+		r.ModTime = time.Unix(0, d.varint())
+	}
+	r.Inode = d.uvarint()
+	r.Parent, r.Title = d.str(), d.str()
+}
+
+// decodeRefs reads refs appendRef wrote one after another.
+func decodeRefs(s string) ([]session.Ref, error) {
+	d := decoder{s: s}
+	var refs []session.Ref
+	for d.s != "" && !d.bad {
+		refs = append(refs, session.Ref{})
+		d.ref(&refs[len(refs)-1])
+	}
+	if d.bad {
+		return nil, errBadManifest
+	}
+	return refs, nil
 }
 
 // encodeFound appends found, encoded for a manifest, to b.
@@ -194,20 +258,8 @@ func encodeFound(b []byte, found []catalog.Found) []byte {
 	for _, f := range found {
 		b = appendStr(b, f.CLI)
 		b = binary.AppendUvarint(b, uint64(len(f.Refs)))
-		for _, r := range f.Refs {
-			b = appendStr(b, r.CLI)
-			b = appendStr(b, r.ID)
-			b = appendStr(b, r.Path)
-			b = binary.AppendVarint(b, r.Size)
-			if r.ModTime.IsZero() {
-				b = append(b, 0)
-			} else {
-				b = append(b, 1)
-				b = binary.AppendVarint(b, r.ModTime.UnixNano())
-			}
-			b = binary.AppendUvarint(b, r.Inode)
-			b = appendStr(b, r.Parent)
-			b = appendStr(b, r.Title)
+		for i := range f.Refs {
+			b = appendRef(b, &f.Refs[i])
 		}
 		b = binary.AppendUvarint(b, uint64(len(f.Warnings)))
 		for _, w := range f.Warnings {
@@ -258,6 +310,17 @@ func decodeManifest(data []byte) (manifest, error) {
 			l.names[i], l.types[i] = d.str(), fs.FileMode(d.uvarint())
 		}
 		m.dirs[dir] = l
+	}
+	n = d.uvarint()
+	if n > uint64(len(d.s)) {
+		return manifest{}, errBadManifest
+	}
+	if n > 0 {
+		m.stamps = make(map[string]stamped, n)
+	}
+	for range n {
+		path := d.str()
+		m.stamps[path] = stamped{key: d.str(), newest: d.varint(), at: d.varint(), refs: d.str()}
 	}
 	if d.bad {
 		return manifest{}, errBadManifest
@@ -343,13 +406,7 @@ func decodeFound(s string, keep bool) (int, []catalog.Found, error) {
 			if keep {
 				rp = &fp.Refs[j]
 			}
-			rp.CLI, rp.ID, rp.Path = d.str(), d.str(), d.str()
-			rp.Size = d.varint()
-			if d.byte() == 1 {
-				rp.ModTime = time.Unix(0, d.varint())
-			}
-			rp.Inode = d.uvarint()
-			rp.Parent, rp.Title = d.str(), d.str()
+			d.ref(rp)
 		}
 		e = d.uvarint()
 		if e > uint64(len(d.s)) {
@@ -540,3 +597,67 @@ func (e *dirEntry) IsDir() bool                { return e.typ.IsDir() }
 func (e *dirEntry) Type() fs.FileMode          { return e.typ }
 func (e *dirEntry) Info() (fs.FileInfo, error) { return os.Lstat(filepath.Join(e.dir, e.name)) }
 func (e *dirEntry) String() string             { return fs.FormatDirEntry(e) }
+
+// dbCache answers Discover for the databases of a store
+// (session.Env.Unchanged) from the sessions the manifest says it found in
+// each, while the database's files keep the stamp they had, and keeps the
+// stamps it is asked with for the next manifest. As for a folder, a stamp
+// taken within racy of the files' last change does not tell: the database
+// is queried again.
+type dbCache struct {
+	old map[string]stamped
+
+	mu  sync.Mutex
+	new map[string]stamped // refs "" until filled (fill)
+	// queried are the paths of new whose sessions Discover read again.
+	queried map[string]bool
+}
+
+func newDBCache(old map[string]stamped) *dbCache {
+	return &dbCache{old: old, new: make(map[string]stamped), queried: make(map[string]bool)}
+}
+
+// Unchanged is session.Env.Unchanged.
+func (c *dbCache) Unchanged(path string, stamp session.Stamp) ([]session.Ref, bool) {
+	at := time.Now().UnixNano()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if was, ok := c.old[path]; ok && was.key == stamp.Key && was.at-was.newest > int64(racy) {
+		if refs, err := decodeRefs(was.refs); err == nil {
+			c.new[path] = was
+			return refs, true
+		}
+	}
+	c.new[path] = stamped{key: stamp.Key, newest: stamp.Newest.UnixNano(), at: at}
+	c.queried[path] = true
+	return nil, false
+}
+
+// fill records, for each database queried, the sessions Discover found in
+// it; one it warned of is not kept (it is queried again next time).
+func (c *dbCache) fill(found []catalog.Found) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.queried) == 0 {
+		return
+	}
+	refs := make(map[string][]byte, len(c.queried))
+	for _, f := range found {
+		for _, w := range f.Warnings {
+			if c.queried[w.Path] {
+				delete(c.new, w.Path)
+			}
+		}
+		for i := range f.Refs {
+			if p := f.Refs[i].Path; c.queried[p] {
+				refs[p] = appendRef(refs[p], &f.Refs[i])
+			}
+		}
+	}
+	for p := range c.queried {
+		if st, ok := c.new[p]; ok {
+			st.refs = string(refs[p])
+			c.new[p] = st
+		}
+	}
+}

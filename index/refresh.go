@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -101,7 +102,7 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 	if err != nil {
 		return res, nil, err
 	}
-	listEnv, man, dirs, fromManifest, err := ix.lister(ctx, env)
+	listEnv, man, dirs, dbs, fromManifest, err := ix.lister(ctx, env)
 	if err != nil {
 		return res, nil, err
 	}
@@ -169,11 +170,18 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 	if err != nil {
 		return res, nil, err
 	}
+	dbs.fill(found)
 	if partial {
-		// The folders of the stores not listed are as they were.
+		// The folders and databases of the stores not listed are as they
+		// were.
 		for d, l := range man.dirs {
 			if _, ok := dirs.new[d]; !ok {
 				dirs.new[d] = l
+			}
+		}
+		for p, st := range man.stamps {
+			if _, ok := dbs.new[p]; !ok {
+				dbs.new[p] = st
 			}
 		}
 	}
@@ -352,8 +360,8 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 		}
 	}
 	var save *manifest
-	if changed || !fromManifest || dirs.listed > 0 || !sameFound(man.found, found) {
-		save = &manifest{held: holds, dirs: dirs.new, found: string(encodeFound(nil, found))}
+	if changed || !fromManifest || dirs.listed > 0 || !maps.Equal(dbs.new, man.stamps) || !sameFound(man.found, found) {
+		save = &manifest{held: holds, dirs: dirs.new, stamps: dbs.new, found: string(encodeFound(nil, found))}
 	}
 	totals := holds
 	if !changed {
@@ -406,19 +414,19 @@ func (asFound) Summary(session.Ref, session.Detail) (session.Summary, bool) {
 // withKnown). It returns the manifest, and whether it was the manifest
 // file's (else what the index holds of each session is from the sessions
 // table, and it has no more).
-func (ix *Index) lister(ctx context.Context, env session.Env) (session.Env, manifest, *dirCache, bool, error) {
+func (ix *Index) lister(ctx context.Context, env session.Env) (session.Env, manifest, *dirCache, *dbCache, bool, error) {
 	man, fromManifest := ix.loadManifest(ctx)
 	if !fromManifest {
 		var err error
 		man = manifest{dirs: man.dirs}
 		if man.held, err = ix.fingerprints(ctx); err != nil {
-			return env, man, nil, false, err
+			return env, man, nil, nil, false, err
 		}
 	}
-	dirs := newDirCache(man.dirs)
+	dirs, dbs := newDirCache(man.dirs), newDBCache(man.stamps)
 	env = withKnown(env, man.held)
-	env.Dirs = dirs.ReadDir
-	return env, man, dirs, fromManifest, nil
+	env.Dirs, env.Unchanged = dirs.ReadDir, dbs.Unchanged
+	return env, man, dirs, dbs, fromManifest, nil
 }
 
 // withKnown is env with Known telling the sessions the index holds of each

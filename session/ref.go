@@ -41,6 +41,22 @@ type Env struct {
 	// os.ReadDir (same entries, same order, same errors): the search index
 	// answers from what it listed before while the folder is unchanged.
 	Dirs func(dir string) ([]fs.DirEntry, error) `json:"-"`
+	// Unchanged, when set, answers an adapter's Discover for the sessions
+	// of a database at path whose files are now as stamp says: the
+	// sessions Discover found in it the last time, and true, when its
+	// files have not changed since (the same stamp, taken long enough
+	// after their last change to tell). Discover then does not query it.
+	// The search index sets it, so that a freshness pass reads no
+	// unchanged database.
+	Unchanged func(path string, stamp Stamp) ([]Ref, bool) `json:"-"`
+}
+
+// Stamp tells whether the files of a store changed: Key is the same while
+// each file keeps its size, modification time and inode (or stays
+// missing), and Newest is the latest of their modification times.
+type Stamp struct {
+	Key    string
+	Newest time.Time
 }
 
 // Get returns the environment variable k, or "".

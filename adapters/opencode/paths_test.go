@@ -1,6 +1,7 @@
 package opencode
 
 import (
+	"database/sql"
 	"errors"
 	"io"
 	"os"
@@ -220,5 +221,55 @@ func TestReadBadExports(t *testing.T) {
 	r := io.MultiReader(strings.NewReader(`{"info":{"id":"ses_abc"},"messages":[{"info":`), iotest.ErrReader(boom))
 	if _, err := Read(r); !errors.Is(err, boom) {
 		t.Errorf("failing reader: %v", err)
+	}
+}
+
+// TestDiscoverAsksUnchanged: Discover asks env.Unchanged of each database
+// with a stamp of its files that changes when a session is written, and
+// takes its answer instead of querying the database.
+func TestDiscoverAsksUnchanged(t *testing.T) {
+	home := t.TempDir()
+	dir := filepath.Join(home, ".local", "share", "opencode")
+	db := buildDB(t, dir, caseRows(t, "synthetic-db"), checkpointed)
+	var stamps []session.Stamp
+	var answer []session.Ref
+	env := session.Env{Home: home, Unchanged: func(path string, st session.Stamp) ([]session.Ref, bool) {
+		if path != db {
+			t.Errorf("Unchanged asked of %s; want %s", path, db)
+		}
+		stamps = append(stamps, st)
+		return answer, answer != nil
+	}}
+	queried, warns := Discover(env)
+	if len(queried) != 2 || len(warns) != 0 {
+		t.Fatalf("Discover: %d sessions, warnings %v; want the database's 2", len(queried), warns)
+	}
+	answer = []session.Ref{{CLI: session.OpenCode, ID: "ses_0000000000001zzzzzzzzzzzzz", Path: db}}
+	if refs, _ := Discover(env); len(refs) != 1 || refs[0] != answer[0] {
+		t.Errorf("Discover with the database unchanged: %+v; want Unchanged's answer", refs)
+	}
+	if len(stamps) != 2 || stamps[0] != stamps[1] || stamps[0].Key == "" {
+		t.Fatalf("stamps %+v; want two, the same", stamps)
+	}
+	fi, err := os.Stat(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stamps[0].Newest.Before(fi.ModTime()) {
+		t.Errorf("stamp's newest time %s, before the database's %s", stamps[0].Newest, fi.ModTime())
+	}
+
+	conn, err := sql.Open("sqlite", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Exec(`UPDATE session SET title = 'renamed'`); err != nil {
+		t.Fatal(err)
+	}
+	answer = nil
+	Discover(env)
+	if stamps[2] == stamps[1] {
+		t.Errorf("the stamp after a session was written is the one before: %+v", stamps[2])
 	}
 }

@@ -2,6 +2,8 @@ package storefile
 
 import (
 	"io/fs"
+	"os"
+	"strconv"
 	"time"
 
 	"github.com/stead-dev/stead/session"
@@ -19,4 +21,32 @@ type Info struct {
 // in is what Check said: its size, modification time and inode.
 func RefAt(cli, id, path string, in Info) session.Ref {
 	return session.Ref{CLI: cli, ID: id, Path: path, Size: in.Size, ModTime: in.ModTime, Inode: in.Inode}
+}
+
+// StampOf is the stamp of the files at paths (session.Stamp): of each, its
+// size, modification time and inode, or that it is missing.
+func StampOf(paths ...string) (session.Stamp, error) {
+	var st session.Stamp
+	var key []byte
+	for _, p := range paths {
+		in, err := Stat(p)
+		switch {
+		case os.IsNotExist(err):
+			key = append(key, '-')
+		case err != nil:
+			return session.Stamp{}, err
+		default:
+			key = strconv.AppendInt(key, in.Size, 10)
+			key = append(key, ':')
+			key = strconv.AppendInt(key, in.ModTime.UnixNano(), 10)
+			key = append(key, ':')
+			key = strconv.AppendUint(key, in.Inode, 10)
+			if in.ModTime.After(st.Newest) {
+				st.Newest = in.ModTime
+			}
+		}
+		key = append(key, ';')
+	}
+	st.Key = string(key)
+	return st, nil
 }
