@@ -31,6 +31,10 @@ func TestManifestRoundTrip(t *testing.T) {
 			"/s":  {mtime: 1, at: 2, names: []string{"a.jsonl", "sub"}, types: []fs.FileMode{0, fs.ModeDir}},
 			"/e/": {names: []string{}, types: []fs.FileMode{}},
 		},
+		stamps: map[string]stamped{
+			"/d/opencode.db": {key: "10:5:7;-;-;", newest: 5, at: 3e9, refs: string(appendRef(appendRef(nil, &found[0].Refs[0]), &found[0].Refs[1]))},
+			"/d/empty.db":    {key: "0:1:2;", newest: 1},
+		},
 		found: string(encodeFound(nil, found)),
 	}
 	data := encodeManifest(m)
@@ -47,6 +51,15 @@ func TestManifestRoundTrip(t *testing.T) {
 		if err != nil || l != w {
 			t.Errorf("%v: listed, round trip: %v\n got %+v\nwant %+v", k, err, l, w)
 		}
+	}
+	if refs, err := decodeRefs(got.stamps["/d/opencode.db"].refs); err != nil || !reflect.DeepEqual(refs, found[0].Refs) {
+		t.Errorf("a database's sessions, round trip: %v\n got %+v\nwant %+v", err, refs, found[0].Refs)
+	}
+	if refs, err := decodeRefs(got.stamps["/d/empty.db"].refs); err != nil || len(refs) != 0 {
+		t.Errorf("an empty database's sessions, round trip: %v, %+v", err, refs)
+	}
+	if _, err := decodeRefs("\x05ab"); err == nil {
+		t.Error("decodeRefs of a cut ref: no error")
 	}
 	if !sameFound(got.found, found) {
 		t.Error("sameFound: the found the manifest was made with is not the same as itself")
