@@ -155,3 +155,33 @@ func TestUnchangedDatabaseNotQueried(t *testing.T) {
 		t.Errorf("after a session was written to the database: %+v; want it added", res)
 	}
 }
+
+// TestUnchangedStorageFileNotRead: a file Discover reads to list its
+// session (OpenCode's old storage tree) is not read again while it keeps
+// its size, time and inode.
+func TestUnchangedStorageFileNotRead(t *testing.T) {
+	data := t.TempDir()
+	samples.LayOut(t, filepath.Join("..", "adapters", "opencode", "testdata", "storage-tree.txtar"), filepath.Join(data, "opencode"))
+	env := session.Env{Home: t.TempDir(), Vars: map[string]string{"XDG_DATA_HOME": data}}
+	age(t, data)
+	ix := openIndex(t, filepath.Join(t.TempDir(), "index.db"))
+	first := refresh(t, ix, env)
+	if first.Sessions == 0 {
+		t.Fatalf("the storage tree: %+v", first)
+	}
+	infos, err := filepath.Glob(filepath.Join(data, "opencode", "storage", "session", "*", "ses_*.json"))
+	if err != nil || len(infos) == 0 {
+		t.Fatalf("no session info files (%v)", err)
+	}
+	fi, err := os.Stat(infos[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(infos[0], bytes.Repeat([]byte{'x'}, int(fi.Size())), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.Chtimes(infos[0], fi.ModTime(), fi.ModTime())
+	if res := refresh(t, ix, env); res.Unchanged != first.Sessions || len(res.Warnings) > 0 {
+		t.Errorf("an unchanged session info file was read again: %+v", res)
+	}
+}

@@ -54,14 +54,14 @@ type manifest struct {
 	// from it (decodeFound). A refresh only compares it with what it
 	// found, encoded: decoding it would make 10,000 refs to throw away.
 	found string
-	// stamps are the databases Discover queried (session.Env.Unchanged),
-	// by path.
+	// stamps are the files Discover read to list their sessions (a
+	// database; session.Env.Unchanged), by path.
 	stamps map[string]stamped
 }
 
-// stamped is a database as Discover last queried it: its files' stamp,
-// when it was taken (Unix nanoseconds), and the sessions found in it,
-// encoded (appendRef, one after another).
+// stamped is a file as Discover last read it: its stamp (with its
+// journals', for a database), when it was taken (Unix nanoseconds), and
+// the sessions found in it, encoded (appendRef, one after another).
 type stamped struct {
 	key    string
 	newest int64
@@ -598,13 +598,13 @@ func (e *dirEntry) Type() fs.FileMode          { return e.typ }
 func (e *dirEntry) Info() (fs.FileInfo, error) { return os.Lstat(filepath.Join(e.dir, e.name)) }
 func (e *dirEntry) String() string             { return fs.FormatDirEntry(e) }
 
-// dbCache answers Discover for the databases of a store
-// (session.Env.Unchanged) from the sessions the manifest says it found in
-// each, while the database's files keep the stamp they had, and keeps the
-// stamps it is asked with for the next manifest. As for a folder, a stamp
-// taken within racy of the files' last change does not tell: the database
-// is queried again.
-type dbCache struct {
+// stampCache answers Discover for the files it would read to list their
+// sessions, a database or OpenCode's old session info files
+// (session.Env.Unchanged), from the sessions the manifest says it found in
+// each, while the file keeps the stamp it had; and keeps the stamps it is
+// asked with for the next manifest. As for a folder, a stamp taken within
+// racy of the file's last change does not tell: the file is read again.
+type stampCache struct {
 	old map[string]stamped
 
 	mu  sync.Mutex
@@ -613,12 +613,12 @@ type dbCache struct {
 	queried map[string]bool
 }
 
-func newDBCache(old map[string]stamped) *dbCache {
-	return &dbCache{old: old, new: make(map[string]stamped), queried: make(map[string]bool)}
+func newStampCache(old map[string]stamped) *stampCache {
+	return &stampCache{old: old, new: make(map[string]stamped), queried: make(map[string]bool)}
 }
 
 // Unchanged is session.Env.Unchanged.
-func (c *dbCache) Unchanged(path string, stamp session.Stamp) ([]session.Ref, bool) {
+func (c *stampCache) Unchanged(path string, stamp session.Stamp) ([]session.Ref, bool) {
 	at := time.Now().UnixNano()
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -633,9 +633,9 @@ func (c *dbCache) Unchanged(path string, stamp session.Stamp) ([]session.Ref, bo
 	return nil, false
 }
 
-// fill records, for each database queried, the sessions Discover found in
-// it; one it warned of is not kept (it is queried again next time).
-func (c *dbCache) fill(found []catalog.Found) {
+// fill records, for each file read, the sessions Discover found in it;
+// one it warned of is not kept (it is read again next time).
+func (c *stampCache) fill(found []catalog.Found) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.queried) == 0 {

@@ -414,7 +414,7 @@ func (asFound) Summary(session.Ref, session.Detail) (session.Summary, bool) {
 // withKnown). It returns the manifest, and whether it was the manifest
 // file's (else what the index holds of each session is from the sessions
 // table, and it has no more).
-func (ix *Index) lister(ctx context.Context, env session.Env) (session.Env, manifest, *dirCache, *dbCache, bool, error) {
+func (ix *Index) lister(ctx context.Context, env session.Env) (session.Env, manifest, *dirCache, *stampCache, bool, error) {
 	man, fromManifest := ix.loadManifest(ctx)
 	if !fromManifest {
 		var err error
@@ -423,7 +423,7 @@ func (ix *Index) lister(ctx context.Context, env session.Env) (session.Env, mani
 			return env, man, nil, nil, false, err
 		}
 	}
-	dirs, dbs := newDirCache(man.dirs), newDBCache(man.stamps)
+	dirs, dbs := newDirCache(man.dirs), newStampCache(man.stamps)
 	env = withKnown(env, man.held)
 	env.Dirs, env.Unchanged = dirs.ReadDir, dbs.Unchanged
 	return env, man, dirs, dbs, fromManifest, nil

@@ -42,12 +42,13 @@ type Env struct {
 	// answers from what it listed before while the folder is unchanged.
 	Dirs func(dir string) ([]fs.DirEntry, error) `json:"-"`
 	// Unchanged, when set, answers an adapter's Discover for the sessions
-	// of a database at path whose files are now as stamp says: the
-	// sessions Discover found in it the last time, and true, when its
-	// files have not changed since (the same stamp, taken long enough
-	// after their last change to tell). Discover then does not query it.
-	// The search index sets it, so that a freshness pass reads no
-	// unchanged database.
+	// of a file at path (a database, with its journals) that is now as
+	// stamp says: the sessions Discover found in it the last time, and
+	// true, when it has not changed since (the same stamp, taken long
+	// enough after its last change to tell). Discover then does not read
+	// it. The search index sets it, so that a freshness pass reads no
+	// unchanged database, nor a file Discover must read to list its
+	// session (OpenCode's old storage tree).
 	Unchanged func(path string, stamp Stamp) ([]Ref, bool) `json:"-"`
 }
 

@@ -219,6 +219,13 @@ func discoverStorage(env session.Env, dir string, skip map[string]bool) ([]sessi
 			warns = append(warns, storefile.Skipped(f, err))
 			continue
 		}
+		if env.Unchanged != nil {
+			// Read only when it changed since the last listing.
+			if was, ok := env.Unchanged(f, in.Stamp()); ok && len(was) == 1 && was[0].ID == id {
+				refs = append(refs, was[0])
+				continue
+			}
+		}
 		info, err := readStorageInfo(f)
 		if err != nil {
 			warns = append(warns, session.Warning{Path: f, Message: "cannot read: " + err.Error()})
@@ -229,7 +236,7 @@ func discoverStorage(env session.Env, dir string, skip map[string]bool) ([]sessi
 			mod = in.ModTime
 		}
 		refs = append(refs, session.Ref{
-			CLI: session.OpenCode, ID: id, Path: f, Size: in.Size, ModTime: mod,
+			CLI: session.OpenCode, ID: id, Path: f, Size: in.Size, ModTime: mod, Inode: in.Inode,
 			Parent: info.ParentID, Title: realTitle(info.Title),
 		})
 	}

@@ -32,21 +32,31 @@ func StampOf(paths ...string) (session.Stamp, error) {
 		in, err := Stat(p)
 		switch {
 		case os.IsNotExist(err):
-			key = append(key, '-')
+			key = append(key, '-', ';')
 		case err != nil:
 			return session.Stamp{}, err
 		default:
-			key = strconv.AppendInt(key, in.Size, 10)
-			key = append(key, ':')
-			key = strconv.AppendInt(key, in.ModTime.UnixNano(), 10)
-			key = append(key, ':')
-			key = strconv.AppendUint(key, in.Inode, 10)
+			key = in.appendKey(key)
 			if in.ModTime.After(st.Newest) {
 				st.Newest = in.ModTime
 			}
 		}
-		key = append(key, ';')
 	}
 	st.Key = string(key)
 	return st, nil
+}
+
+// Stamp is the stamp of the one file in is what Stat said of: StampOf of
+// its path alone.
+func (in Info) Stamp() session.Stamp {
+	return session.Stamp{Key: string(in.appendKey(nil)), Newest: in.ModTime}
+}
+
+func (in Info) appendKey(key []byte) []byte {
+	key = strconv.AppendInt(key, in.Size, 10)
+	key = append(key, ':')
+	key = strconv.AppendInt(key, in.ModTime.UnixNano(), 10)
+	key = append(key, ':')
+	key = strconv.AppendUint(key, in.Inode, 10)
+	return append(key, ';')
 }
