@@ -105,14 +105,23 @@ func TestDiscoverAndLocate(t *testing.T) {
 		os.WriteFile(p, []byte("{}\n"), 0o644)
 	}
 	os.WriteFile(filepath.Join(home, "sessions/2026/11/21/notes.jsonl"), []byte("{}\n"), 0o644)
+	// A line that is no record is a warning; one of 2 MB is read as
+	// any other, and so are those after it.
+	long := strings.Repeat("long ", 400_000)
 	os.WriteFile(filepath.Join(home, "session_index.jsonl"), []byte(
 		`{"id":"01a1ff86-0e88-7863-a344-97213dbbd07a","thread_name":"Old name","updated_at":"2026-11-21T19:14:55Z"}`+"\n"+
 			`not json`+"\n"+
+			`{"id":"5ff6bc2a-ab87-4567-bbbf-1c792caea0c8","thread_name":"`+long+`","updated_at":"2026-11-21T19:15:00Z"}`+"\n"+
 			`{"id":"01a1ff86-0e88-7863-a344-97213dbbd07a","thread_name":"Fake title 2","updated_at":"2026-11-21T19:15:55Z"}`+"\n"), 0o644)
 	env := session.Env{Home: "/nonexistent", Vars: map[string]string{"CODEX_HOME": home}}
 	refs, warns := Discover(env)
-	if len(warns) != 0 {
-		t.Errorf("warnings %v", warns)
+	if len(warns) != 1 || warns[0].Line != 2 || !strings.HasSuffix(warns[0].Path, "session_index.jsonl") {
+		t.Errorf("warnings %v; want one, of session_index.jsonl's line 2", warns)
+	}
+	for i := range refs {
+		if refs[i].Title == long {
+			refs[i].Title = "(2 MB)"
+		}
 	}
 	var got []string
 	for _, r := range refs {
@@ -122,7 +131,7 @@ func TestDiscoverAndLocate(t *testing.T) {
 	want := []string{
 		"01a1ff86-0e88-7863-a344-97213dbbd07a Fake title 2",
 		"0dc1f7d7-55a9-435c-8664-fe402ea76e32 ",
-		"5ff6bc2a-ab87-4567-bbbf-1c792caea0c8 ",
+		"5ff6bc2a-ab87-4567-bbbf-1c792caea0c8 (2 MB)",
 		"7b03ff3b-6b65-4dd6-a3fb-80a7ea1d6212 ",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

@@ -3,6 +3,7 @@ package codex
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stead-dev/stead/live"
@@ -26,5 +27,10 @@ func TestConfiguredModel(t *testing.T) {
 	os.WriteFile(path, []byte("[profiles.fast]\nmodel = \"gpt-fast\"\n"), 0o600)
 	if m, _ := ConfiguredModel(env); m != "" {
 		t.Errorf("a profile's model taken as the top level's: %q", m)
+	}
+	// A line of any length, and a last line without its newline.
+	os.WriteFile(path, []byte("# "+strings.Repeat("x", 2<<20)+"\nmodel = \"gpt-after\""), 0o600)
+	if m, _ := ConfiguredModel(env); m != "gpt-after" {
+		t.Errorf("the model after a 2 MB line: %q", m)
 	}
 }

@@ -1,7 +1,6 @@
 package codex
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/stead-dev/stead/adapters/internal/jsonl"
 	"github.com/stead-dev/stead/adapters/internal/storefile"
 	"github.com/stead-dev/stead/session"
 )
@@ -79,7 +79,9 @@ func Discover(env session.Env) ([]session.Ref, []session.Warning) {
 		w.walk(filepath.Join(root, dir), true)
 	}
 	refs, warns := w.refs, w.warns
-	if titles := readIndex(filepath.Join(root, "session_index.jsonl")); len(titles) > 0 {
+	titles, iw := readIndex(filepath.Join(root, "session_index.jsonl"))
+	warns = append(warns, iw...)
+	if len(titles) > 0 {
 		for i := range refs {
 			refs[i].Title = titles[refs[i].ID]
 		}
@@ -128,26 +130,37 @@ func (w *walker) walk(dir string, top bool) {
 }
 
 // readIndex reads session_index.jsonl: {"id","thread_name","updated_at"}
-// per line, the last name for an id winning.
-func readIndex(path string) map[string]string {
+// per line, the last name for an id winning. A line that is not such a
+// record is a warning naming it, and the rest is read.
+func readIndex(path string) (map[string]string, []session.Warning) {
 	f, err := storefile.Open(path)
 	if err != nil {
-		return nil
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, []session.Warning{storefile.Skipped(path, err)}
 	}
 	defer f.Close()
 	titles := make(map[string]string)
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
+	var warns []session.Warning
+	r := jsonl.NewReader(f)
+	for r.Next() {
 		var e struct {
 			ID         string `json:"id"`
 			ThreadName string `json:"thread_name"`
 		}
-		if json.Unmarshal(sc.Bytes(), &e) == nil && e.ID != "" && e.ThreadName != "" {
+		if err := json.Unmarshal(r.Line(), &e); err != nil {
+			warns = append(warns, session.Warning{Path: path, Line: r.LineNo(), Message: "not a thread name record: " + err.Error()})
+			continue
+		}
+		if e.ID != "" && e.ThreadName != "" {
 			titles[e.ID] = e.ThreadName
 		}
 	}
-	return titles
+	if err := r.Err(); err != nil {
+		warns = append(warns, session.Warning{Path: path, Message: "cannot read: " + err.Error()})
+	}
+	return titles, warns
 }
 
 // ValidID reports whether id can name a thread: only the characters of a

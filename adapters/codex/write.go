@@ -594,10 +594,13 @@ func topLevel(path, key string) string {
 		return ""
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
+	br := bufio.NewReader(f)
+	for {
+		line, err := br.ReadString('\n') // a line of any length
+		if line == "" && err != nil {
+			break
+		}
+		line = strings.TrimSpace(line)
 		if strings.HasPrefix(line, "[") {
 			break // the top level ends at the first table
 		}

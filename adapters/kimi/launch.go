@@ -1,8 +1,6 @@
 package kimi
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"path/filepath"
 	"strconv"
@@ -103,10 +101,8 @@ func ConfiguredModel(env session.Env) (model, from string) {
 func readConfig(data []byte) (alias string, models map[string]string) {
 	models = map[string]string{}
 	table := ""
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
+	for line := range strings.Lines(string(data)) {
+		line = strings.TrimSpace(line)
 		if strings.HasPrefix(line, "[") {
 			table = strings.TrimSpace(strings.Trim(line, "[]"))
 			continue

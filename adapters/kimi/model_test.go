@@ -3,6 +3,7 @@ package kimi
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stead-dev/stead/session"
@@ -22,6 +23,11 @@ func TestConfiguredModel(t *testing.T) {
 	os.WriteFile(path, []byte(cfg), 0o600)
 	if m, from := ConfiguredModel(env); m != "fake-k2" || from != path {
 		t.Errorf("config.toml: %q from %q", m, from)
+	}
+	// A line of any length.
+	os.WriteFile(path, []byte("# "+strings.Repeat("x", 2<<20)+"\n"+cfg), 0o600)
+	if m, _ := ConfiguredModel(env); m != "fake-k2" {
+		t.Errorf("the model after a 2 MB line: %q", m)
 	}
 	env.Vars["KIMI_MODEL_NAME"] = "env-model"
 	if m, from := ConfiguredModel(env); m != "env-model" || from != "KIMI_MODEL_NAME" {
