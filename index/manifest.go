@@ -25,8 +25,10 @@ import (
 // The manifest is what a freshness pass needs, kept in a file of its own
 // beside the database (index.db.manifest) so that it is read in a
 // millisecond rather than row by row: each session's fingerprint and
-// what a listing shows of it, and each folder the stores' Discover
-// listed, with its modification time and entries. It is written whole
+// what a listing shows of it, each folder the stores' Discover listed,
+// with its modification time and entries, each file Discover read to list
+// its sessions (a database), with its stamp and the sessions it held, and
+// what each CLI's Discover found. It is written whole
 // (to a temporary file renamed over it) with a random token, and the
 // token then recorded in the database in the transaction that ends the
 // refresh; a refresh that changes the sessions table first takes the
