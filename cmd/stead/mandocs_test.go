@@ -67,7 +67,7 @@ func TestManPages(t *testing.T) {
 // and a line that would begin a request.
 func TestRoff(t *testing.T) {
 	for in, want := range map[string]string{
-		`a\b-c`:        `a\eb\-c` + "\n",
+		`a\b-c`:         `a\eb\-c` + "\n",
 		".hidden":       `\&.hidden` + "\n",
 		"'quoted":       `\&'quoted` + "\n",
 		"--json output": `\-\-json output` + "\n",
