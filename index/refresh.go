@@ -102,7 +102,7 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 	if err != nil {
 		return res, nil, err
 	}
-	listEnv, man, dirs, dbs, fromManifest, err := ix.lister(ctx, env)
+	listEnv, man, dirs, stamps, fromManifest, err := ix.lister(ctx, env)
 	if err != nil {
 		return res, nil, err
 	}
@@ -170,7 +170,7 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 	if err != nil {
 		return res, nil, err
 	}
-	dbs.fill(found)
+	stamps.fill(found)
 	if partial {
 		// The folders and databases of the stores not listed are as they
 		// were.
@@ -180,8 +180,8 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 			}
 		}
 		for p, st := range man.stamps {
-			if _, ok := dbs.new[p]; !ok {
-				dbs.new[p] = st
+			if _, ok := stamps.new[p]; !ok {
+				stamps.new[p] = st
 			}
 		}
 	}
@@ -360,8 +360,8 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 		}
 	}
 	var save *manifest
-	if changed || !fromManifest || dirs.listed > 0 || !maps.Equal(dbs.new, man.stamps) || !sameFound(man.found, found) {
-		save = &manifest{held: holds, dirs: dirs.new, stamps: dbs.new, found: string(encodeFound(nil, found))}
+	if changed || !fromManifest || dirs.listed > 0 || !maps.Equal(stamps.new, man.stamps) || !sameFound(man.found, found) {
+		save = &manifest{held: holds, dirs: dirs.new, stamps: stamps.new, found: string(encodeFound(nil, found))}
 	}
 	totals := holds
 	if !changed {
@@ -423,10 +423,10 @@ func (ix *Index) lister(ctx context.Context, env session.Env) (session.Env, mani
 			return env, man, nil, nil, false, err
 		}
 	}
-	dirs, dbs := newDirCache(man.dirs), newStampCache(man.stamps)
+	dirs, stamps := newDirCache(man.dirs), newStampCache(man.stamps)
 	env = withKnown(env, man.held)
-	env.Dirs, env.Unchanged = dirs.ReadDir, dbs.Unchanged
-	return env, man, dirs, dbs, fromManifest, nil
+	env.Dirs, env.Unchanged = dirs.ReadDir, stamps.Unchanged
+	return env, man, dirs, stamps, fromManifest, nil
 }
 
 // withKnown is env with Known telling the sessions the index holds of each
