@@ -608,7 +608,13 @@ func (m *machine) records(now time.Time, in recordsRead) {
 			e.Type == session.System && e.Kind == session.KindInterrupt && m.tui.InterruptEndsTurn:
 			m.structural(now, live.RunReady, "session record", "")
 		case e.Type == session.User && e.Kind == "":
-			m.structural(now, live.RunBusy, "session record", "")
+			// A prompt's record while a dialog shows is the running
+			// turn's, late (Kimi Code writes it after the approval it
+			// asks for is up): no prompt can be typed into a dialog,
+			// and the dialog holds the run waiting.
+			if !m.dialogShows() {
+				m.structural(now, live.RunBusy, "session record", "")
+			}
 		case m.state == live.RunWaiting && (e.Type == session.ToolCall || e.Type == session.ToolResult || e.Type == session.Assistant):
 			// The approval was given (or refused): the turn goes on.
 			// Not while the dialog is still on the screen: the call it

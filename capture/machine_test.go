@@ -381,6 +381,26 @@ func TestMachineDialogResumesTurn(t *testing.T) {
 	}
 }
 
+// TestMachineDialogBeforeThePromptsRecord: a CLI that writes the turn's
+// records only once its approval dialog is up (Kimi Code) has the run
+// wait while the dialog shows: the prompt's record is the running turn's,
+// not a new one.
+func TestMachineDialogBeforeThePromptsRecord(t *testing.T) {
+	r := newRig(t, screenTUI, true)
+	r.run([]step{
+		{0, idleScreen, ""},
+		{330 * ms, tick{}, "ready/terminal quiet/"},
+		{1000 * ms, workingScreen, "busy/screen/"},
+		{1100 * ms, dialogScreen, "waiting/screen/a dialog"},
+		{1200 * ms, records(prompt, call), ""}, // the dialog still shows
+		{1300 * ms, idleScreen, "busy/screen/the dialog was answered"},
+		{1400 * ms, records(result, answer, turnEnd), "ready/session record/"},
+	})
+	if r.m.turns != 1 || !r.m.lastTurn.Answered {
+		t.Errorf("turns %d, last %+v", r.m.turns, r.m.lastTurn)
+	}
+}
+
 // TestMachineIdleDialogIsNoTurn: a dialog the CLI draws while idle,
 // after it looked ready (Codex's folder-trust dialog comes up half a
 // second after its prompt), makes the run wait; gone with nothing of a
