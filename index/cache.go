@@ -17,7 +17,7 @@ import (
 type Cache struct {
 	ix     *Index
 	detail session.Detail
-	held   map[key]held   // at session.DetailList: the manifest's
+	held   *heldSet       // at session.DetailList: the manifest's
 	byKey  map[key]cached // at session.DetailFull
 
 	// found is what each CLI's Discover would find now (Discovered),
@@ -60,7 +60,7 @@ func (ix *Index) Cache(ctx context.Context, env session.Env, detail session.Deta
 		c.held = man.held
 		return env, c, nil
 	}
-	c.byKey = make(map[key]cached, len(man.held))
+	c.byKey = make(map[key]cached, len(man.held.list))
 	rows, err := ix.db.QueryContext(ctx, `SELECT id, cli, sid, path, size, mtime, inode, reftitle, summary FROM sessions WHERE run = ''`)
 	if err != nil {
 		return env, nil, fmt.Errorf("index: %w", err)
@@ -104,7 +104,7 @@ func (c *Cache) Summary(ref session.Ref, detail session.Detail) (session.Summary
 	var ok bool
 	if c.held != nil {
 		var h held
-		h, ok = c.held[k]
+		h, ok = c.held.get(k)
 		r = cached{id: h.id, fp: h.fp, title: h.title, list: h.list}
 	} else {
 		r, ok = c.byKey[k]

@@ -36,7 +36,7 @@ import (
 // not used: the sessions table is read instead.
 
 // manifestMagic starts a manifest; another start is no manifest.
-const manifestMagic = "stead-manifest-5\n"
+const manifestMagic = "stead-manifest-6\n"
 
 // listing is a folder as Discover last listed it.
 type listing struct {
@@ -48,7 +48,7 @@ type listing struct {
 
 // manifest is a decoded manifest.
 type manifest struct {
-	held map[key]held
+	held *heldSet
 	dirs map[string]listing
 	// found is what each CLI's Discover found, as it gave it, encoded
 	// (encodeFound; "" for nothing): a listing answered by the index
@@ -173,8 +173,13 @@ func (ix *Index) writeManifest(m manifest) (string, error) {
 // encodeManifest writes m as length-prefixed fields.
 func encodeManifest(m manifest) []byte {
 	var b []byte
-	b = binary.AppendUvarint(b, uint64(len(m.held)))
-	for k, h := range m.held {
+	var list []heldAt
+	if m.held != nil {
+		list = m.held.list
+	}
+	b = binary.AppendUvarint(b, uint64(len(list)))
+	for _, e := range list {
+		k, h := e.k, e.h
 		b = appendStr(b, k.cli)
 		b = appendStr(b, k.sid)
 		b = appendStr(b, k.path)
@@ -286,15 +291,16 @@ func decodeManifest(data []byte) (manifest, error) {
 	if n > uint64(len(d.s)) {
 		return manifest{}, errBadManifest
 	}
-	m.held = make(map[key]held, n)
-	for range n {
-		k := key{cli: d.str(), sid: d.str(), path: d.str()}
-		h := held{id: d.varint()}
-		h.fp.size, h.fp.mtime, h.fp.inode = d.varint(), d.varint(), d.varint()
-		h.title = d.str()
-		h.list = d.listed()
-		m.held[k] = h
+	list := make([]heldAt, n)
+	for i := range list {
+		e := &list[i]
+		e.k = key{cli: d.str(), sid: d.str(), path: d.str()}
+		e.h.id = d.varint()
+		e.h.fp.size, e.h.fp.mtime, e.h.fp.inode = d.varint(), d.varint(), d.varint()
+		e.h.title = d.str()
+		e.h.list = d.listed()
 	}
+	m.held = newHeldSet(list)
 	n = d.uvarint()
 	if n > uint64(len(d.s)) {
 		return manifest{}, errBadManifest

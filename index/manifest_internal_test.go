@@ -19,14 +19,15 @@ func TestManifestRoundTrip(t *testing.T) {
 		}, Warnings: []session.Warning{{Path: "/s/x", Line: 3, Message: "cannot read"}}},
 		{CLI: "codex", Refs: []session.Ref{}},
 	}
+	heldMap := map[key]held{
+		{"claude", "a", "/s/a.jsonl"}: {id: 1, fp: fingerprint{size: 10, mtime: -5, inode: 7}, title: "a title", list: string(encodeListed(nil, &listed{
+			project: "/p", title: "first words", start: 1764150000123456789, end: -1, messages: 3, turns: 1, skipped: 2, size: 10,
+			parent: `{"cli":"claude","id":"p"}`, warnings: `[{"message":"m"}]`}))},
+		{"opencode", "b", "/d/opencode.db"}:   {id: 2, fp: fingerprint{size: 0, mtime: 1 << 62, inode: 0}, list: string(encodeListed(nil, &listed{}))},
+		{"gemini", "c\n\x00", "/g/with\todd"}: {id: 3, list: string(encodeListed(nil, &listed{title: "\x00"}))},
+	}
 	m := manifest{
-		held: map[key]held{
-			{"claude", "a", "/s/a.jsonl"}: {id: 1, fp: fingerprint{size: 10, mtime: -5, inode: 7}, title: "a title", list: string(encodeListed(nil, &listed{
-				project: "/p", title: "first words", start: 1764150000123456789, end: -1, messages: 3, turns: 1, skipped: 2, size: 10,
-				parent: `{"cli":"claude","id":"p"}`, warnings: `[{"message":"m"}]`}))},
-			{"opencode", "b", "/d/opencode.db"}:   {id: 2, fp: fingerprint{size: 0, mtime: 1 << 62, inode: 0}, list: string(encodeListed(nil, &listed{}))},
-			{"gemini", "c\n\x00", "/g/with\todd"}: {id: 3, list: string(encodeListed(nil, &listed{title: "\x00"}))},
-		},
+		held: heldFrom(heldMap, found),
 		dirs: map[string]listing{
 			"/s":  {mtime: 1, at: 2, names: []string{"a.jsonl", "sub"}, types: []fs.FileMode{0, fs.ModeDir}},
 			"/e/": {names: []string{}, types: []fs.FileMode{}},
@@ -42,12 +43,17 @@ func TestManifestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if !reflect.DeepEqual(got.held.list, m.held.list) || !reflect.DeepEqual(got.held.toMap(), heldMap) {
+		t.Errorf("round trip, sessions:\n got %+v\nwant %+v", got.held.list, m.held.list)
+	}
+	got.held, m.held = nil, nil
 	if !reflect.DeepEqual(got, m) {
 		t.Errorf("round trip:\n got %+v\nwant %+v", got, m)
 	}
-	for k, h := range got.held {
+	again, _ := decodeManifest(data)
+	for k, h := range again.held.toMap() {
 		l, err := decodeListed(h.list)
-		w, _ := decodeListed(m.held[k].list)
+		w, _ := decodeListed(heldMap[k].list)
 		if err != nil || l != w {
 			t.Errorf("%v: listed, round trip: %v\n got %+v\nwant %+v", k, err, l, w)
 		}
@@ -97,8 +103,8 @@ func TestManifestRoundTrip(t *testing.T) {
 		// were once taken for the stores' (TestFreshnessListsOnlyChangedFolders
 		// failed when a cut fell inside them).
 		if part.held != nil || part.dirs != nil || part.found != "" {
-			t.Fatalf("a manifest cut at %d of %d bytes is refused, but gives %d sessions, %d folders, %d CLIs' finds",
-				i, len(data), len(part.held), len(part.dirs), len(part.found))
+			t.Fatalf("a manifest cut at %d of %d bytes is refused, but gives sessions %v, %d folders, %d CLIs' finds",
+				i, len(data), part.held != nil, len(part.dirs), len(part.found))
 		}
 	}
 	if _, err := decodeManifest(append(data, 0)); err == nil {
@@ -107,13 +113,13 @@ func TestManifestRoundTrip(t *testing.T) {
 }
 
 func FuzzManifest(f *testing.F) {
-	f.Add(encodeManifest(manifest{held: map[key]held{{"c", "s", "p"}: {id: 1}}}))
+	f.Add(encodeManifest(manifest{held: heldFrom(map[key]held{{"c", "s", "p"}: {id: 1}}, nil)}))
 	f.Add([]byte("\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := decodeManifest(data)
 		if err != nil {
 			if m.held != nil || m.dirs != nil || m.found != "" {
-				t.Fatalf("a refused manifest gives %d sessions, %d folders, %d CLIs' finds", len(m.held), len(m.dirs), len(m.found))
+				t.Fatalf("a refused manifest gives sessions %v, %d folders, %d CLIs' finds", m.held != nil, len(m.dirs), len(m.found))
 			}
 			return
 		}

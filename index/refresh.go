@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"iter"
 	"maps"
 	"os"
 	"runtime"
@@ -91,7 +92,7 @@ type scope struct {
 // sessions. Its maps are the refresh's own, which nothing changes after.
 type looked struct {
 	dirs     map[string]listing
-	sessions map[key]held
+	sessions iter.Seq[key]
 }
 
 // refresh is Refresh also saying what it looked at, of the stores in sc.
@@ -119,9 +120,10 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 	// its Discover is done, beside the other CLIs' discovery (a CLI's
 	// sessions are its own: their keys name it).
 	type compared struct {
-		seen                                       map[key]struct{}
+		fresh                                      map[key]bool // sessions found that the index does not hold
 		jobs                                       []job
 		sessions, unchanged, updated, added, known int
+		missed                                     int // not met in the order held (matcher)
 	}
 	byCLI := make(map[string]*compared, len(adapters.All))
 	for _, a := range adapters.All {
@@ -134,20 +136,28 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 		if c == nil || !ok {
 			return
 		}
-		c.seen = make(map[key]struct{}, len(f.Refs))
 		stats := statCache{}
+		was := holds.matcher(f.CLI)
 		for _, ref := range f.Refs {
 			k := keyOf(ref)
-			n := len(c.seen)
-			if c.seen[k] = struct{}{}; len(c.seen) == n {
-				continue // seen already
+			var h held
+			i, ok := was.match(k)
+			switch {
+			case ok && holds.seen[i]:
+				continue // found already
+			case ok:
+				holds.seen[i], h = true, holds.list[i].h
+				c.known++
+			case c.fresh[k]:
+				continue // found already
+			default:
+				if c.fresh == nil {
+					c.fresh = make(map[key]bool)
+				}
+				c.fresh[k] = true
 			}
 			c.sessions++
 			fp := stats.fingerprint(ref)
-			h, ok := holds[k]
-			if ok {
-				c.known++
-			}
 			switch {
 			case ok && sameAs(ref, fp, h.fp) && h.title == ref.Title:
 				c.unchanged++
@@ -159,6 +169,7 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 			}
 			c.jobs = append(c.jobs, job{a: a, ref: ref, fp: fp, id: h.id, held: h.fp, size: fp.size})
 		}
+		c.missed = was.missed
 	}
 	partial := false
 	if sc.only != nil && fromManifest {
@@ -193,8 +204,10 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 	}
 	var jobs []job
 	known := 0 // of the sessions seen, those the index holds
+	missed := 0
 	for _, a := range adapters.All {
 		c := byCLI[a.Name]
+		missed += c.missed
 		res.Sessions += c.sessions
 		res.Unchanged += c.unchanged
 		res.Updated += c.updated
@@ -204,11 +217,11 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 	}
 	var gone []int64
 	var goneKeys []key
-	if known < len(holds) { // else every session held was seen
-		for k, h := range holds {
-			if c := byCLI[k.cli]; c == nil || !has(c.seen, k) {
-				gone = append(gone, h.id)
-				goneKeys = append(goneKeys, k)
+	if known < len(holds.list) { // else every session held was found
+		for i, e := range holds.list {
+			if !holds.seen[i] {
+				gone = append(gone, e.h.id)
+				goneKeys = append(goneKeys, e.k)
 			}
 		}
 	}
@@ -339,33 +352,36 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 	if err := ctx.Err(); err != nil {
 		return res, nil, err
 	}
+	var totals map[key]held
 	if changed {
 		// What the index holds now: what it held, with what this refresh
 		// wrote and dropped; read again when another process changed it
 		// meanwhile (its generation moved).
+		totals = holds.toMap()
 		for _, k := range goneKeys {
-			delete(holds, k)
+			delete(totals, k)
 		}
 		for k, h := range wrote {
 			if h == nil {
-				delete(holds, k)
+				delete(totals, k)
 			} else {
-				holds[k] = *h
+				totals[k] = *h
 			}
 		}
 		if gen, err := generation(ctx, ix.db); err != nil || gen != gen0 {
-			if holds, err = ix.fingerprints(ctx); err != nil {
+			if totals, err = ix.fingerprints(ctx); err != nil {
 				return res, nil, err
 			}
 		}
 	}
 	var save *manifest
-	if changed || !fromManifest || dirs.listed > 0 || !maps.Equal(stamps.new, man.stamps) || !sameFound(man.found, found) {
-		save = &manifest{held: holds, dirs: dirs.new, stamps: stamps.new, found: string(encodeFound(nil, found))}
-	}
-	totals := holds
-	if !changed {
-		totals = nil
+	if changed || !fromManifest || dirs.listed > 0 || missed > 0 || !maps.Equal(stamps.new, man.stamps) || !sameFound(man.found, found) {
+		// In the order found, for the next refresh to meet them so.
+		m := totals
+		if m == nil {
+			m = holds.toMap()
+		}
+		save = &manifest{held: heldFrom(m, found), dirs: dirs.new, stamps: stamps.new, found: string(encodeFound(nil, found))}
 	}
 	if err := ix.refreshed(ctx, save, totals, !partial || !sc.unlooked); err != nil {
 		return res, nil, err
@@ -378,12 +394,11 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 		ix.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
 	}
 	res.Took = time.Since(begin)
-	return res, &looked{dirs: dirs.new, sessions: holds}, nil
-}
-
-func has(m map[key]struct{}, k key) bool {
-	_, ok := m[k]
-	return ok
+	lk := &looked{dirs: dirs.new, sessions: maps.Keys(totals)}
+	if totals == nil {
+		lk.sessions = holds.keys
+	}
+	return res, lk, nil
 }
 
 // asFound lists the stores of the CLIs not in fresh as found (a
@@ -419,9 +434,11 @@ func (ix *Index) lister(ctx context.Context, env session.Env) (session.Env, mani
 	if !fromManifest {
 		var err error
 		man = manifest{dirs: man.dirs}
-		if man.held, err = ix.fingerprints(ctx); err != nil {
+		m, err := ix.fingerprints(ctx)
+		if err != nil {
 			return env, man, nil, nil, false, err
 		}
+		man.held = heldFrom(m, nil)
 	}
 	dirs, stamps := newDirCache(man.dirs), newStampCache(man.stamps)
 	env = withKnown(env, man.held)
@@ -432,7 +449,7 @@ func (ix *Index) lister(ctx context.Context, env session.Env) (session.Env, mani
 // withKnown is env with Known telling the sessions the index holds of each
 // file, so that Discover opens no file that did not change to tell which
 // session it holds.
-func withKnown(env session.Env, held map[key]held) session.Env {
+func withKnown(env session.Env, held *heldSet) session.Env {
 	type file struct {
 		id string
 		fp fingerprint
@@ -448,7 +465,8 @@ func withKnown(env session.Env, held map[key]held) session.Env {
 	for _, a := range adapters.All {
 		byCLI[a.Name] = sync.OnceValue(func() files {
 			its := files{byPath: make(map[string]file), many: make(map[string]bool)}
-			for k, h := range held {
+			for _, e := range held.list {
+				k, h := e.k, e.h
 				if k.cli != a.Name {
 					continue
 				}

@@ -37,9 +37,9 @@ func TestManifestIsTheTable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !reflect.DeepEqual(man.held, table) {
+		if got := man.held.toMap(); !reflect.DeepEqual(got, table) {
 			t.Errorf("%s: the manifest holds %d sessions, the table %d, or they differ:\n manifest %+v\n table    %+v",
-				what, len(man.held), len(table), man.held, table)
+				what, len(got), len(table), got, table)
 		}
 	}
 	if _, err := ix.Refresh(ctx, env, nil); err != nil {

@@ -716,9 +716,11 @@ func (w *watcher) watchAll(lk *looked) (int, error) {
 			}
 		}
 	}
-	for k := range lk.sessions {
-		all(filepath.Dir(k.path))
-		own(filepath.Dir(k.path), k.cli)
+	if lk.sessions != nil {
+		for k := range lk.sessions {
+			all(filepath.Dir(k.path))
+			own(filepath.Dir(k.path), k.cli)
+		}
 	}
 	w.owners = owners
 	added := 0
