@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -46,10 +47,24 @@ func TestFreshnessListsOnlyChangedFolders(t *testing.T) {
 	if first.Folders == 0 || first.Listed != first.Folders {
 		t.Fatalf("first refresh: %d folders, %d listed; want all listed", first.Folders, first.Listed)
 	}
+	inode := func() uint64 {
+		t.Helper()
+		fi, err := os.Stat(ix.Path() + ".manifest")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Sys().(*syscall.Stat_t).Ino
+	}
+	written := inode()
 	again := refresh(t, ix, env)
 	if again.Listed != 0 || again.Folders != first.Folders || again.Unchanged != first.Sessions {
 		t.Fatalf("a refresh with nothing changed: %d of %d folders listed, %d of %d sessions unchanged; want none listed",
 			again.Listed, again.Folders, again.Unchanged, first.Sessions)
+	}
+	// Every CLI's sessions were met in the order the manifest lists
+	// them: it is not written again.
+	if inode() != written {
+		t.Error("a refresh with nothing changed wrote the manifest again")
 	}
 
 	// A new session in a folder the manifest lists.
