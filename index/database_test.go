@@ -91,27 +91,15 @@ func TestUnchangedDatabaseNotQueried(t *testing.T) {
 	path := filepath.Join(env.Vars["XDG_DATA_HOME"], "opencode", "opencode.db")
 	ix := openIndex(t, filepath.Join(t.TempDir(), "index.db"))
 	// garble overwrites the database in place with bytes of its size and
-	// gives it back its time: a query would fail, its stamp is the same.
+	// its time: a query would fail, its stamp is the same.
 	garble := func() (restore func()) {
 		t.Helper()
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		fi, err := os.Stat(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, bytes.Repeat([]byte{'x'}, len(data)), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		os.Chtimes(path, fi.ModTime(), fi.ModTime())
-		return func() {
-			if err := os.WriteFile(path, data, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			os.Chtimes(path, fi.ModTime(), fi.ModTime())
-		}
+		rewriteInPlace(t, path, bytes.Repeat([]byte{'x'}, len(data)))
+		return func() { rewriteInPlace(t, path, data) }
 	}
 	warned := func(res index.Refreshed) bool {
 		for _, w := range res.Warnings {
@@ -177,11 +165,35 @@ func TestUnchangedStorageFileNotRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(infos[0], bytes.Repeat([]byte{'x'}, int(fi.Size())), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	os.Chtimes(infos[0], fi.ModTime(), fi.ModTime())
+	rewriteInPlace(t, infos[0], bytes.Repeat([]byte{'x'}, int(fi.Size())))
 	if res := refresh(t, ix, env); res.Unchanged != first.Sessions || len(res.Warnings) > 0 {
 		t.Errorf("an unchanged session info file was read again: %+v", res)
+	}
+}
+
+// rewriteInPlace writes data, of the file's size, over the file at path
+// (its inode kept) and gives it back its modification time: a stat of it
+// says nothing changed.
+func rewriteInPlace(t *testing.T, path string, data []byte) {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() != int64(len(data)) {
+		t.Fatalf("%d bytes to write over the %d of %s", len(data), fi.Size(), path)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt(data, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -181,10 +181,6 @@ func TestFreshnessOpensNoUnchangedFile(t *testing.T) {
 		t.Fatal("the store has no Gemini CLI session")
 	}
 	f := files[0]
-	fi, err := os.Stat(f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	data, err := os.ReadFile(f)
 	if err != nil {
 		t.Fatal(err)
@@ -200,18 +196,7 @@ func TestFreshnessOpensNoUnchangedFile(t *testing.T) {
 	} else {
 		id[0] = '0'
 	}
-	// In place: the same inode and size, then the same time.
-	w, err := os.OpenFile(f, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.WriteAt(data, 0); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	if err := os.Chtimes(f, fi.ModTime(), fi.ModTime()); err != nil {
-		t.Fatal(err)
-	}
+	rewriteInPlace(t, f, data)
 	if res := refresh(t, ix, env); res.Added+res.Updated+res.Removed != 0 || res.Unchanged != first.Sessions {
 		t.Errorf("a refresh after a file changed in place, its size, time and inode kept: %+v; want all %d unchanged (the file not opened)",
 			res, first.Sessions)

@@ -89,7 +89,8 @@ type scope struct {
 }
 
 // looked is what a refresh looked at: the folders Discover listed and the
-// sessions. Its maps are the refresh's own, which nothing changes after.
+// sessions the index holds. They are the refresh's own, which nothing
+// changes after.
 type looked struct {
 	dirs     map[string]listing
 	sessions iter.Seq[key]
