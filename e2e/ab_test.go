@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -158,20 +159,14 @@ func TestAB(t *testing.T) {
 	}
 	// The page renders in a real browser, with a chart per figure.
 	chrome := chromium(t)
-	dom, err := exec.Command(chrome, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", "file://"+page).Output()
-	if err != nil {
-		t.Fatalf("chromium: %v", err)
-	}
+	dom := headless(t, chrome, "--dump-dom", "file://"+page)
 	for _, want := range []string{`id="summary"`, `<svg class="bars"`, "AB-ANSWER-kimi", "ab-opencode.txt"} {
 		if !strings.Contains(string(dom), want) {
 			t.Errorf("the rendered page lacks %q", want)
 		}
 	}
 	shot := filepath.Join(root, "ab.png")
-	if out, err := exec.Command(chrome, "--headless", "--no-sandbox", "--disable-gpu", "--window-size=1200,900",
-		"--screenshot="+shot, "file://"+page).CombinedOutput(); err != nil {
-		t.Fatalf("chromium screenshot: %v\n%s", err, out)
-	}
+	headless(t, chrome, "--window-size=1200,900", "--screenshot="+shot, "file://"+page)
 	if fi, err := os.Stat(shot); err != nil || fi.Size() < 10_000 {
 		t.Errorf("the screenshot is missing or blank (%v)", err)
 	}
@@ -217,6 +212,33 @@ func chromium(t *testing.T) string {
 	}
 	t.Skip("Chromium is not installed: the page is not rendered (apt-get install chromium)")
 	return ""
+}
+
+// headless runs Chromium headless with args, each time with a profile of
+// its own, and returns what it printed on stdout. A browser that dies by a
+// signal is tried again, twice at most: Chromium 148's one-shot
+// --screenshot has crashed (SIGSEGV) once in CI on a page it renders every
+// other time, and a browser crash is not a fault of the page. Any other
+// failure fails the test.
+func headless(t *testing.T, chrome string, args ...string) []byte {
+	t.Helper()
+	const tries = 3
+	for i := 1; ; i++ {
+		cmd := exec.Command(chrome, append([]string{"--headless", "--no-sandbox", "--disable-gpu",
+			"--no-first-run", "--user-data-dir=" + t.TempDir()}, args...)...)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err == nil {
+			return out
+		}
+		var exit *exec.ExitError
+		crashed := errors.As(err, &exit) && !exit.Exited()
+		if !crashed || i == tries {
+			t.Fatalf("chromium %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+		}
+		t.Logf("chromium crashed (%v), try %d of %d", err, i+1, tries)
+	}
 }
 
 // abCLIs is every CLI, or those STEAD_AB_ONLY names (to look at one).
