@@ -306,7 +306,13 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 	var werr error
 	n := 0
 	read := make(map[string]bool)
-	b := &batch{ix: ix}
+	// A refresh that only adds sessions writes their words straight (see
+	// batch). (One that finds a session's row written meanwhile by
+	// another process replaces it all the same, only slower.)
+	b := &batch{ix: ix, straight: len(gone) == 0}
+	for _, j := range jobs {
+		b.straight = b.straight && j.id == 0
+	}
 	// What the index now holds of each session read, or dropped (nil).
 	wrote := make(map[key]*held)
 	for d := range out {
@@ -1048,19 +1054,23 @@ func clipText(s string, n int) string {
 // Each transaction holds whole sessions, so an interrupted refresh leaves
 // the index as it was after the last one committed.
 //
-// The entries' text goes into the full-text index in one statement per
-// transaction (see commit), from a temporary table: FTS5 writes the words
-// it holds to disk whenever it is given a row below the last one, as when
-// a session's old entries are deleted after another session's new ones
-// were written, so writing each entry's words as it is written would
-// leave a segment per session updated to merge. (On a cold build, which
-// deletes nothing, writing them straight was no faster: docs/performance.md.)
+// FTS5 writes the words it holds to disk whenever it is given a row below
+// the last one, as when a session's old entries are deleted after another
+// session's new ones were written: writing each entry's words as it is
+// written would then leave a segment per session updated to merge. So a
+// refresh that updates or drops sessions puts the entries' text into the
+// full-text index in one statement per transaction (see commit), from a
+// temporary table. One that only adds sessions, as a cold build does,
+// writes each entry's words with the entry (straight): the temporary
+// table's copy of the text, written, read back and deleted, was a tenth of
+// a cold build (docs/performance.md).
 type batch struct {
-	ix    *Index
-	tx    *sql.Tx
-	bytes int   // the text written in tx
-	first int64 // the first entry written in tx (0: none)
-	began time.Time
+	ix       *Index
+	straight bool // entries' words written with them, not at commit
+	tx       *sql.Tx
+	bytes    int   // the text written in tx
+	first    int64 // the first entry written in tx to temp.pending (0: none)
+	began    time.Time
 }
 
 // batchText and batchTime bound a transaction: about 16 MB of text, or a
@@ -1211,7 +1221,11 @@ func (b *batch) write(ctx context.Context, old int64, ref session.Ref, fp finger
 		return held{}, fmt.Errorf("index: %w", err)
 	}
 	defer stmt.Close()
-	pend, err := tx.PrepareContext(ctx, `INSERT INTO temp.pending (id, text) VALUES (?, ?)`)
+	words := `INSERT INTO temp.pending (id, text) VALUES (?, ?)`
+	if b.straight {
+		words = `INSERT INTO entry_fts (rowid, text) VALUES (?, ?)`
+	}
+	pend, err := tx.PrepareContext(ctx, words)
 	if err != nil {
 		return held{}, fmt.Errorf("index: %w", err)
 	}
@@ -1228,7 +1242,7 @@ func (b *batch) write(ctx context.Context, old int64, ref session.Ref, fp finger
 		if _, err := pend.ExecContext(ctx, eid, r.text+"\n"+tags(ref.CLI, r.role, r.tool)); err != nil {
 			return held{}, fmt.Errorf("index: %w", err)
 		}
-		if b.first == 0 {
+		if b.first == 0 && !b.straight {
 			b.first = eid
 		}
 		b.bytes += len(r.text)
