@@ -129,8 +129,8 @@ END;
 // out 6 % smaller, searches as fast. Since a cold build writes each
 // entry's words with the entry (see batch), FTS5 holds them for the whole
 // transaction, not for its last statement alone: with 16 MB the build's
-// peak RSS rose from 246-249 to 255-265 MB, over its goal of 256; with 8
-// it is 243-244 MB, and the build as fast (docs/performance.md).
+// peak RSS rose from 245-249 to 249-265 MB, over its goal of 256; with 8
+// it was 243-254 MB, the build 4 % faster than before (docs/performance.md).
 var ftsConfig = []struct {
 	name  string
 	value int
