@@ -1088,9 +1088,11 @@ func (b *batch) begin(ctx context.Context) (*sql.Tx, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `CREATE TEMP TABLE IF NOT EXISTS pending (id INTEGER PRIMARY KEY, text TEXT NOT NULL)`); err != nil {
-		tx.Rollback()
-		return nil, fmt.Errorf("index: %w", err)
+	if !b.straight {
+		if _, err := tx.ExecContext(ctx, `CREATE TEMP TABLE IF NOT EXISTS pending (id INTEGER PRIMARY KEY, text TEXT NOT NULL)`); err != nil {
+			tx.Rollback()
+			return nil, fmt.Errorf("index: %w", err)
+		}
 	}
 	b.tx, b.bytes, b.first, b.began = tx, 0, 0, time.Now()
 	return tx, nil
@@ -1221,15 +1223,15 @@ func (b *batch) write(ctx context.Context, old int64, ref session.Ref, fp finger
 		return held{}, fmt.Errorf("index: %w", err)
 	}
 	defer stmt.Close()
-	words := `INSERT INTO temp.pending (id, text) VALUES (?, ?)`
+	q := `INSERT INTO temp.pending (id, text) VALUES (?, ?)`
 	if b.straight {
-		words = `INSERT INTO entry_fts (rowid, text) VALUES (?, ?)`
+		q = `INSERT INTO entry_fts (rowid, text) VALUES (?, ?)`
 	}
-	pend, err := tx.PrepareContext(ctx, words)
+	words, err := tx.PrepareContext(ctx, q)
 	if err != nil {
 		return held{}, fmt.Errorf("index: %w", err)
 	}
-	defer pend.Close()
+	defer words.Close()
 	for _, r := range doc.rows[kept:] {
 		res, err := stmt.ExecContext(ctx, id, r.entry, unixNano(r.time), r.role, r.tool, r.model, r.packed)
 		if err != nil {
@@ -1239,7 +1241,7 @@ func (b *batch) write(ctx context.Context, old int64, ref session.Ref, fp finger
 		if err != nil {
 			return held{}, fmt.Errorf("index: %w", err)
 		}
-		if _, err := pend.ExecContext(ctx, eid, r.text+"\n"+tags(ref.CLI, r.role, r.tool)); err != nil {
+		if _, err := words.ExecContext(ctx, eid, r.text+"\n"+tags(ref.CLI, r.role, r.tool)); err != nil {
 			return held{}, fmt.Errorf("index: %w", err)
 		}
 		if b.first == 0 && !b.straight {
