@@ -305,7 +305,7 @@ func TestFTSTuned(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "index.db")
 	ix := openIndex(t, path)
 	ix.Close()
-	if got := ftsConfigOf(t, path); got != "automerge=8 hashsize=8388608" {
+	if got := ftsConfigOf(t, path); got != "automerge=16 hashsize=8388608" {
 		t.Errorf("a new index: %s", got)
 	}
 	db, err := sql.Open("sqlite", path)
@@ -317,7 +317,7 @@ func TestFTSTuned(t *testing.T) {
 	}
 	db.Close()
 	openIndex(t, path).Close()
-	if got := ftsConfigOf(t, path); got != "automerge=8 hashsize=8388608" {
+	if got := ftsConfigOf(t, path); got != "automerge=16 hashsize=8388608" {
 		t.Errorf("an index made before: %s", got)
 	}
 }
