@@ -62,7 +62,8 @@ func (d *indexed) weight() int64 {
 	}
 	var n int64
 	for i := range d.rows {
-		n += int64(len(d.rows[i].text) + len(d.rows[i].packed))
+		r := &d.rows[i]
+		n += int64(max(len(r.text), len(r.words)) + len(r.packed)) // text is in words when they are made
 	}
 	return n
 }

@@ -277,6 +277,7 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 			defer wg.Done()
 			for j := range work {
 				doc, appended, err := ix.readSafely(env, j.a, j.ref, j.fp, j.held, j.id != 0)
+				doc.withWords(j.ref.CLI)
 				d := done{j: j, doc: doc, appended: appended, weight: doc.weight()}
 				if err != nil {
 					d.warn = &session.Warning{Path: j.ref.Path, Message: fmt.Sprintf("not indexed: %v", err)}
@@ -755,6 +756,24 @@ type row struct {
 	entry, role, tool, model, text string
 	time                           time.Time
 	packed                         []byte // text as the entries table keeps it
+	// words is what the full-text index is given: the text, a line, then
+	// its tags. Made on the reading workers (withWords); "" when it was
+	// not, and the writer makes it.
+	words string
+}
+
+// withWords gives each of d's rows its words, its text pointing into
+// them: on the reading workers, so that the writer, which bounds a cold
+// build on its one core, does not copy each text again.
+func (d *indexed) withWords(cli string) {
+	if d == nil {
+		return
+	}
+	for i := range d.rows {
+		r := &d.rows[i]
+		r.words = r.text + "\n" + tags(cli, r.role, r.tool)
+		r.text = r.words[:len(r.text)]
+	}
 }
 
 // readSafely is readTail, a panic in the adapter's code (a session file
@@ -1241,7 +1260,11 @@ func (b *batch) write(ctx context.Context, old int64, ref session.Ref, fp finger
 		if err != nil {
 			return held{}, fmt.Errorf("index: %w", err)
 		}
-		if _, err := words.ExecContext(ctx, eid, r.text+"\n"+tags(ref.CLI, r.role, r.tool)); err != nil {
+		w := r.words
+		if w == "" {
+			w = r.text + "\n" + tags(ref.CLI, r.role, r.tool)
+		}
+		if _, err := words.ExecContext(ctx, eid, w); err != nil {
 			return held{}, fmt.Errorf("index: %w", err)
 		}
 		if b.first == 0 && !b.straight {
