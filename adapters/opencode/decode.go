@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/stead-dev/stead/adapters/internal/jsonl"
+	"github.com/stead-dev/stead/adapters/internal/jsonread"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -386,13 +388,11 @@ func partStatus(s *toolState) (session.ToolStatus, bool) {
 	if status != session.StatusOK || len(s.Metadata) == 0 {
 		return status, done
 	}
-	var m struct {
-		Exit *json.RawMessage `json:"exit"`
-	}
-	if json.Unmarshal(s.Metadata, &m) != nil || m.Exit == nil {
+	var m bashMeta
+	if parseJSON(s.Metadata, &m) != nil || m.Exit == nil {
 		return status, done
 	}
-	switch exit := strings.TrimSpace(string(*m.Exit)); {
+	switch exit := strings.TrimSpace(string(m.Exit)); {
 	case exit == "null":
 		switch {
 		case strings.HasSuffix(s.Output, "(Command was aborted)"):
@@ -404,6 +404,26 @@ func partStatus(s *toolState) (session.ToolStatus, bool) {
 		return session.StatusError, true
 	}
 	return status, done
+}
+
+// bashMeta is what partStatus reads of a tool's state.metadata: the exit
+// code OpenCode's bash tool keeps there, "null" when the command was
+// killed, nil when there is none. (A *json.RawMessage, as it was, is nil
+// for a null too: a killed command was read as one that succeeded.)
+type bashMeta struct {
+	Exit json.RawMessage `json:"exit"`
+}
+
+var bashMetaNames = jsonread.Names(reflect.TypeFor[bashMeta]())
+
+func (m *bashMeta) Names() map[string]bool { return bashMetaNames }
+
+func (m *bashMeta) Member(p *jsonread.Parser, key []byte) int {
+	if string(key) == "exit" {
+		p.Raw(&m.Exit)
+		return 1
+	}
+	return 0
 }
 
 // unique returns id, or a variant of it no entry uses yet.

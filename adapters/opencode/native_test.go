@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/stead-dev/stead/adapters/internal/jsonread"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -32,6 +33,38 @@ func TestToolStatus(t *testing.T) {
 			t.Errorf("%s: %q %v, want %q %v", tt.state, got, done, tt.want, tt.done)
 		}
 	}
+}
+
+// TestPartStatus: a completed bash call is judged by the exit code
+// OpenCode keeps in state.metadata.exit, a null one (a killed command) by
+// why it was killed; the same with the fast reader and without it.
+func TestPartStatus(t *testing.T) {
+	for _, tt := range []struct {
+		state string
+		want  session.ToolStatus
+	}{
+		{`{"status":"completed","output":"ok\n","metadata":{"output":"ok\n","exit":0}}`, session.StatusOK},
+		{`{"status":"completed","output":"2 failed\n","metadata":{"output":"2 failed\n","exit":3}}`, session.StatusError},
+		{`{"status":"completed","output":"x\n\n(Command was aborted)","metadata":{"exit":null}}`, session.StatusInterrupted},
+		{`{"status":"completed","output":"x\n\n(Command timed out after 120000 ms)","metadata":{"exit":null}}`, session.StatusError},
+		{`{"status":"completed","output":"x","metadata":{"exit":null}}`, session.StatusOK},
+		{`{"status":"completed","output":"x","metadata":{"truncated":false}}`, session.StatusOK},
+		{`{"status":"completed","output":"x","metadata":null}`, session.StatusOK},
+		{`{"status":"completed","output":"x","metadata":{"exit":1,"exit":0}}`, session.StatusOK}, // encoding/json: the last wins
+		{`{"status":"error","error":"boom","metadata":{"exit":0}}`, session.StatusError},
+	} {
+		for _, slow := range []bool{false, true} {
+			jsonread.Disabled = slow
+			var s toolState
+			if err := json.Unmarshal([]byte(tt.state), &s); err != nil {
+				t.Fatal(err)
+			}
+			if got, done := partStatus(&s); got != tt.want || !done {
+				t.Errorf("%s (encoding/json only: %v): %q %v, want %q", tt.state, slow, got, done, tt.want)
+			}
+		}
+	}
+	jsonread.Disabled = false
 }
 
 // TestUsage checks OpenCode's token counts against USF's: input already
