@@ -764,13 +764,17 @@ type row struct {
 
 // withWords gives each of d's rows its words, its text pointing into
 // them: on the reading workers, so that the writer, which bounds a cold
-// build on its one core, does not copy each text again.
+// build on its one core, does not copy each text again. A row that has
+// them keeps them (a growing file's rows are kept from read to read).
 func (d *indexed) withWords(cli string) {
 	if d == nil {
 		return
 	}
 	for i := range d.rows {
 		r := &d.rows[i]
+		if r.words != "" {
+			continue
+		}
 		r.words = r.text + "\n" + tags(cli, r.role, r.tool)
 		r.text = r.words[:len(r.text)]
 	}
