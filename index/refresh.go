@@ -772,12 +772,20 @@ func (d *indexed) withWords(cli string) {
 	}
 	for i := range d.rows {
 		r := &d.rows[i]
-		if r.words != "" {
-			continue
+		if r.words == "" {
+			r.words = r.wordsOf(cli)
+			r.text = r.words[:len(r.text)]
 		}
-		r.words = r.text + "\n" + tags(cli, r.role, r.tool)
-		r.text = r.words[:len(r.text)]
 	}
+}
+
+// wordsOf is r's words, made when it has none: its text, a line, then
+// its tags.
+func (r *row) wordsOf(cli string) string {
+	if r.words != "" {
+		return r.words
+	}
+	return r.text + "\n" + tags(cli, r.role, r.tool)
 }
 
 // readSafely is readTail, a panic in the adapter's code (a session file
@@ -1264,11 +1272,7 @@ func (b *batch) write(ctx context.Context, old int64, ref session.Ref, fp finger
 		if err != nil {
 			return held{}, fmt.Errorf("index: %w", err)
 		}
-		w := r.words
-		if w == "" {
-			w = r.text + "\n" + tags(ref.CLI, r.role, r.tool)
-		}
-		if _, err := words.ExecContext(ctx, eid, w); err != nil {
+		if _, err := words.ExecContext(ctx, eid, r.wordsOf(ref.CLI)); err != nil {
 			return held{}, fmt.Errorf("index: %w", err)
 		}
 		if b.first == 0 && !b.straight {

@@ -6,13 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"reflect"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/stead-dev/stead/adapters/internal/jsonl"
-	"github.com/stead-dev/stead/adapters/internal/jsonread"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -412,18 +410,6 @@ func partStatus(s *toolState) (session.ToolStatus, bool) {
 // for a null too: a killed command was read as one that succeeded.)
 type bashMeta struct {
 	Exit json.RawMessage `json:"exit"`
-}
-
-var bashMetaNames = jsonread.Names(reflect.TypeFor[bashMeta]())
-
-func (m *bashMeta) Names() map[string]bool { return bashMetaNames }
-
-func (m *bashMeta) Member(p *jsonread.Parser, key []byte) int {
-	if string(key) == "exit" {
-		p.Raw(&m.Exit)
-		return 1
-	}
-	return 0
 }
 
 // unique returns id, or a variant of it no entry uses yet.

@@ -26,6 +26,7 @@ var (
 	partNames         = jsonread.Names(reflect.TypeFor[part]())
 	toolStateNames    = jsonread.Names(reflect.TypeFor[toolState]())
 	spanNames         = jsonread.Names(reflect.TypeFor[span]())
+	bashMetaNames     = jsonread.Names(reflect.TypeFor[bashMeta]())
 )
 
 // readMillis reads any value into m as millis.UnmarshalJSON does.
@@ -339,6 +340,16 @@ func (t *span) Member(p *jsonread.Parser, key []byte) int {
 	case "end":
 		readMillis(p, &t.End)
 		return 2
+	}
+	return 0
+}
+
+func (m *bashMeta) Names() map[string]bool { return bashMetaNames }
+
+func (m *bashMeta) Member(p *jsonread.Parser, key []byte) int {
+	if string(key) == "exit" {
+		p.Raw(&m.Exit)
+		return 1
 	}
 	return 0
 }

@@ -296,8 +296,8 @@ func openIndex(ctx context.Context, f *Factory, refresh bool) (*index.Index, err
 // at 293–306 MB with this limit (269 s: the collector's work); at 96 MiB
 // it was no smaller (311 MB: the rest is SQLite's) and slower (295 s)
 // (docs/performance.md). Since a build holds less (stop 43), 170 MiB
-// instead of 150: 69.5 s instead of 72.6 (mean of 5), peak RSS 236–243
-// MB instead of 233–236, under the goal of 256.
+// instead of 150: 69.5 s instead of 73.0 (mean of 5), peak RSS 236–243
+// MB instead of 232–236, under the goal of 256.
 const indexMemory = 170 << 20
 
 // limitIndexMemory sets indexMemory in stead's own process (not a
