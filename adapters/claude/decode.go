@@ -512,22 +512,25 @@ func (d *Decoder) resultMeta(rec *record) (session.ToolStatus, *session.Link) {
 }
 
 // resultStatus decides a tool result's status from what the record says and
-// the CLI's fixed texts for denials and interruptions.
+// the CLI's fixed texts for denials and interruptions. Claude Code marks a
+// denial's result is_error, so only an error's text is read for one: a
+// file, a page or a command's output that holds "needs approval" is the
+// tool's output, not a denial.
 func resultStatus(out string, isError bool, meta session.ToolStatus) session.ToolStatus {
 	switch {
 	case meta != "":
 		return meta
 	case strings.HasPrefix(out, "[Request interrupted by user"):
 		return session.StatusInterrupted
+	case !isError:
+		return session.StatusOK
 	case strings.Contains(out, "The user doesn't want to proceed with this tool use"),
 		strings.Contains(out, "doesn't want to take this action"),
 		strings.HasPrefix(out, "Permission to use ") && strings.Contains(out, "denied"),
 		strings.Contains(out, "needs approval"):
 		return session.StatusDenied
-	case isError:
-		return session.StatusError
 	}
-	return session.StatusOK
+	return session.StatusError
 }
 
 func (d *Decoder) assistant(rec *record, ts time.Time, ev *session.Event) []session.Entry {

@@ -179,3 +179,43 @@ func TestCommandTitle(t *testing.T) {
 		t.Errorf("commandTitle of long arguments = %q", got)
 	}
 }
+
+// TestResultStatus reads a tool result's status as a user would check it:
+// a denial's text counts only in a result Claude Code marked is_error, so a
+// file or an output that quotes a denial is not one.
+func TestResultStatus(t *testing.T) {
+	for _, c := range []struct {
+		content string
+		isError bool
+		want    session.ToolStatus
+	}{
+		{"ok", false, session.StatusOK},
+		{"boom", true, session.StatusError},
+		{"The user doesn't want to proceed with this tool use. The tool use was rejected.", true, session.StatusDenied},
+		{"Permission to use Bash denied by a rule", true, session.StatusDenied},
+		{"Bash needs approval (asked by a hook)", true, session.StatusDenied},
+		{"[Request interrupted by user for tool use]", true, session.StatusInterrupted},
+		{"# Releases\\nA release needs approval from two maintainers.", false, session.StatusOK},
+		{"grep: The user doesn't want to proceed with this tool use", false, session.StatusOK},
+	} {
+		flag := ""
+		if c.isError {
+			flag = `,"is_error":true`
+		}
+		in := `{"parentUuid":null,"type":"assistant","message":{"id":"m1","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"/p/RELEASING.md"}}]},"uuid":"a1","timestamp":"2026-11-20T10:00:01.000Z","sessionId":"` + hugeSession + `"}` + "\n" +
+			`{"parentUuid":"a1","type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"` + c.content + `"` + flag + `}]},"uuid":"u2","timestamp":"2026-11-20T10:00:02.000Z","sessionId":"` + hugeSession + `"}` + "\n"
+		s, err := Read(strings.NewReader(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got session.ToolStatus
+		for _, e := range s.Timeline {
+			if e.Type == session.ToolResult {
+				got = e.Status
+			}
+		}
+		if got != c.want {
+			t.Errorf("%q (is_error %v): status %q, want %q", c.content, c.isError, got, c.want)
+		}
+	}
+}

@@ -359,6 +359,11 @@ func TestShellFailed(t *testing.T) {
 		"Output: echo\nExit Code: 5\nmore output the command printed\nProcess Group PGID:": false,
 		"Output: x\nExit Code: 0\nProcess Group PGID: 1":                                   false,
 		"Output: x\nExit Code: (none)":                                                     false,
+		"Output: x\r\nExit Code: 1\r\nSignal: (none)\r\n":                                  true,
+		"Exit Code: 4": true,
+		"":             false,
+		"\n\n":         false,
+		"Output: x\nExit Code: 1\nSignal: Exit Code: 0": true, // the last line is the signal's
 	} {
 		if got := shellFailed([]byte(out)); got != want {
 			t.Errorf("shellFailed(%q) = %v", out, got)

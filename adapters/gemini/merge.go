@@ -164,19 +164,17 @@ func callStatus(status string) session.ToolStatus {
 
 // shellFailed reports whether the shell tool's output ends with a non-zero
 // "Exit Code: N" line, followed only by the lines the tool writes after it.
+// It walks the lines from the end, so an output without the line (most
+// tools' outputs are not the shell's) is not searched whole: a search of
+// every output for its last "Exit Code: " was 1 % of a cold index build.
 func shellFailed(out []byte) bool {
-	i := bytes.LastIndex(out, []byte("Exit Code: "))
-	if i < 0 || (i > 0 && out[i-1] != '\n') {
-		return false
-	}
-	rest := out[i+len("Exit Code: "):]
-	num, after, _ := bytes.Cut(rest, []byte("\n"))
-	n, err := strconv.Atoi(string(bytes.TrimRight(num, "\r")))
-	if err != nil || n == 0 {
-		return false
-	}
-	for line := range bytes.Lines(after) {
-		line = bytes.TrimRight(line, "\r\n")
+	for rest := out; ; {
+		i := bytes.LastIndexByte(rest, '\n')
+		line := bytes.TrimRight(rest[i+1:], "\r")
+		if num, ok := bytes.CutPrefix(line, []byte("Exit Code: ")); ok {
+			n, err := strconv.Atoi(string(num))
+			return err == nil && n != 0
+		}
 		switch {
 		case len(line) == 0,
 			bytes.HasPrefix(line, []byte("Signal: ")),
@@ -186,8 +184,11 @@ func shellFailed(out []byte) bool {
 		default:
 			return false
 		}
+		if i < 0 {
+			return false
+		}
+		rest = rest[:i]
 	}
-	return true
 }
 
 // tokens is a message's usage as Gemini CLI records it: the API's
