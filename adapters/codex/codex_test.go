@@ -269,3 +269,24 @@ func TestContextCwd(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputStatus reads a tool output's status from Codex's header alone:
+// what a command printed after "Output:" is the command's, not Codex's.
+func TestOutputStatus(t *testing.T) {
+	for out, want := range map[string]session.ToolStatus{
+		"Chunk ID: 7e\nWall time: 0.0 seconds\nProcess exited with code 0\nOriginal token count: 4\nOutput:\nhi\n": session.StatusOK,
+		"Chunk ID: 7e\nWall time: 0.0 seconds\nProcess exited with code 2\nOriginal token count: 4\nOutput:\nhi\n": session.StatusError,
+		"Exit code: 1\nWall time: 0.2 seconds\nOutput:\nboom\n":                                                    session.StatusError,
+		"Chunk ID: 7e\nWall time: 1.0 seconds\nProcess running with session ID 9\nOutput:\nExit code: 3\n":         session.StatusOK,
+		"Exit code: 0\nWall time: 0.1 seconds\nOutput:\nProcess exited with code 1\nrejected by user\n":            session.StatusOK,
+		"Output:\nExit code: 1\n":                   session.StatusOK,
+		`{"output":"x","metadata":{"exit_code":1}}`: session.StatusError,
+		"exec command rejected by user":             session.StatusDenied,
+		"aborted by user":                           session.StatusInterrupted,
+		"plain text of an MCP tool":                 session.StatusOK,
+	} {
+		if got := outputStatus([]byte(out)); got != want {
+			t.Errorf("outputStatus(%q) = %q, want %q", out, got, want)
+		}
+	}
+}

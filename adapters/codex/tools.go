@@ -118,11 +118,18 @@ var exitMarkers = [][]byte{[]byte("Process exited with code"), []byte("Exit code
 
 // outputStatus reads a tool output's outcome from the texts Codex writes at
 // its start: the exit code of a command, and its fixed texts for
-// rejections and aborts.
+// rejections and aborts. A command's own output, after the header's
+// "Output:" line, is not read: a command that printed "Exit code: 1" did
+// not fail by it, and one still running has no exit code yet.
 func outputStatus(out []byte) session.ToolStatus {
 	head := out
 	if len(head) > statusHead {
 		head = head[:statusHead]
+	}
+	if i := bytes.Index(head, []byte("\nOutput:")); i >= 0 {
+		head = head[:i]
+	} else if bytes.HasPrefix(head, []byte("Output:")) {
+		head = nil
 	}
 	for _, m := range exitMarkers {
 		if i := bytes.Index(head, m); i >= 0 {
