@@ -51,9 +51,14 @@ func (s shortIDs) of(i int, id string) string {
 	return id
 }
 
-// mdMaxLines is how many lines of a tool's input or output a transcript
-// shows without --full.
-const mdMaxLines = 40
+// mdMaxLines and mdMaxBytes are how much of a tool's input or output a
+// transcript shows without --full: its first lines, and no more than its
+// first bytes, for an output of one long line (minified code, a JSON
+// document, a base64 blob) is as long as a thousand lines.
+const (
+	mdMaxLines = 40
+	mdMaxBytes = 8 << 10
+)
 
 // writeMarkdown renders a session as a readable transcript: s's header
 // (title gives the title when s has none: see promptTitle), then each
@@ -348,27 +353,14 @@ func indentJSON(raw json.RawMessage) string {
 }
 
 // fence writes head+text in a code fence longer than any backtick run
-// inside it, shortened to mdMaxLines lines unless full. head (a prompt)
-// holds no newline or backtick. Nothing is copied: a long output is
-// written as it is.
+// inside it, shortened to mdMaxLines lines and mdMaxBytes bytes unless
+// full. head (a prompt) holds no newline or backtick. Nothing is copied: a
+// long output is written as it is.
 func fence(w io.Writer, lang, head, text string, full bool) {
 	text = strings.TrimRight(text, "\n")
-	more := 0
+	more := ""
 	if !full {
-		// The end of line mdMaxLines, and how many lines follow it.
-		end := 0
-		for n := 0; n < mdMaxLines; n++ {
-			i := strings.IndexByte(text[end:], '\n')
-			if i < 0 {
-				end = -1
-				break
-			}
-			end += i + 1
-		}
-		if end >= 0 {
-			more = strings.Count(text[end:], "\n") + 1
-			text = text[:end-1]
-		}
+		text, more = shorten(text)
 	}
 	ticks := 3
 	run := 0
@@ -386,10 +378,42 @@ func fence(w io.Writer, lang, head, text string, full bool) {
 	io.WriteString(w, f+lang+"\n"+head)
 	io.WriteString(w, text)
 	io.WriteString(w, "\n"+f+"\n")
-	if more > 0 {
-		fmt.Fprintf(w, "_… %d more lines (--full shows all)_\n", more)
+	if more != "" {
+		fmt.Fprintf(w, "_… %s (--full shows all)_\n", more)
 	}
 	fmt.Fprintln(w)
+}
+
+// shorten cuts text after its mdMaxLines-th line, or at a character's
+// start before mdMaxBytes, whichever comes first, and says what it left
+// out: "12 more lines", or, cut within a line, how much more there is
+// ("1.2 MB more, 12 more lines").
+func shorten(text string) (string, string) {
+	end := 0 // the end of line mdMaxLines, or -1 when there are fewer lines
+	for n := 0; n < mdMaxLines; n++ {
+		i := strings.IndexByte(text[end:], '\n')
+		if i < 0 {
+			end = -1
+			break
+		}
+		end += i + 1
+	}
+	if end >= 0 && end-1 <= mdMaxBytes {
+		return text[:end-1], plural(strings.Count(text[end:], "\n")+1, "more line")
+	}
+	if len(text) <= mdMaxBytes {
+		return text, ""
+	}
+	cut := mdMaxBytes
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	rest := text[cut:]
+	more := humanBytes(int64(len(rest))) + " more"
+	if n := strings.Count(rest, "\n"); n > 0 {
+		more += ", " + plural(n, "more line")
+	}
+	return text[:cut], more
 }
 
 // chunkWriter passes what is written to it on in pieces of at most 64 KB,

@@ -379,7 +379,7 @@ func TestMarkdownPieces(t *testing.T) {
 		f := strings.Repeat("`", ticks)
 		fmt.Fprintf(w, "%s%s\n%s\n%s\n", f, lang, text, f)
 		if more > 0 {
-			fmt.Fprintf(w, "_… %d more lines (--full shows all)_\n", more)
+			fmt.Fprintf(w, "_… %s (--full shows all)_\n", plural(more, "more line"))
 		}
 		fmt.Fprintln(w)
 	}
@@ -405,6 +405,41 @@ func TestMarkdownPieces(t *testing.T) {
 					t.Fatalf("fence(%q, %q, full %v):\n%q\nwant\n%q", head, s, full, got.String(), want.String())
 				}
 			}
+		}
+	}
+}
+
+// TestFenceShortensLongLines: a transcript shows no more than mdMaxBytes of
+// a tool's output, however few lines it has, cut at a character's start,
+// and says how much it left out.
+func TestFenceShortensLongLines(t *testing.T) {
+	long := strings.Repeat("x", 300<<10)
+	for _, c := range []struct {
+		name, text string
+		shown      int // bytes of text shown
+		more       string
+	}{
+		{"one long line", long, mdMaxBytes, "_… 292.0 KB more (--full shows all)_"},
+		{"a line of mdMaxBytes", long[:mdMaxBytes], mdMaxBytes, ""},
+		{"long lines", strings.Repeat(strings.Repeat("y", 2000)+"\n", 10), mdMaxBytes, "_… 11.5 KB more, 5 more lines (--full shows all)_"},
+		{"many short lines", strings.Repeat("z\n", 100), 79, "_… 60 more lines (--full shows all)_"},
+		{"one line more", strings.Repeat("z\n", 41), 79, "_… 1 more line (--full shows all)_"},
+		{"a character across the cut", strings.Repeat("x", mdMaxBytes-1) + "日本", mdMaxBytes - 1, "_… 6 B more (--full shows all)_"},
+	} {
+		var b bytes.Buffer
+		fence(&b, "", "", c.text, false)
+		out := b.String()
+		body, rest, _ := strings.Cut(strings.TrimPrefix(out, "```\n"), "\n```\n")
+		if len(body) != c.shown || !strings.HasPrefix(c.text, body) {
+			t.Errorf("%s: %d bytes shown, want %d", c.name, len(body), c.shown)
+		}
+		if got := strings.TrimSpace(rest); got != c.more {
+			t.Errorf("%s: after the fence %q, want %q", c.name, got, c.more)
+		}
+		b.Reset()
+		fence(&b, "", "", c.text, true)
+		if !strings.Contains(b.String(), strings.TrimRight(c.text, "\n")) {
+			t.Errorf("%s: --full does not show the whole text", c.name)
 		}
 	}
 }
