@@ -28,6 +28,12 @@ type Reader struct {
 	partial bool
 	// kept is the chunk the lines handed over are copied into (keep).
 	kept []byte
+	// size is the length of the file read when it is one (0 otherwise),
+	// looked up (sized) when the buffer first grows past shrinkAbove: a
+	// buffer grown for a huge line grows no larger than what is left of
+	// the file.
+	size  int64
+	sized bool
 }
 
 // Lines handed over (Record.Raw) are copied into chunks of keepChunk
@@ -41,9 +47,23 @@ const (
 	keepMax   = 4 << 10
 )
 
-// keep returns a copy of line that the Reader does not touch again, its
+// keep returns line, the current line, as one the Reader does not touch
+// again: a copy, or a huge line itself (see below); its
 // capacity its length (appending to it cannot write over the next).
 func (r *Reader) keep(line []byte) []byte {
+	if len(line) > shrinkAbove {
+		// A huge line is handed over in the buffer grown for it, not
+		// copied (it would be held twice): the Reader reads on in a new
+		// buffer holding what follows it. (ReadInto, the adapters' fast
+		// path, copied it: a 600 MB line was held twice.)
+		line = line[:len(line):len(line)]
+		nb := make([]byte, max(64<<10, 2*(r.end-r.start)))
+		n := copy(nb, r.buf[r.start:r.end])
+		r.off += int64(r.start)
+		r.buf, r.start, r.end = nb, 0, n
+		r.line = line
+		return line
+	}
 	if len(line) > keepMax {
 		return bytes.Clone(line)
 	}
@@ -116,9 +136,7 @@ func (r *Reader) next() bool {
 			r.start, r.end = 0, n
 		}
 		if r.end == len(r.buf) {
-			nb := make([]byte, 2*len(r.buf))
-			copy(nb, r.buf[:r.end])
-			r.buf = nb
+			r.grow()
 		}
 		n, err := r.r.Read(r.buf[r.end:])
 		r.end += n
@@ -130,6 +148,34 @@ func (r *Reader) next() bool {
 		}
 	}
 }
+
+// grow doubles the buffer, or makes it as large as what is left of the
+// file when that is less: a line of 600 MB took a buffer of 1 GB, and
+// 1.5 GB while it was copied into it.
+func (r *Reader) grow() {
+	n := 2 * len(r.buf)
+	if !r.sized && n > shrinkAbove {
+		r.sized = true
+		if f, ok := r.r.(interface{ Stat() (os.FileInfo, error) }); ok {
+			if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+				r.size = fi.Size()
+			}
+		}
+	}
+	// A file read from its start: what is left of it from buf[0] (with
+	// a little more, so that its end is read as such, not as a full
+	// buffer). A file that grows past its size grows the buffer again.
+	if left := r.size - r.off + growSlack; r.size > 0 && left > int64(len(r.buf)) && left < int64(n) {
+		n = int(left)
+	}
+	nb := make([]byte, n)
+	copy(nb, r.buf[:r.end])
+	r.buf = nb
+}
+
+// growSlack is the room a buffer grown to the end of a file keeps beyond
+// it.
+const growSlack = 4 << 10
 
 func (r *Reader) set(from, nl int) {
 	r.lineNo++
@@ -242,17 +288,6 @@ func (r *Reader) Decode(v any) (Record, error) {
 		return rec, err
 	}
 	if !r.unmarshal(r.line, &rec, v) {
-		return rec, nil
-	}
-	if len(r.line) > shrinkAbove {
-		// A huge line is handed over, not copied: the Reader reads on
-		// in a new buffer holding what follows it.
-		rec.Raw = r.line[:len(r.line):len(r.line)]
-		nb := make([]byte, max(64<<10, 2*(r.end-r.start)))
-		n := copy(nb, r.buf[r.start:r.end])
-		r.off += int64(r.start)
-		r.buf, r.start, r.end = nb, 0, n
-		r.line = rec.Raw
 		return rec, nil
 	}
 	rec.Raw = r.keep(r.line)
