@@ -284,6 +284,7 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	native := q.Get("native") == "true"
+	full := q.Get("full") == "true"
 	a, ref, err := s.resolve(r.PathValue("ref"))
 	if err != nil {
 		return err
@@ -293,7 +294,9 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) error {
 			if err != nil {
 				return err
 			}
-			body["costs"] = s.costs(body["entries"].([]*session.Entry))
+			entries := body["entries"].([]*session.Entry)
+			body["costs"] = s.costs(entries)
+			body["entries"] = pageEntries(entries, full)
 			return writeJSON(w, body)
 		}
 	}
@@ -345,7 +348,7 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) error {
 		entries = append(entries, &c)
 	}
 	meta.Timeline, meta.Records = nil, nil
-	body := map[string]any{"session": meta, "ref": a.Name + ":" + meta.ID, "entries": entries,
+	body := map[string]any{"session": meta, "ref": a.Name + ":" + meta.ID, "entries": pageEntries(entries, full),
 		"offset": offset, "total": total, "costs": s.costs(entries)}
 	if at >= 0 {
 		body["at"] = at

@@ -258,7 +258,7 @@ func writeEvent(w io.Writer, m bus.Msg) {
 			e := ev.Entries[i]
 			e.Native = nil
 			// JSON holds no raw newline: one data line.
-			if data, err := json.Marshal(e); err == nil {
+			if data, err := json.Marshal(clipped(&e, false)); err == nil {
 				emit("entry", data)
 			}
 		}

@@ -92,6 +92,11 @@ export function mount(view, route) {
         const d = await fetchEntries(s.ref, { offset: index, limit: 1, native: 'true' });
         return d.entries[0] && d.entries[0].native;
       },
+      whole: async (e, index) => {
+        const d = await fetchEntries(s.ref, { offset: index, limit: 1, full: 'true' });
+        if (!d.entries[0] || d.entries[0].id !== e.id) throw new Error('the session changed since it was shown: reload it');
+        return d.entries[0];
+      },
     }));
     // Turn 0 (what comes before the first prompt) only when there is some.
     if (sessions.every((s) => !s.turns[0].items.length)) shown = 1;

@@ -2,7 +2,7 @@
 // run's live entries share this. Every text is set as text; Markdown
 // goes through renderMarkdown, which builds nodes.
 
-import { h, clear, fmtTime, fmtUsage, fmtCost, fmtDate, sessionLink, extLink } from './dom.js';
+import { h, clear, fmtTime, fmtUsage, fmtCost, fmtDate, fmtBytes, sessionLink, extLink } from './dom.js';
 import { renderMarkdown } from './markdown.js';
 
 // Output and inputs longer than this many lines are folded.
@@ -300,10 +300,13 @@ export function renderInput(e) {
 // (for links to the sessions entries were copied from); ids false leaves
 // out the elements' ids (e-<index>), for pages showing several sessions;
 // fork(entry, index), when given, is offered on each entry (a run from the
-// session cut after it).
+// session cut after it). whole(entry, index) fetches an entry whose texts
+// the server cut (its "clipped" member: a text over 64 KB) in full, for
+// its "show all".
 export class EntryRenderer {
-  constructor({ raw, cli, ids = true, fork } = {}) {
+  constructor({ raw, cli, ids = true, fork, whole } = {}) {
     this.raw = raw;
+    this.whole = whole;
     this.fork = fork;
     this.ids = ids;
     this.cli = cli;
@@ -354,8 +357,36 @@ export class EntryRenderer {
     if (this.ids && index !== undefined && index !== null) el.id = 'e-' + index;
     el.appendChild(this.head(e, index));
     el.appendChild(this.body(e));
+    if (e.clipped) el.appendChild(this.clipNote(e, index));
     if (type === 'tool_call') el.appendChild(h('div', { class: 'tool-result-slot' }));
     return el;
+  }
+
+  // clipNote says which of an entry's texts the server cut and how long
+  // each is, with a "show all" that puts the whole entry's body in place.
+  clipNote(e, index) {
+    const sizes = Object.entries(e.clipped).map(([field, n]) => field + ' ' + fmtBytes(n)).join(', ');
+    const note = h('div', { class: 'clip-note muted', text: 'Shortened to its first 64 KB: ' + sizes + '. ' });
+    if (this.whole && index !== undefined && index !== null) {
+      const btn = h('button', { type: 'button', class: 'link show-all', text: 'show all' });
+      btn.addEventListener('click', async (ev) => {
+        ev.stopPropagation();
+        btn.disabled = true;
+        btn.textContent = 'loading…';
+        try {
+          const full = await this.whole(e, index);
+          const el = note.parentNode;
+          el.replaceChild(this.body(full), el.querySelector(':scope > .entry-body'));
+          note.remove();
+        } catch (err) {
+          btn.disabled = false;
+          btn.textContent = 'show all';
+          note.appendChild(h('span', { class: 'err', text: ' Could not load it: ' + (err.message || err) }));
+        }
+      });
+      note.appendChild(btn);
+    }
+    return note;
   }
 
   head(e, index) {

@@ -49,8 +49,15 @@ export function mount(view, route) {
     return got.native || null;
   };
 
+  const whole = async (e, index) => {
+    const d = await fetchEntries(ref, { offset: index, limit: 1, full: 'true' }, ctl.signal);
+    const got = d.entries && d.entries[0];
+    if (!got || got.id !== e.id) throw new Error('the session changed since it was shown: reload it');
+    return got;
+  };
+
   function reset() {
-    renderer = new EntryRenderer({ raw, cli, fork: canRun ? forkAfter : undefined });
+    renderer = new EntryRenderer({ raw, whole, cli, fork: canRun ? forkAfter : undefined });
     clear(list);
   }
 
