@@ -48,8 +48,8 @@ const (
 )
 
 // keep returns line, the current line, as one the Reader does not touch
-// again: a copy, or a huge line itself (see below); its
-// capacity its length (appending to it cannot write over the next).
+// again (a copy, or a huge line itself), its capacity its length
+// (appending to it cannot write over the next).
 func (r *Reader) keep(line []byte) []byte {
 	if len(line) > shrinkAbove {
 		// A huge line is handed over in the buffer grown for it, not
