@@ -279,11 +279,13 @@ func TestOutputStatus(t *testing.T) {
 		"Exit code: 1\nWall time: 0.2 seconds\nOutput:\nboom\n":                                                    session.StatusError,
 		"Chunk ID: 7e\nWall time: 1.0 seconds\nProcess running with session ID 9\nOutput:\nExit code: 3\n":         session.StatusOK,
 		"Exit code: 0\nWall time: 0.1 seconds\nOutput:\nProcess exited with code 1\nrejected by user\n":            session.StatusOK,
-		"Output:\nExit code: 1\n":                   session.StatusOK,
-		`{"output":"x","metadata":{"exit_code":1}}`: session.StatusError,
-		"exec command rejected by user":             session.StatusDenied,
-		"aborted by user":                           session.StatusInterrupted,
-		"plain text of an MCP tool":                 session.StatusOK,
+		"Output:\nExit code: 1\n": session.StatusOK,
+		`Exit code: 0\nWall time: 0.1 seconds\nOutput:\nProcess exited with code 1`: session.StatusOK, // as the summarizer reads it, escaped
+		`Exit code: 2\nWall time: 0.1 seconds\nOutput:\nok`:                         session.StatusError,
+		`{"output":"x","metadata":{"exit_code":1}}`:                                 session.StatusError,
+		"exec command rejected by user":                                             session.StatusDenied,
+		"aborted by user":                                                           session.StatusInterrupted,
+		"plain text of an MCP tool":                                                 session.StatusOK,
 	} {
 		if got := outputStatus([]byte(out)); got != want {
 			t.Errorf("outputStatus(%q) = %q, want %q", out, got, want)

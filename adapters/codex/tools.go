@@ -126,9 +126,14 @@ func outputStatus(out []byte) session.ToolStatus {
 	if len(head) > statusHead {
 		head = head[:statusHead]
 	}
-	if i := bytes.Index(head, []byte("\nOutput:")); i >= 0 {
-		head = head[:i]
-	} else if bytes.HasPrefix(head, []byte("Output:")) {
+	// The header ends at its "Output:" line, in the text or, as the
+	// summarizer reads it, still escaped.
+	for _, sep := range [][]byte{[]byte("\nOutput:"), []byte(`\nOutput:`)} {
+		if i := bytes.Index(head, sep); i >= 0 {
+			head = head[:i]
+		}
+	}
+	if bytes.HasPrefix(head, []byte("Output:")) {
 		head = nil
 	}
 	for _, m := range exitMarkers {
