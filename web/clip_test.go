@@ -119,7 +119,8 @@ func TestClippedLeavesTheEntry(t *testing.T) {
 }
 
 // TestShowAll: the timeline shows a long output's first 64 KB with a note
-// of its length, and "show all" puts the whole output in its place.
+// of its length, of which it draws the first 1,000 characters (the output
+// is one line), and "show all" puts the whole output in its place.
 func TestShowAll(t *testing.T) {
 	s, hs := newTestServer(t, false)
 	s.Env.Vars["CLAUDE_CONFIG_DIR"] = t.TempDir()
@@ -133,6 +134,15 @@ func TestShowAll(t *testing.T) {
 	}
 	if strings.Contains(text, "END-OF-OUTPUT") || !strings.Contains(text, "Shortened to its first 64 KB: output 1.0 MB") {
 		t.Fatalf("the timeline before show all: %d bytes, note missing or the whole output shown", len(text))
+	}
+	// What is drawn of the one long line is its first 1,000 characters,
+	// the rest folded.
+	head, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => {
+		const r = document.querySelector('#timeline .tool-result');
+		return r.querySelector('.fold-head').textContent.length + ' ' + r.querySelector('.fold-rest summary').textContent;
+	})()`))
+	if err != nil || head != "1000 31,771 more characters" {
+		t.Errorf("the result's fold: %q (%v), want its first 1,000 characters and the number of the rest", head, err)
 	}
 	br.do(t, chromedp.Click(chromedp.CSS(`#timeline .tool-result .show-all`)),
 		chromedp.Poll[chromedp.Void](`[...document.querySelectorAll('#timeline .tool-result .entry-body')].some((b) => b.textContent.includes('END-OF-OUTPUT'))`))

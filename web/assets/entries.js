@@ -2,11 +2,13 @@
 // run's live entries share this. Every text is set as text; Markdown
 // goes through renderMarkdown, which builds nodes.
 
-import { h, clear, fmtTime, fmtUsage, fmtCost, fmtDate, fmtBytes, sessionLink, extLink } from './dom.js';
+import { h, clear, fmtTime, fmtUsage, fmtCost, fmtDate, fmtBytes, fmtInt, sessionLink, extLink } from './dom.js';
 import { renderMarkdown } from './markdown.js';
 
-// Output and inputs longer than this many lines are folded.
+// Output and inputs longer than this many lines, or characters, are
+// folded.
 export const FOLD_LINES = 6;
+export const FOLD_CHARS = 1000;
 // Diffs longer than this many lines are folded.
 const FOLD_DIFF = 60;
 
@@ -29,23 +31,37 @@ function firstLine(s, max = 120) {
   return l;
 }
 
-// folded shows text in a <pre>: its first n lines, the rest in a
-// <details> to open.
+// folded shows text in a <pre>: its first n lines and no more than
+// FOLD_CHARS characters (an output of one long line is as tall as a
+// thousand lines), the rest in a <details> to open.
 export function folded(text, cls, n = FOLD_LINES) {
   text = str(text);
   const wrap = h('div', { class: 'fold' });
   const lines = text.split('\n');
   if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
-  if (lines.length <= n + 1) {
-    wrap.appendChild(h('pre', { class: cls, text: lines.join('\n') }));
+  const few = lines.length <= n + 1;
+  let head = lines.slice(0, few ? lines.length : n).join('\n');
+  let rest = few ? '' : lines.slice(n).join('\n');
+  let summary = `${lines.length - n} more line${lines.length - n === 1 ? '' : 's'}`;
+  if (head.length > FOLD_CHARS * 1.25) {
+    const all = few ? head : head + '\n' + rest;
+    let cut = FOLD_CHARS;
+    const c = all.charCodeAt(cut - 1);
+    if (c >= 0xd800 && c <= 0xdbff) cut--; // not between a surrogate pair's halves
+    head = all.slice(0, cut);
+    rest = all.slice(cut);
+    const more = rest.split('\n').length - 1;
+    summary = `${fmtInt(rest.length)} more characters` + (more ? `, ${more} more line${more === 1 ? '' : 's'}` : '');
+  }
+  if (!rest) {
+    wrap.appendChild(h('pre', { class: cls, text: head }));
     return wrap;
   }
-  wrap.appendChild(h('pre', { class: cls + ' fold-head', text: lines.slice(0, n).join('\n') }));
-  const rest = lines.length - n;
+  wrap.appendChild(h('pre', { class: cls + ' fold-head', text: head }));
   // A closed <details> is not laid out: its text costs little until opened.
   wrap.appendChild(h('details', { class: 'fold-rest' },
-    h('summary', { text: `${rest} more line${rest === 1 ? '' : 's'}` }),
-    h('pre', { class: cls, text: lines.slice(n).join('\n') })));
+    h('summary', { text: summary }),
+    h('pre', { class: cls, text: rest })));
   return wrap;
 }
 
