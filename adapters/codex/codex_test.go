@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stead-dev/stead/adapters/internal/jsonread"
 	"github.com/stead-dev/stead/internal/usftest"
 	"github.com/stead-dev/stead/session"
 )
@@ -289,6 +290,68 @@ func TestOutputStatus(t *testing.T) {
 	} {
 		if got := outputStatus([]byte(out)); got != want {
 			t.Errorf("outputStatus(%q) = %q, want %q", out, got, want)
+		}
+	}
+}
+
+// TestThreadNamesEitherReader: session_index.jsonl gives the same titles
+// and warnings read by the fast reader as by encoding/json alone.
+func TestThreadNamesEitherReader(t *testing.T) {
+	home := t.TempDir()
+	ids := []string{"01a1ff86-0e88-7863-a344-97213dbbd07a", "5ff6bc2a-ab87-4567-bbbf-1c792caea0c8", "0dc1f7d7-55a9-435c-8664-fe402ea76e32"}
+	for i, id := range ids {
+		p := filepath.Join(home, "sessions/2026/11/21", fmt.Sprintf("rollout-2026-11-21T19-12-1%d-%s.jsonl", i, id))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("{}\n"), 0o644)
+	}
+	os.WriteFile(filepath.Join(home, "session_index.jsonl"), []byte(
+		`{"id":"`+ids[0]+`","thread_name":"Caf\u00e9 \"quoted\" \ud83d\ude00","updated_at":"2026-11-21T19:14:55Z"}`+"\n"+
+			`{"id":"`+ids[1]+`","thread_name":null}`+"\n"+
+			`{"id":"`+ids[1]+`","Thread_Name":"case folded"}`+"\n"+
+			`{"id":42,"thread_name":"not an id"}`+"\n"+
+			`{"id":"`+ids[2]+`","thread_name":"first"}  `+"\n"+
+			`{"id":"`+ids[2]+`","thread_name":"second","extra":{"nested":[1,2]}}`+"\n"), 0o644)
+	env := session.Env{Home: "/nonexistent", Vars: map[string]string{"CODEX_HOME": home}}
+	read := func(disabled bool) string {
+		defer func(v bool) { jsonread.Disabled = v }(jsonread.Disabled)
+		jsonread.Disabled = disabled
+		refs, warns := Discover(env)
+		var out []string
+		for _, r := range refs {
+			out = append(out, r.ID+" "+r.Title)
+		}
+		sort.Strings(out)
+		for _, w := range warns {
+			out = append(out, fmt.Sprintf("warning %d: %s", w.Line, w.Message))
+		}
+		return strings.Join(out, "\n")
+	}
+	fast, slow := read(false), read(true)
+	if fast != slow {
+		t.Errorf("fast reader:\n%s\nencoding/json:\n%s", fast, slow)
+	}
+	for _, want := range []string{ids[0] + ` Café "quoted" 😀`, ids[1] + " case folded", ids[2] + " second", "warning 4: "} {
+		if !strings.Contains(fast, want) {
+			t.Errorf("missing %q in\n%s", want, fast)
+		}
+	}
+}
+
+// BenchmarkThreadNames reads a session_index.jsonl of 2,000 threads, as
+// every listing and freshness check does.
+func BenchmarkThreadNames(b *testing.B) {
+	var buf strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&buf, `{"id":"01a1ff86-0e88-7863-a344-%012d","thread_name":"Fix the parser %d","updated_at":"2026-11-21T19:14:55.1220155Z"}`+"\n", i, i)
+	}
+	path := filepath.Join(b.TempDir(), "session_index.jsonl")
+	if err := os.WriteFile(path, []byte(buf.String()), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(buf.Len()))
+	for b.Loop() {
+		if titles, _ := readIndex(path); len(titles) != 2000 {
+			b.Fatalf("%d titles", len(titles))
 		}
 	}
 }

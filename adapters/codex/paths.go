@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"reflect"
 	"strings"
 
 	"github.com/stead-dev/stead/adapters/internal/jsonl"
+	"github.com/stead-dev/stead/adapters/internal/jsonread"
 	"github.com/stead-dev/stead/adapters/internal/storefile"
 	"github.com/stead-dev/stead/session"
 )
@@ -144,14 +146,18 @@ func readIndex(path string) (map[string]string, []session.Warning) {
 	titles := make(map[string]string)
 	var warns []session.Warning
 	r := jsonl.NewReader(f)
+	var p jsonread.Parser
 	for r.Next() {
-		var e struct {
-			ID         string `json:"id"`
-			ThreadName string `json:"thread_name"`
-		}
-		if err := json.Unmarshal(r.Line(), &e); err != nil {
-			warns = append(warns, session.Warning{Path: path, Line: r.LineNo(), Message: "not a thread name record: " + err.Error()})
-			continue
+		var e threadName
+		// The fast reader first: the file is read at every listing and
+		// freshness check, a line for each thread (2,000 lines took
+		// encoding/json 3 ms of a 38 ms check).
+		if !p.Parse(r.Line(), &e) {
+			e = threadName{}
+			if err := json.Unmarshal(r.Line(), &e); err != nil {
+				warns = append(warns, session.Warning{Path: path, Line: r.LineNo(), Message: "not a thread name record: " + err.Error()})
+				continue
+			}
 		}
 		if e.ID != "" && e.ThreadName != "" {
 			titles[e.ID] = e.ThreadName
@@ -161,6 +167,28 @@ func readIndex(path string) (map[string]string, []session.Warning) {
 		warns = append(warns, session.Warning{Path: path, Message: "cannot read: " + err.Error()})
 	}
 	return titles, warns
+}
+
+// threadName is a record of session_index.jsonl: a thread's title.
+type threadName struct {
+	ID         string `json:"id"`
+	ThreadName string `json:"thread_name"`
+}
+
+var threadNameNames = jsonread.Names(reflect.TypeFor[threadName]())
+
+func (t *threadName) Names() map[string]bool { return threadNameNames }
+
+func (t *threadName) Member(p *jsonread.Parser, key []byte) int {
+	switch string(key) {
+	case "id":
+		p.Str(&t.ID)
+		return 1
+	case "thread_name":
+		p.Str(&t.ThreadName)
+		return 2
+	}
+	return 0
 }
 
 // ValidID reports whether id can name a thread: only the characters of a
