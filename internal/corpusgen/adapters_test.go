@@ -3,6 +3,7 @@ package corpusgen
 import (
 	"bufio"
 	"database/sql"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -232,6 +233,34 @@ func TestFiveLayout(t *testing.T) {
 		if !regexp.MustCompile(`^session-\d{4}-\d\d-\d\dT\d\d-\d\d-[0-9a-f]{8}\.jsonl$`).MatchString(filepath.Base(f)) {
 			t.Errorf("Gemini session file %s", f)
 		}
+	}
+
+	// Codex: the TUI's titles name sessions of the store, three in four,
+	// and Discover gives them.
+	titles := map[string]string{}
+	eachLine(t, filepath.Join(dir, "codex", "session_index.jsonl"), func(n int, line []byte) {
+		var e struct {
+			ID         string `json:"id"`
+			ThreadName string `json:"thread_name"`
+			UpdatedAt  string `json:"updated_at"`
+		}
+		if err := json.Unmarshal(line, &e); err != nil || e.ThreadName == "" || e.UpdatedAt == "" {
+			t.Errorf("codex/session_index.jsonl:%d: %s (%v)", n, line, err)
+		}
+		titles[e.ID] = e.ThreadName
+	})
+	refs, warns := codex.Discover(session.Env{Vars: map[string]string{"CODEX_HOME": filepath.Join(dir, "codex")}})
+	named := 0
+	for _, r := range refs {
+		if r.Title != titles[r.ID] {
+			t.Errorf("codex %s: title %q, the index says %q", r.ID, r.Title, titles[r.ID])
+		}
+		if r.Title != "" {
+			named++
+		}
+	}
+	if n := m.CLIs["codex"].Sessions; len(warns) > 0 || named != len(titles) || named < n/2 || named == n {
+		t.Errorf("%d of %d Codex sessions named by the index (%d lines), warnings %v", named, n, len(titles), warns)
 	}
 
 	// Kimi Code: each session has its state, and the index names it.

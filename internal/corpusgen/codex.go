@@ -1,7 +1,12 @@
 package corpusgen
 
 import (
+	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -457,4 +462,42 @@ func (g *codexGen) final() blob {
 	}
 	g.usage()
 	return answer
+}
+
+// writeCodexIndex writes session_index.jsonl, where the TUI keeps the title
+// it generated for each thread ({"id","thread_name","updated_at"}, a line
+// each, as they were named): three sessions in four get one, a title made
+// from the session's id, so that it depends on nothing else.
+func writeCodexIndex(dir string, plans []filePlan, results []fileResult) error {
+	var idx []int
+	for i := range plans {
+		if plans[i].cli == cliCodex {
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return plans[a].start.Compare(plans[b].start) })
+	var lines []byte
+	for _, i := range idx {
+		h := fnv.New64a()
+		h.Write([]byte(plans[i].id))
+		r := rand.New(rand.NewPCG(h.Sum64(), 0x7469746c65))
+		if r.IntN(4) == 0 {
+			continue
+		}
+		name := pick(r, verbs) + " " + pick(r, idents) + " " + pick(r, []string{"handling", "tests", "setup", "docs", "flags", "errors"})
+		lines = append(lines, `{"id":"`...)
+		lines = append(lines, plans[i].id...)
+		lines = append(lines, `","thread_name":`...)
+		lines = appendStr(lines, name)
+		lines = append(lines, `,"updated_at":"`...)
+		lines = append(lines, results[i].end.UTC().Format(time.RFC3339Nano)...)
+		lines = append(lines, "\"}\n"...)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "codex", "session_index.jsonl"), lines, 0o644); err != nil {
+		return fmt.Errorf("write Codex's session index: %w", err)
+	}
+	return nil
 }

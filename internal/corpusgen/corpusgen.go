@@ -403,10 +403,13 @@ func Generate(dir string, opts Options) (*Manifest, error) {
 }
 
 // writeSidecars writes what the stores hold besides the sessions:
-// Gemini CLI's project registry and markers, Kimi Code's session index,
-// workspaces and state files.
+// Gemini CLI's project registry and markers, Codex's and Kimi Code's
+// session indexes, Kimi Code's workspaces and state files.
 func writeSidecars(dir string, plans []filePlan, results []fileResult) error {
 	if err := writeGeminiProjects(dir, plans); err != nil {
+		return err
+	}
+	if err := writeCodexIndex(dir, plans, results); err != nil {
 		return err
 	}
 	return writeKimiIndex(dir, plans, results)

@@ -194,7 +194,9 @@ func corpusFiles(t *testing.T, dir string) []string {
 	t.Helper()
 	var files []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && strings.HasSuffix(p, ".jsonl") {
+		// session_index.jsonl: Codex's and Kimi Code's indexes, beside
+		// the sessions.
+		if err == nil && strings.HasSuffix(p, ".jsonl") && filepath.Base(p) != "session_index.jsonl" {
 			rel, _ := filepath.Rel(dir, p)
 			files = append(files, filepath.ToSlash(rel))
 		}
