@@ -5,7 +5,8 @@
 // (by default Claude Code and Codex only):
 //
 //	DIR/claude/projects/<encoded cwd>/<session id>.jsonl       (CLAUDE_CONFIG_DIR=DIR/claude)
-//	DIR/codex/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl    (CODEX_HOME=DIR/codex)
+//	DIR/codex/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl,
+//	    session_index.jsonl                                    (CODEX_HOME=DIR/codex)
 //	DIR/gemini/.gemini/tmp/<slug>/chats/session-<time>-<id8>.jsonl, projects.json,
 //	    tmp/<slug>/.project_root and history/<slug>/.project_root   (GEMINI_CLI_HOME=DIR/gemini)
 //	DIR/opencode/opencode.db                                   (XDG_DATA_HOME=DIR)
@@ -22,7 +23,8 @@
 //     that repeat the response's usage, tool results duplicated into
 //     toolUseResult, forked sessions that copy an earlier session's records.
 //   - Codex: envelopes with reasoning, function calls and running
-//     token_count totals that sometimes repeat or carry no info.
+//     token_count totals that sometimes repeat or carry no info; the
+//     TUI's titles of three threads in four in session_index.jsonl.
 //   - Gemini: a metadata line, the <session_context> message, each model
 //     turn written when it ends and again with its tool calls and results,
 //     the results once more as a user message, {"$set":{"lastUpdated"}}
