@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"time"
 )
@@ -469,16 +468,10 @@ func (g *codexGen) final() blob {
 // each, as they were named): three sessions in four get one, a title made
 // from the session's id, so that it depends on nothing else.
 func writeCodexIndex(dir string, plans []filePlan, results []fileResult) error {
-	var idx []int
-	for i := range plans {
-		if plans[i].cli == cliCodex {
-			idx = append(idx, i)
-		}
-	}
+	idx := byStart(plans, cliCodex)
 	if len(idx) == 0 {
 		return nil
 	}
-	slices.SortStableFunc(idx, func(a, b int) int { return plans[a].start.Compare(plans[b].start) })
 	var lines []byte
 	for _, i := range idx {
 		h := fnv.New64a()

@@ -415,6 +415,19 @@ func writeSidecars(dir string, plans []filePlan, results []fileResult) error {
 	return writeKimiIndex(dir, plans, results)
 }
 
+// byStart is the indexes of cli's plans, in the order their sessions
+// started.
+func byStart(plans []filePlan, cli int) []int {
+	var idx []int
+	for i := range plans {
+		if plans[i].cli == cli {
+			idx = append(idx, i)
+		}
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return plans[a].start.Compare(plans[b].start) })
+	return idx
+}
+
 func buildManifest(opts Options, plans []filePlan, results []fileResult) *Manifest {
 	m := &Manifest{Seed: opts.Seed, Files: len(plans), Malformed: []MalformedLine{}, CLIs: map[string]*CLITotals{}}
 	sizes := make([]int64, len(results))

@@ -713,16 +713,10 @@ func writeKimiState(dir string, p *filePlan, res *fileResult) error {
 // writeKimiIndex writes session_index.jsonl (a line per session, in the
 // order they were created) and workspaces.json.
 func writeKimiIndex(dir string, plans []filePlan, results []fileResult) error {
-	var idx []int
-	for i := range plans {
-		if plans[i].cli == cliKimi {
-			idx = append(idx, i)
-		}
-	}
+	idx := byStart(plans, cliKimi)
 	if len(idx) == 0 {
 		return nil
 	}
-	slices.SortStableFunc(idx, func(a, b int) int { return plans[a].start.Compare(plans[b].start) })
 	var lines []byte
 	type ws struct{ created, opened time.Time }
 	spaces := map[string]*ws{}
