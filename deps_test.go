@@ -63,8 +63,8 @@ var rules = map[string][]string{
 	// Every machine's sessions over the bus: a host's answer, and the
 	// gathering of all hosts' answers.
 	"hosts": {"session", "live", "bus", "catalog", "adapters", "index"},
-	"web":   {"session", "live", "adapters", "catalog", "index", "bus", "runs", "pricing", "cusf", "agenthistory", "internal/notify", "github.com/oklog/run"},
-	"index": {"session", "adapters", "catalog", "internal/notify", "modernc.org/sqlite", "github.com/oklog/run", "golang.org/x/sys/unix",
+	"web":   {"session", "live", "adapters", "catalog", "index", "bus", "runs", "pricing", "cusf", "agenthistory", "internal/notify", "internal/safetext", "github.com/oklog/run"},
+	"index": {"session", "adapters", "catalog", "internal/notify", "internal/safetext", "modernc.org/sqlite", "github.com/oklog/run", "golang.org/x/sys/unix",
 		"github.com/klauspost/compress/zstd", "github.com/klauspost/compress/dict"},
 	"internal/testdisk": {},
 	"internal/notify":   {"golang.org/x/sys/unix"},

@@ -19,10 +19,10 @@ import (
 	"sync"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/stead-dev/stead/adapters"
 	"github.com/stead-dev/stead/catalog"
+	"github.com/stead-dev/stead/internal/safetext"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -971,7 +971,7 @@ func rowsOf(a adapters.Adapter, e *session.Entry, pk *packer) []row {
 			return
 		}
 		r := base
-		r.role, r.tool, r.text = role, tool, clipText(text, MaxEntryText)
+		r.role, r.tool, r.text = role, tool, safetext.CutBytes(text, MaxEntryText)
 		r.packed = pk.pack(r.text) // here, on the reading workers
 		out = append(out, r)
 	}
@@ -1067,17 +1067,6 @@ func toolText(a adapters.Adapter, e *session.Entry) string {
 		b.WriteString("\n" + e.InputText())
 	}
 	return b.String()
-}
-
-// clipText cuts s to at most n bytes, at a rune boundary.
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 // batch writes sessions in transactions of several: a transaction per

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/stead-dev/stead/adapters"
+	"github.com/stead-dev/stead/internal/safetext"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -100,7 +101,7 @@ func (f *RunFeed) count(e *session.Entry) {
 		f.sum.Messages++
 		f.sum.Turns++
 		if f.sum.Title == "" {
-			f.sum.Title = clipText(strings.Join(strings.Fields(e.Content), " "), runTitle)
+			f.sum.Title = safetext.CutBytes(strings.Join(strings.Fields(e.Content), " "), runTitle)
 		}
 	case session.Assistant:
 		if strings.TrimSpace(e.Content) != "" {

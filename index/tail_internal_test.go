@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/stead-dev/stead/adapters"
+	"github.com/stead-dev/stead/internal/safetext"
 	"github.com/stead-dev/stead/internal/samples"
 	"github.com/stead-dev/stead/session"
 )
@@ -61,8 +62,8 @@ func grown(t *testing.T, a adapters.Adapter, path string, data []byte, cut int) 
 func firstDiff(got, want []row) string {
 	for i := 0; i < min(len(got), len(want)); i++ {
 		if !sameRows(got[i:i+1], want[i:i+1]) {
-			return fmt.Sprintf("row %d: got %s %s %q, want %s %s %q", i, got[i].entry, got[i].role, clipText(got[i].text, 60),
-				want[i].entry, want[i].role, clipText(want[i].text, 60))
+			return fmt.Sprintf("row %d: got %s %s %q, want %s %s %q", i, got[i].entry, got[i].role, safetext.CutBytes(got[i].text, 60),
+				want[i].entry, want[i].role, safetext.CutBytes(want[i].text, 60))
 		}
 	}
 	return fmt.Sprintf("%d rows, want %d", len(got), len(want))

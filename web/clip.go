@@ -3,8 +3,8 @@ package web
 import (
 	"bytes"
 	"encoding/json"
-	"unicode/utf8"
 
+	"github.com/stead-dev/stead/internal/safetext"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -34,7 +34,6 @@ func (p pageEntry) MarshalJSON() ([]byte, error) {
 		return nil, err
 	}
 	// b is an object: its closing brace goes after the member.
-	b = bytes.TrimRight(b, " \n")
 	b = append(b[:len(b)-1], `,"clipped":`...)
 	b = append(b, c...)
 	return append(b, '}'), nil
@@ -58,7 +57,7 @@ func clipped(e *session.Entry, full bool) pageEntry {
 		if s := *textOf(e, name); len(s) > clipAt {
 			copied()
 			cut[name] = len(s)
-			*textOf(c, name) = s[:runeStart(s, clipAt)]
+			*textOf(c, name) = safetext.CutBytes(s, clipAt)
 		}
 	}
 	if len(e.Input) > clipAt {
@@ -96,14 +95,6 @@ func textOf(e *session.Entry, name string) *string {
 	return &e.Error
 }
 
-// runeStart is the largest i ≤ n at which s has a character's start.
-func runeStart(s string, n int) int {
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return n
-}
-
 // clipJSON cuts each string of a tool's input over clipAt (a file written
 // whole, a patch): the input stays the JSON the page reads (a command, a
 // path), with the long values cut. It reports false for input that is
@@ -126,9 +117,7 @@ func clipJSON(raw json.RawMessage) (json.RawMessage, bool) {
 func clipValue(v any) any {
 	switch t := v.(type) {
 	case string:
-		if len(t) > clipAt {
-			return t[:runeStart(t, clipAt)]
-		}
+		return safetext.CutBytes(t, clipAt)
 	case []any:
 		for i := range t {
 			t[i] = clipValue(t[i])

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/stead-dev/stead/adapters/internal/ids"
+	"github.com/stead-dev/stead/internal/safetext"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -197,10 +198,10 @@ func (e *Encoder) start() {
 		StartTime:   stamp(e.t.Created),
 		LastUpdated: stamp(updated),
 		Kind:        "main",
-		Summary:     clipBytes(e.t.Title, metaMax),
+		Summary:     safetext.CutBytes(e.t.Title, metaMax),
 	}
 	if o := e.t.Origin; o.CLI != "" || o.ID != "" {
-		m.SteadOrigin = &origin{CLI: clipBytes(o.CLI, metaMax/4), ID: clipBytes(o.ID, metaMax/4), Tool: clipBytes(o.Tool, metaMax/4), Version: WriteVersion, Written: o.Written}
+		m.SteadOrigin = &origin{CLI: safetext.CutBytes(o.CLI, metaMax/4), ID: safetext.CutBytes(o.ID, metaMax/4), Tool: safetext.CutBytes(o.Tool, metaMax/4), Version: WriteVersion, Written: o.Written}
 	}
 	e.put(m)
 }
@@ -361,7 +362,7 @@ func (e *Encoder) result(en *session.Entry) {
 	}
 	c.Result = append([]any{map[string]any{"functionResponse": map[string]any{
 		"id": c.ID, "name": c.Name, "response": map[string]string{key: text}}}}, e.attachments(en)...)
-	c.ResultDisplay = clipBytes(text, displayMax)
+	c.ResultDisplay = safetext.CutBytes(text, displayMax)
 	e.chars += int64(utf8.RuneCountInString(text))
 }
 
@@ -570,18 +571,7 @@ func callDescription(name string, args json.RawMessage) string {
 	case "glob", "grep_search":
 		d = a.Pattern
 	}
-	return clipBytes(d, displayMax)
-}
-
-// clipBytes cuts s to at most n bytes, on a character boundary.
-func clipBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
+	return safetext.CutBytes(d, displayMax)
 }
 
 func firstOf(a, b string) string {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/stead-dev/stead/internal/safetext"
 	"github.com/stead-dev/stead/session"
 )
 
@@ -404,16 +405,13 @@ func shorten(text string) (string, string) {
 	if len(text) <= mdMaxBytes {
 		return text, ""
 	}
-	cut := mdMaxBytes
-	for cut > 0 && !utf8.RuneStart(text[cut]) {
-		cut--
-	}
-	rest := text[cut:]
+	head := safetext.CutBytes(text, mdMaxBytes)
+	rest := text[len(head):]
 	more := humanBytes(int64(len(rest))) + " more"
 	if n := strings.Count(rest, "\n"); n > 0 {
 		more += ", " + plural(n, "more line")
 	}
-	return text[:cut], more
+	return head, more
 }
 
 // chunkWriter passes what is written to it on in pieces of at most 64 KB,

@@ -480,7 +480,7 @@ func writeCodexIndex(dir string, plans []filePlan, results []fileResult) error {
 		if r.IntN(4) == 0 {
 			continue
 		}
-		name := pick(r, verbs) + " " + pick(r, idents) + " " + pick(r, []string{"handling", "tests", "setup", "docs", "flags", "errors"})
+		name := taskTitle(r)
 		lines = append(lines, `{"id":"`...)
 		lines = append(lines, plans[i].id...)
 		lines = append(lines, `","thread_name":`...)

@@ -168,7 +168,7 @@ func writeOpenCodeSession(r *rand.Rand, p *filePlan, emit func([]ocRow) error) (
 		g.root = p.cwd
 	}
 	g.ctx = int64(10_000 + r.IntN(8_000))
-	g.title = title(pick(r, verbs)) + " " + pick(r, idents) + " " + pick(r, []string{"handling", "tests", "setup", "docs", "flags", "errors"})
+	g.title = taskTitle(r)
 	runTurns(g.o, p.target, turnBudget(p.target, 1_000), openCodeTurnCost, 1, func() int64 { return 0 }, g.turn)
 	if g.err == nil && len(g.rows) > 0 {
 		g.err = g.emit(g.rows)

@@ -236,6 +236,11 @@ func buildTextPool() []byte {
 	return b
 }
 
+// taskTitle is a title a CLI could give a session: "Fix parser tests".
+func taskTitle(r *rand.Rand) string {
+	return title(pick(r, verbs)) + " " + pick(r, idents) + " " + pick(r, []string{"handling", "tests", "setup", "docs", "flags", "errors"})
+}
+
 // title upper-cases the first letter of s.
 func title(s string) string {
 	_, n := utf8.DecodeRuneInString(s)

@@ -15,6 +15,18 @@ func Clip(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
+// CutBytes cuts s to at most n bytes, at a character's start: no
+// character is cut in two.
+func CutBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
 // ClipLine is s on one line (runs of spaces and line breaks folded to one
 // space), cut to at most n runes.
 func ClipLine(s string, n int) string { return Clip(strings.Join(strings.Fields(s), " "), n) }

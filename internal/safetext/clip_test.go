@@ -48,3 +48,23 @@ func TestQuoteN(t *testing.T) {
 		}
 	}
 }
+
+func TestCutBytes(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"abc", 5, "abc"},
+		{"abc", 3, "abc"},
+		{"abcd", 3, "abc"},
+		{"aé", 2, "a"}, // é is two bytes: not cut in two
+		{"日本", 4, "日"}, // three bytes each
+		{"日本", 2, ""},
+		{"", 0, ""},
+	} {
+		if got := CutBytes(c.s, c.n); got != c.want {
+			t.Errorf("CutBytes(%q, %d) = %q, want %q", c.s, c.n, got, c.want)
+		}
+	}
+}
