@@ -168,7 +168,14 @@ const latinBase = "aaaaaa.ceeeeiiii.nooooo..uuuuy..aaaaaa.ceeeeiiii.nooooo..uuuu
 // appendFolded appends r folded: lower-cased, a Latin letter without its
 // accent, nothing for a combining mark.
 func appendFolded(b []byte, r rune) []byte {
-	r = unicode.ToLower(r)
+	if l := unicode.ToLower(r); l != r {
+		r = l
+	} else if u := unicode.ToUpper(r); u != r && r != 'ı' && !unicode.Is(unicode.Mn, r) {
+		// A lower-case letter with a capital of its own: the one its
+		// capital lowers to (final sigma is sigma, the long s an s), as
+		// FTS5 folds it.
+		r = unicode.ToLower(u)
+	}
 	switch {
 	case unicode.Is(unicode.Mn, r):
 		return b
