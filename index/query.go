@@ -46,6 +46,22 @@ func ParseQuery(q string) (string, error) {
 
 // parseQuery is ParseQuery, and the terms a match holds (for its snippet).
 func parseQuery(q string) (string, []term, error) {
+	p, err := parse(q)
+	if err != nil {
+		return "", nil, err
+	}
+	return p.fts(), p.terms(), nil
+}
+
+// parsed is a query read: groups of terms joined by OR, each a
+// conjunction, and terms that must not match.
+type parsed struct {
+	alts [][]term
+	not  []term
+}
+
+// parse reads a query (see ParseQuery).
+func parse(q string) (parsed, error) {
 	var alts [][]term // groups joined by OR, each a conjunction
 	var not []term
 	cur := []term{}
@@ -63,14 +79,14 @@ func parseQuery(q string) (string, []term, error) {
 			neg = true
 			i++
 			if i >= len(q) || q[i] == ' ' {
-				return "", nil, &SyntaxError{q, start, "a - must be followed by the word or phrase to exclude"}
+				return parsed{}, &SyntaxError{q, start, "a - must be followed by the word or phrase to exclude"}
 			}
 		}
 		var t term
 		if q[i] == '"' {
 			end := strings.IndexByte(q[i+1:], '"')
 			if end < 0 {
-				return "", nil, &SyntaxError{q, i, "this quote is not closed"}
+				return parsed{}, &SyntaxError{q, i, "this quote is not closed"}
 			}
 			t.text = q[i+1 : i+1+end]
 			i += end + 2
@@ -91,13 +107,13 @@ func parseQuery(q string) (string, []term, error) {
 		}
 		if !neg && !t.prefix && t.text == "OR" {
 			if len(cur) == 0 {
-				return "", nil, &SyntaxError{q, start, "OR needs words on both sides"}
+				return parsed{}, &SyntaxError{q, start, "OR needs words on both sides"}
 			}
 			alts, cur, orAt = append(alts, cur), []term{}, start
 			continue
 		}
 		if !hasWord(t.text) {
-			return "", nil, &SyntaxError{q, start, fmt.Sprintf("%q has no letter or digit to search for", t.text)}
+			return parsed{}, &SyntaxError{q, start, fmt.Sprintf("%q has no letter or digit to search for", t.text)}
 		}
 		if neg {
 			not = append(not, t)
@@ -106,19 +122,24 @@ func parseQuery(q string) (string, []term, error) {
 		}
 	}
 	if len(cur) == 0 && orAt >= 0 {
-		return "", nil, &SyntaxError{q, orAt, "OR needs words on both sides"}
+		return parsed{}, &SyntaxError{q, orAt, "OR needs words on both sides"}
 	}
 	if len(cur) > 0 {
 		alts = append(alts, cur)
 	}
 	if len(alts) == 0 {
 		if len(not) > 0 {
-			return "", nil, &SyntaxError{q, 0, "a query needs a word to find, not only words to exclude"}
+			return parsed{}, &SyntaxError{q, 0, "a query needs a word to find, not only words to exclude"}
 		}
-		return "", nil, &SyntaxError{q, 0, "the query is empty"}
+		return parsed{}, &SyntaxError{q, 0, "the query is empty"}
 	}
+	return parsed{alts: alts, not: not}, nil
+}
+
+// fts is the query in FTS5's syntax.
+func (p parsed) fts() string {
 	var b strings.Builder
-	for k, alt := range alts {
+	for k, alt := range p.alts {
 		if k > 0 {
 			b.WriteString(" OR ")
 		}
@@ -132,17 +153,22 @@ func parseQuery(q string) (string, []term, error) {
 		b.WriteByte(')')
 	}
 	out := b.String()
-	if len(alts) > 1 && len(not) > 0 {
+	if len(p.alts) > 1 && len(p.not) > 0 {
 		out = "(" + out + ")"
 	}
-	for _, t := range not {
+	for _, t := range p.not {
 		out += " NOT " + t.fts()
 	}
+	return out
+}
+
+// terms are the terms a match holds (for its snippet).
+func (p parsed) terms() []term {
 	var terms []term
-	for _, alt := range alts {
+	for _, alt := range p.alts {
 		terms = append(terms, alt...)
 	}
-	return out, terms, nil
+	return terms
 }
 
 // hasWord reports whether s holds something the tokenizer keeps.

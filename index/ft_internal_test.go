@@ -1,0 +1,258 @@
+package index
+
+import (
+	"database/sql"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// ftVocabulary is what the texts of TestSegmentsMatchLikeFTS5 are made
+// of: words sharing prefixes, cases, accents (composed and combining),
+// digits, scripts beyond Latin, the filters' tags, and what separates
+// words (punctuation, symbols, emoji).
+var ftVocabulary = []string{
+	"test", "tests", "testing", "Tester", "TEST", "the", "then", "them", "error", "Errors", "err",
+	"café", "Cafe", "CAFÉ", "cafe\u0301", "naïve", "naive", "Ærø", "straße", "STRASSE",
+	"v2", "2024", "x86_64", "42", "日本語", "日本", "Привет", "привет", "ΣΊΣΥΦΟΣ", "σίσυφος",
+	"rm", "-rf", "/tmp/x", "go.mod", "a", "i", "steadxclicodex", "steadxroleuser", "steadxtoolbash",
+}
+
+var ftSeparators = []string{" ", " ", " ", "\n", ", ", ". ", "-", "/", "_", " ★ ", " — ", "\t", "'", "\"", "(", ")"}
+
+func ftText(r *rand.Rand) string {
+	var b strings.Builder
+	for n := r.IntN(40); n >= 0; n-- {
+		b.WriteString(ftVocabulary[r.IntN(len(ftVocabulary))])
+		b.WriteString(ftSeparators[r.IntN(len(ftSeparators))])
+	}
+	return b.String()
+}
+
+// ftQueryText is a random query in stead's syntax: words, phrases taken
+// from a text, prefixes, OR and exclusions.
+func ftQueryText(r *rand.Rand, texts []string) string {
+	term := func() string {
+		switch r.IntN(5) {
+		case 0: // a phrase from a text
+			t := texts[r.IntN(len(texts))]
+			var ws []string
+			for w, ok := nextWord(t, 0); ok; w, ok = nextWord(t, w.end) {
+				ws = append(ws, t[w.start:w.end])
+			}
+			if len(ws) < 2 {
+				return "test"
+			}
+			i := r.IntN(len(ws) - 1)
+			n := 2 + r.IntN(min(3, len(ws)-i-1))
+			if i+n > len(ws) {
+				n = len(ws) - i
+			}
+			p := `"` + strings.Join(ws[i:i+n], " ") + `"`
+			if r.IntN(4) == 0 {
+				p += "*"
+			}
+			return p
+		case 1: // a prefix
+			w := []rune(ftVocabulary[r.IntN(len(ftVocabulary))])
+			return string(w[:1+r.IntN(len(w))]) + "*"
+		default:
+			w := ftVocabulary[r.IntN(len(ftVocabulary))]
+			if !hasWord(w) || strings.HasPrefix(w, "-") {
+				return "test"
+			}
+			return w
+		}
+	}
+	var q []string
+	for n := 1 + r.IntN(3); n > 0; n-- {
+		q = append(q, term())
+	}
+	if r.IntN(3) == 0 {
+		q = append(q, "OR", term())
+	}
+	if r.IntN(3) == 0 {
+		t := term()
+		q = append(q, "-"+t)
+	}
+	return strings.Join(q, " ")
+}
+
+// TestSegmentsMatchLikeFTS5 holds stead's own full-text index to FTS5's
+// answers: the same texts in an FTS5 table (as the index makes it) and in
+// segments (three builders' and their merge), the same random queries,
+// the same documents found.
+func TestSegmentsMatchLikeFTS5(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	dir := t.TempDir()
+	db, err := sql.Open("sqlite", filepath.Join(dir, "fts.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`CREATE VIRTUAL TABLE f USING fts5 (text, content = '', tokenize = 'unicode61 remove_diacritics 2')`); err != nil {
+		t.Fatal(err)
+	}
+	const n = 3000
+	builders := []*ftBuilder{newFTBuilder(), newFTBuilder(), newFTBuilder()}
+	var texts []string
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id := int64(1); id <= n; id++ {
+		text := ftText(r)
+		texts = append(texts, text)
+		if _, err := tx.Exec(`INSERT INTO f (rowid, text) VALUES (?, ?)`, id, text); err != nil {
+			t.Fatal(err)
+		}
+		// Builders take turns (their documents interleave) and the
+		// third takes the last ones (a range of its own).
+		b := builders[id%2]
+		if id > n*2/3 {
+			b = builders[2]
+		}
+		if err := b.add(id, text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	var segs []*segment
+	for i, b := range builders {
+		path := filepath.Join(dir, fmt.Sprintf("%d.seg", i))
+		if err := b.writeFile(path); err != nil {
+			t.Fatal(err)
+		}
+		s, f, err := openSegment(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		segs = append(segs, s)
+	}
+	merged := mergedSegment(t, dir, segs, nil)
+	// A merge that drops every tenth document finds the rest.
+	dropped := mergedSegment(t, dir, segs, func(doc int64) bool { return doc%10 != 0 })
+
+	ftsDocs := func(match string) []int64 {
+		rows, err := db.Query(`SELECT rowid FROM f WHERE f MATCH ? ORDER BY rowid DESC`, match)
+		if err != nil {
+			t.Fatalf("%s: %v", match, err)
+		}
+		defer rows.Close()
+		var ids []int64
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, id)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return ids
+	}
+	found := 0
+	for range 600 {
+		qt := ftQueryText(r, texts)
+		p, err := parse(qt)
+		if err != nil {
+			continue
+		}
+		q := &ftQuery{p: p}
+		if r.IntN(4) == 0 {
+			q.all = [][]string{{"steadxclicodex", "steadxroleuser"}}
+			if r.IntN(2) == 0 {
+				q.all = append(q.all, []string{"steadxtoolbash"})
+			}
+		}
+		match := p.fts()
+		if len(q.all) > 0 {
+			var and []string
+			for _, g := range q.all {
+				and = append(and, `("`+strings.Join(g, `" OR "`)+`")`)
+			}
+			match = "(" + match + ") AND " + strings.Join(and, " AND ")
+		}
+		want := ftsDocs(match)
+		found += len(want)
+		for _, c := range []struct {
+			name string
+			ss   []*segment
+		}{{"three segments", segs}, {"merged", []*segment{merged}}} {
+			name, ss := c.name, c.ss
+			got, err := matchSegs(ss, q, 0, n+1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want) {
+				for _, d := range got {
+					if !slices.Contains(want, d) {
+						t.Logf("only found here: %d %q", d, texts[d-1])
+						break
+					}
+				}
+				for _, d := range want {
+					if !slices.Contains(got, d) {
+						t.Logf("only found by FTS5: %d %q", d, texts[d-1])
+						break
+					}
+				}
+				t.Fatalf("%s: query %q (FTS5: %s): found %d documents, FTS5 %d\n got %v\nwant %v", name, qt, match, len(got), len(want), head(got), head(want))
+			}
+		}
+		got, err := matchSegs([]*segment{dropped}, q, 0, n+1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = slices.DeleteFunc(want, func(d int64) bool { return d%10 == 0 })
+		if !slices.Equal(got, want) {
+			t.Fatalf("merged without every tenth: query %q: found %d documents, want %d", qt, len(got), len(want))
+		}
+		// The newest few, from a bound.
+		from := int64(r.IntN(n))
+		got, err = matchSegs(segs, q, from, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = slices.DeleteFunc(ftsDocs(match), func(d int64) bool { return d < from })
+		want = want[:min(7, len(want))]
+		if !slices.Equal(got, want) {
+			t.Fatalf("query %q from %d, 7 at most: got %v, want %v", qt, from, got, want)
+		}
+	}
+	if found < 10000 {
+		t.Fatalf("the queries found %d documents in all: too few to tell the indexes apart", found)
+	}
+}
+
+func head(ids []int64) []int64 { return ids[:min(len(ids), 20)] }
+
+// mergedSegment merges segs into a segment file in dir and opens it.
+func mergedSegment(t *testing.T, dir string, segs []*segment, keep func(int64) bool) *segment {
+	t.Helper()
+	scratch, err := os.CreateTemp(dir, "dict")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer scratch.Close()
+	path := filepath.Join(dir, fmt.Sprintf("merged-%t.seg", keep == nil))
+	err = writeSegFile(path, func(w io.Writer) error { return mergeSegs(w, scratch, segs, keep) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, f, err := openSegment(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return s
+}
