@@ -1,10 +1,8 @@
 package index
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -181,90 +179,4 @@ func FuzzDecodeSummary(f *testing.F) {
 			t.Errorf("read back:\n%+v\nwant\n%+v", back, sum)
 		}
 	})
-}
-
-// TestUpgradeSummaries: an index of schema 9, which kept summaries in
-// JSON, is upgraded in place to binary ones that read as the same
-// summaries, and stats from it counts what it counted before.
-func TestUpgradeSummaries(t *testing.T) {
-	ctx := context.Background()
-	_, here, _, _ := runtime.Caller(0)
-	a, _ := adapters.Lookup(session.Claude)
-	_, ref := samples.Layout(t, a, filepath.Join(filepath.Dir(here), "..", "adapters", "claude", "testdata", "synthetic-features.txtar"))
-	data, err := os.ReadFile(ref.Path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	home := t.TempDir()
-	claude := filepath.Join(home, "claude")
-	file := filepath.Join(claude, "projects", "-work", "77777777-0000-4000-8000-000000000009.jsonl")
-	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(file, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	env := session.Env{Home: home, Vars: map[string]string{"CLAUDE_CONFIG_DIR": claude}}
-	path := filepath.Join(t.TempDir(), "index.db")
-	ix, err := Open(ctx, path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ix.Refresh(ctx, env, nil); err != nil {
-		t.Fatal(err)
-	}
-	stored := func() []byte {
-		t.Helper()
-		var data []byte
-		if err := ix.db.QueryRowContext(ctx, `SELECT summary FROM sessions ORDER BY length(summary) DESC LIMIT 1`).Scan(&data); err != nil {
-			t.Fatal(err)
-		}
-		return data
-	}
-	want, err := decodeSummary(stored())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want.Usage.IsZero() || len(want.Buckets) == 0 || len(want.Tools) == 0 {
-		t.Fatalf("the sample's summary counts no usage or tools: %+v", want)
-	}
-	// As schema 9 kept it.
-	old := jsonSummary(t, want)
-	if _, err := ix.db.ExecContext(ctx, `UPDATE sessions SET summary = ? WHERE length(summary) = ?`, string(old), len(stored())); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ix.db.ExecContext(ctx, `UPDATE meta SET value = '9' WHERE key = 'schema'`); err != nil {
-		t.Fatal(err)
-	}
-	ix.Close()
-
-	if ix, err = Open(ctx, path, nil); err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	data = stored()
-	if data[0] != summaryBinary {
-		t.Fatalf("after the upgrade the summary is %.40q, not binary", data)
-	}
-	got, err := decodeSummary(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	norm := func(s *session.Summary) { s.Start, s.End = s.Start.UTC(), s.End.UTC() }
-	norm(&got)
-	norm(&want)
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("after the upgrade:\n%+v\nwant\n%+v", got, want)
-	}
-	var version string
-	if err := ix.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'schema'`).Scan(&version); err != nil || version != fmt.Sprint(SchemaVersion) {
-		t.Errorf("schema %q (%v) after the upgrade, want %d", version, err, SchemaVersion)
-	}
-	res, err := ix.Refresh(ctx, env, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Unchanged == 0 || res.Added+res.Updated != 0 {
-		t.Errorf("the refresh after the upgrade: %+v, want the session unchanged", res)
-	}
 }

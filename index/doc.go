@@ -1,7 +1,11 @@
-// Package index is stead's search index: a SQLite database (FTS5, through
-// the pure-Go modernc.org/sqlite) under $XDG_CACHE_HOME/stead/ holding,
-// for every session of every CLI's store the environment points at, what
-// `list` and `stats` show of it, and the text of its entries, searchable.
+// Package index is stead's search index: a SQLite database (the pure-Go
+// modernc.org/sqlite) under $XDG_CACHE_HOME/stead/ holding, for every
+// session of every CLI's store the environment points at, what `list` and
+// `stats` show of it, and the text of its entries, searchable through a
+// full-text index of stead's own: segment files beside the database, each
+// the words of the entries one transaction wrote, gathered on another core
+// as the writer writes them, and merged in the background (ftbuild.go,
+// ftseg.go, ftmatch.go, ftindex.go).
 //
 // Refresh brings it up to date without rescanning: it lists each store
 // (the adapters' Discover), compares every session with what the index

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"io"
@@ -255,4 +256,91 @@ func mergedSegment(t *testing.T, dir string, segs []*segment, keep func(int64) b
 	}
 	t.Cleanup(func() { f.Close() })
 	return s
+}
+
+// checkSegments checks the index's segments: the files its rows name are
+// all there, whole, and no other is; each holds the entries its row says.
+func checkSegments(ctx context.Context, ix *Index) error {
+	rows, err := ix.segmentRows(ctx)
+	if err != nil {
+		return err
+	}
+	named := map[string]bool{}
+	for _, r := range rows {
+		named[r.file] = true
+		s, f, err := openSegment(filepath.Join(ix.ftDir, r.file))
+		if err != nil {
+			return err
+		}
+		if s.first != r.first || s.last != r.last {
+			f.Close()
+			return fmt.Errorf("segment %s holds entries %d to %d; its row says %d to %d", r.file, s.first, s.last, r.first, r.last)
+		}
+		n := 0
+		err = s.terms("", func(st segTerm) bool {
+			if _, err := s.postings(st); err != nil {
+				return false
+			}
+			n++
+			return true
+		})
+		f.Close()
+		if err != nil {
+			return err
+		}
+	}
+	files, err := filepath.Glob(filepath.Join(ix.ftDir, "*"+segExt))
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		if !named[filepath.Base(f)] {
+			return fmt.Errorf("segment file %s is no row's", filepath.Base(f))
+		}
+	}
+	if len(files) != len(rows) {
+		return fmt.Errorf("%d segment files for %d rows", len(files), len(rows))
+	}
+	return nil
+}
+
+// TestDamagedSegment: a search of an index whose segment file was
+// damaged fails, saying so and what makes it whole again; it does not
+// answer as if the damaged part held nothing.
+func TestDamagedSegment(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	ix, err := Open(ctx, filepath.Join(dir, "index.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	b := &batch{ix: ix}
+	tx, err := b.begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO entries (session, entry, time, role, tool, model, text) VALUES (1, 'e1', 0, 'user', '', '', x'')`); err != nil {
+		t.Fatal(err)
+	}
+	b.gather.add(1, "a capybara rested")
+	if err := b.commit(); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := ix.segmentRows(ctx)
+	if err != nil || len(rows) != 1 {
+		t.Fatalf("segments: %v, %v; want one", rows, err)
+	}
+	path := filepath.Join(ix.ftDir, rows[0].file)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data[:len(data)-3], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ix.Search(ctx, Query{Text: "capybara"})
+	if err == nil || !strings.Contains(err.Error(), "stead index --rebuild") {
+		t.Errorf("searching a damaged index: %v; want an error saying how to make it whole", err)
+	}
 }

@@ -12,15 +12,16 @@ import (
 	"strings"
 )
 
-// This file and ftseg.go, ftmatch.go are stead's own full-text index,
-// built to take the place of FTS5, whose one writer bounds a cold build
-// (docs/performance.md, stop 45); the index does not use it yet. The words of
-// a batch of entries are gathered into a segment on whichever core read
-// them (a ftBuilder), written out as a file of its own, and merged with
-// others in the background, where FTS5 tokenizes, hashes and merges every
-// word on its one writing connection. A segment matches a query as FTS5
-// does (words, phrases, prefixes, OR, NOT; TestSegmentsMatchLikeFTS5),
-// listing the entries (documents, by id) from the newest.
+// This file and ftseg.go, ftmatch.go, ftindex.go are stead's own
+// full-text index, which took the place of FTS5, whose one writer bounded
+// a cold build (docs/performance.md, stop 45). The words of the entries a
+// transaction writes are gathered into a segment beside the writer (a
+// ftBuilder on a goroutine of its own), written out as a file of its own,
+// and merged with others in the background, where FTS5 tokenized, hashed
+// and merged every word on its one writing connection. A segment matches
+// a query as FTS5 did (words, phrases, prefixes, OR, NOT;
+// TestSegmentsMatchLikeFTS5), listing the entries (documents, by id)
+// from the newest.
 //
 // A segment file, all numbers unsigned varints unless said otherwise:
 //

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -18,7 +19,7 @@ import (
 
 // SchemaVersion is the version of the index's tables. An index of another
 // version is rebuilt.
-const SchemaVersion = 10
+const SchemaVersion = 11
 
 // MaxEntryText is how much of one entry's text is indexed: its start.
 // (Tool outputs and file writes run to megabytes; their start is what a
@@ -48,6 +49,8 @@ type Index struct {
 	onChange func(Refreshed)
 	// oneAnswer: the manifest is mapped, not read (see ForOneAnswer).
 	oneAnswer bool
+	// ftDir holds the full-text segments' files (segments table).
+	ftDir string
 }
 
 // ForOneAnswer says the index serves one command of a process that ends
@@ -104,8 +107,11 @@ CREATE TABLE sessions (
 	UNIQUE (cli, sid, path)
 );
 CREATE INDEX sessions_last ON sessions (last, first);
+-- An entry's id is never given again (AUTOINCREMENT): the full-text
+-- segments keep the ids of entries dropped since, until a merge leaves
+-- them out, and a search skips them.
 CREATE TABLE entries (
-	id      INTEGER PRIMARY KEY,
+	id      INTEGER PRIMARY KEY AUTOINCREMENT,
 	session INTEGER NOT NULL,
 	entry   TEXT NOT NULL,
 	time    INTEGER NOT NULL,
@@ -115,32 +121,19 @@ CREATE TABLE entries (
 	text    BLOB NOT NULL -- packText: compressed (the full-text index keeps only its words)
 );
 CREATE INDEX entries_session ON entries (session);
-CREATE VIRTUAL TABLE entry_fts USING fts5 (text, content = '', contentless_delete = 1,
-	tokenize = 'unicode61 remove_diacritics 2');
-CREATE TRIGGER entries_ad AFTER DELETE ON entries BEGIN
-	DELETE FROM entry_fts WHERE rowid = old.id;
-END;
+-- The full-text index's segments (ftbuild.go), files in the folder
+-- beside the database (Index.ftDir): each the words of the entries a
+-- transaction wrote, or a merge of segments; first and last are the
+-- smallest and largest entry id it holds, docs how many entries.
+CREATE TABLE segments (
+	id    INTEGER PRIMARY KEY,
+	file  TEXT NOT NULL UNIQUE,
+	first INTEGER NOT NULL,
+	last  INTEGER NOT NULL,
+	docs  INTEGER NOT NULL,
+	bytes INTEGER NOT NULL
+);
 `
-
-// ftsConfig tunes FTS5's writing; the index keeps it. FTS5 writes a
-// segment each time the words it holds in memory pass hashsize (1 MB by
-// default) and merges segments automerge at a time (4): with 16 MB and 8,
-// a cold build of the benchmark corpus ran 15 % faster and its index came
-// out 6 % smaller, searches as fast. Since a cold build writes each
-// entry's words with the entry (see batch), FTS5 holds them for the whole
-// transaction, not for its last statement alone: with 16 MB the build's
-// peak RSS rose from 245-249 to 249-265 MB, over its goal of 256; with 8
-// it was 243-254 MB, the build 4 % faster than before (docs/performance.md).
-// Merging 16 at a time (FTS5's most) instead of 8 rewrites each segment's
-// words fewer times: a cold build 3 % faster, its index 1.4 % smaller, the
-// same searches as fast.
-var ftsConfig = []struct {
-	name  string
-	value int
-}{
-	{"hashsize", 8 << 20},
-	{"automerge", 16},
-}
 
 // ErrNoIndex is OpenMade's error when no index was made at its path.
 var ErrNoIndex = errors.New("no search index was made (stead index makes one)")
@@ -178,7 +171,22 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*Index, error) {
 	os.Remove(path + "-wal")
 	os.Remove(path + "-shm")
 	os.Remove(manifestFile(path))
+	os.RemoveAll(segmentsDir(path))
 	return open(ctx, path, log)
+}
+
+// Remove removes the index at path, and every file it keeps beside it
+// (stead index --rebuild). An index that is not there is no error.
+func Remove(path string) error {
+	for _, p := range []string{path, path + "-wal", path + "-shm", manifestFile(path)} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("index: %w", err)
+		}
+	}
+	if err := os.RemoveAll(segmentsDir(path)); err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	return nil
 }
 
 // errUnreadable is an index file SQLite cannot read.
@@ -194,8 +202,16 @@ func open(ctx context.Context, path string, log *slog.Logger) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
-	ix := &Index{db: db, path: path, log: log, dicts: &dicts{db: db, log: log}}
+	ix := &Index{db: db, path: path, log: log, dicts: &dicts{db: db, log: log}, ftDir: segmentsDir(path)}
+	if err := os.MkdirAll(ix.ftDir, 0o700); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("index: %w", err)
+	}
 	if err := ix.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := ix.dropStraySegments(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -212,22 +228,7 @@ func (ix *Index) migrate(ctx context.Context) error {
 	err := ix.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'schema'`).Scan(&version)
 	switch {
 	case err == nil && version == strconv.Itoa(SchemaVersion):
-		return ix.tune(ctx)
-	case err == nil && (version == "7" || version == "8" || version == "9"):
-		// Version 8 added the sessions' run column, version 9 their
-		// last and first columns, version 10 kept summaries in binary
-		// (summary.go), and nothing else.
-		stmt := ""
-		switch version {
-		case "7":
-			stmt = `ALTER TABLE sessions ADD COLUMN run TEXT NOT NULL DEFAULT '';` + upgradeTo9
-		case "8":
-			stmt = upgradeTo9
-		}
-		if err := ix.upgrade(ctx, stmt); err != nil {
-			return err
-		}
-		return ix.tune(ctx)
+		return nil
 	case err == nil:
 		ix.log.Info("the search index is of another version: rebuilding it", "path", ix.path, "version", version, "want", SchemaVersion)
 	case errors.Is(err, sql.ErrNoRows):
@@ -267,9 +268,6 @@ func (ix *Index) migrate(ctx context.Context) error {
 	if _, err := tx.ExecContext(ctx, schema); err != nil {
 		return fmt.Errorf("index: making the tables: %w", err)
 	}
-	if err := tuneFTS(ctx, tx); err != nil {
-		return err
-	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('schema', ?), ('created', ?)`,
 		strconv.Itoa(SchemaVersion), time.Now().UTC().Format(time.RFC3339)); err != nil {
 		return fmt.Errorf("index: %w", err)
@@ -277,71 +275,10 @@ func (ix *Index) migrate(ctx context.Context) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("index: %w", err)
 	}
-	return nil
-}
-
-// upgradeTo9 adds the sessions' last and first columns to an index of
-// version 8, from the entries it holds.
-const upgradeTo9 = `ALTER TABLE sessions ADD COLUMN last INTEGER NOT NULL DEFAULT 0;
-ALTER TABLE sessions ADD COLUMN first INTEGER NOT NULL DEFAULT 0;
-UPDATE sessions SET last = coalesce((SELECT max(time) FROM entries WHERE session = sessions.id), 0),
-	first = coalesce((SELECT min(id) FROM entries WHERE session = sessions.id), 0);
-CREATE INDEX IF NOT EXISTS sessions_last ON sessions (last, first);`
-
-// upgrade brings an index of a previous schema version to this one with
-// stmt ("" for none), then its summaries in binary, in a transaction.
-func (ix *Index) upgrade(ctx context.Context, stmt string) error {
-	tx, err := ix.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("index: %w", err)
-	}
-	defer tx.Rollback()
-	if stmt != "" {
-		if _, err := tx.ExecContext(ctx, stmt); err != nil {
-			return fmt.Errorf("index: upgrading to version %d: %w", SchemaVersion, err)
-		}
-	}
-	if err := binarySummaries(ctx, tx); err != nil {
-		return fmt.Errorf("index: upgrading to version %d: %w", SchemaVersion, err)
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE meta SET value = ? WHERE key = 'schema'`, strconv.Itoa(SchemaVersion)); err != nil {
-		return fmt.Errorf("index: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("index: %w", err)
-	}
-	ix.log.Info("the search index was upgraded", "path", ix.path, "version", SchemaVersion)
-	return nil
-}
-
-// tune sets ftsConfig in an index made before it.
-func (ix *Index) tune(ctx context.Context) error {
-	var n int
-	if err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM entry_fts_config WHERE k = 'hashsize'`).Scan(&n); err != nil {
-		return fmt.Errorf("index: %s: %w: %v", ix.path, errUnreadable, err)
-	}
-	if n > 0 {
-		return nil
-	}
-	tx, err := ix.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("index: %w", err)
-	}
-	defer tx.Rollback()
-	if err := tuneFTS(ctx, tx); err != nil {
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("index: %w", err)
-	}
-	return nil
-}
-
-func tuneFTS(ctx context.Context, tx *sql.Tx) error {
-	for _, c := range ftsConfig {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO entry_fts (entry_fts, rank) VALUES (?, ?)`, c.name, c.value); err != nil {
-			return fmt.Errorf("index: tuning the full-text index: %s: %w", c.name, err)
-		}
+	// The segments of the index it was are no one's now.
+	old, _ := filepath.Glob(filepath.Join(ix.ftDir, "*"+segExt))
+	for _, f := range old {
+		os.Remove(f)
 	}
 	return nil
 }
@@ -416,5 +353,10 @@ func (ix *Index) Status(ctx context.Context) (Status, error) {
 			st.Bytes += fi.Size()
 		}
 	}
+	var words int64
+	if err := ix.db.QueryRowContext(ctx, `SELECT coalesce(sum(bytes), 0) FROM segments`).Scan(&words); err != nil {
+		return st, fmt.Errorf("index: %w", err)
+	}
+	st.Bytes += words
 	return st, nil
 }

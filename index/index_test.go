@@ -2,7 +2,6 @@ package index_test
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"os"
 	"path/filepath"
@@ -300,51 +299,6 @@ func TestParseQuery(t *testing.T) {
 	}
 }
 
-// TestFTSTuned: a new index and one made before ftsConfig both keep it.
-func TestFTSTuned(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "index.db")
-	ix := openIndex(t, path)
-	ix.Close()
-	if got := ftsConfigOf(t, path); got != "automerge=16 hashsize=8388608" {
-		t.Errorf("a new index: %s", got)
-	}
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(`DELETE FROM entry_fts_config WHERE k IN ('hashsize', 'automerge')`); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	openIndex(t, path).Close()
-	if got := ftsConfigOf(t, path); got != "automerge=16 hashsize=8388608" {
-		t.Errorf("an index made before: %s", got)
-	}
-}
-
-func ftsConfigOf(t *testing.T, path string) string {
-	t.Helper()
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	rows, err := db.Query(`SELECT k, v FROM entry_fts_config WHERE k IN ('hashsize', 'automerge') ORDER BY k`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var k, v string
-		if err := rows.Scan(&k, &v); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, k+"="+v)
-	}
-	return strings.Join(out, " ")
-}
-
 // TestFilters: a search with filters finds what the search without them
 // finds and the filters pass (FTS5 is handed the filters' tags, SQL checks
 // them again), over the testdata stores of all five CLIs.
@@ -419,5 +373,55 @@ func TestFilters(t *testing.T) {
 				t.Errorf("%s with %+v: %d hits; %d of the unfiltered pass", text, f, len(got), len(want))
 			}
 		}
+	}
+}
+
+// TestRemove: Remove leaves nothing of an index, its segments included,
+// and an index opened at the path after it is a new, empty one.
+func TestRemove(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	claude := filepath.Join(home, "claude")
+	env := session.Env{Home: home, Vars: map[string]string{"CLAUDE_CONFIG_DIR": claude}}
+	writeClaude(t, claude, "77777777-0000-4000-8000-000000000001", "a capybara rested")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "index.db")
+	ix := openIndex(t, path)
+	refresh(t, ix, env)
+	if hits := search(t, ix, index.Query{Text: "capybara"}); len(hits) != 1 {
+		t.Fatalf("before: %d hits, want 1", len(hits))
+	}
+	ix.Close()
+	// Its segment files are the user's alone, as the database is.
+	segs, _ := filepath.Glob(filepath.Join(path+"-segments", "*"))
+	if len(segs) == 0 {
+		t.Errorf("no segment file in %s", path+"-segments")
+	}
+	for _, p := range append(segs, path+"-segments") {
+		fi, err := os.Stat(p)
+		want := os.FileMode(0o600)
+		if fi != nil && fi.IsDir() {
+			want = 0o700
+		}
+		if err != nil || fi.Mode().Perm() != want {
+			t.Errorf("%s: %v, mode %v; want %v", p, err, fi.Mode().Perm(), want)
+		}
+	}
+	if err := index.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		var names []string
+		for _, e := range left {
+			names = append(names, e.Name())
+		}
+		t.Errorf("left after Remove: %v", names)
+	}
+	if err := index.Remove(path); err != nil {
+		t.Errorf("removing it again: %v", err)
+	}
+	ix = openIndex(t, path)
+	if st, err := ix.Status(ctx); err != nil || st.Sessions != 0 {
+		t.Errorf("an index opened after Remove: %+v, %v; want an empty one", st, err)
 	}
 }

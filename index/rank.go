@@ -161,7 +161,7 @@ func rank(cands []candidate, c *counter, df []float64, total float64, now time.T
 // the logarithm of the count, so an estimate off by half moves a score
 // by little). cands, when not nil, are the matches of the one pattern,
 // most recent first.
-func entriesWith(ctx context.Context, tx *sql.Tx, ps []pattern, cands []candidate) ([]float64, float64, error) {
+func entriesWith(ctx context.Context, tx *sql.Tx, segs []*segment, ps []pattern, cands []candidate) ([]float64, float64, error) {
 	var last sql.NullInt64
 	if err := tx.QueryRowContext(ctx, `SELECT max(id) FROM entries`).Scan(&last); err != nil {
 		return nil, 0, fmt.Errorf("index: search: %w", err)
@@ -189,23 +189,15 @@ func entriesWith(ctx context.Context, tx *sql.Tx, ps []pattern, cands []candidat
 		return df, total, nil
 	}
 	for k, p := range ps {
-		rows, err := tx.QueryContext(ctx, `SELECT rowid FROM entry_fts WHERE entry_fts MATCH ? ORDER BY rowid DESC LIMIT ?`, p.term.fts(), Candidates)
+		ids, err := matchSegs(segs, &ftQuery{p: parsed{alts: [][]term{{p.term}}}}, 0, Candidates)
 		if err != nil {
-			return nil, 0, fmt.Errorf("index: search: %w", err)
+			return nil, 0, err
 		}
-		n, oldest := 0, int64(0)
-		for rows.Next() {
-			if err := rows.Scan(&oldest); err != nil {
-				rows.Close()
-				return nil, 0, fmt.Errorf("index: search: %w", err)
-			}
-			n++
+		oldest := int64(0)
+		if len(ids) > 0 {
+			oldest = ids[len(ids)-1]
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, 0, fmt.Errorf("index: search: %w", err)
-		}
-		df[k] = estimate(n, oldest)
+		df[k] = estimate(len(ids), oldest)
 	}
 	return df, total, nil
 }

@@ -307,13 +307,7 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 	var werr error
 	n := 0
 	read := make(map[string]bool)
-	// A refresh that only adds sessions writes their words straight (see
-	// batch). (One that finds a session's row written meanwhile by
-	// another process replaces it all the same, only slower.)
-	b := &batch{ix: ix, straight: len(gone) == 0}
-	for _, j := range jobs {
-		b.straight = b.straight && j.id == 0
-	}
+	b := &batch{ix: ix}
 	// What the index now holds of each session read, or dropped (nil).
 	wrote := make(map[key]*held)
 	for d := range out {
@@ -354,6 +348,9 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 		werr = b.commit()
 	}
 	b.rollback()
+	if merr := b.merged(ctx); werr == nil {
+		werr = merr
+	}
 	if werr != nil {
 		return res, nil, interrupted(outer, werr)
 	}
@@ -1069,28 +1066,23 @@ func toolText(a adapters.Adapter, e *session.Entry) string {
 	return b.String()
 }
 
-// batch writes sessions in transactions of several: a transaction per
-// session would make FTS5 flush and merge its index after every one.
-// Each transaction holds whole sessions, so an interrupted refresh leaves
-// the index as it was after the last one committed.
-//
-// FTS5 writes the words it holds to disk whenever it is given a row below
-// the last one, as when a session's old entries are deleted after another
-// session's new ones were written: writing each entry's words as it is
-// written would then leave a segment per session updated to merge. So a
-// refresh that updates or drops sessions puts the entries' text into the
-// full-text index in one statement per transaction (see commit), from a
-// temporary table. One that only adds sessions, as a cold build does,
-// writes each entry's words with the entry (straight): the temporary
-// table's copy of the text, written, read back and deleted, was a tenth of
-// a cold build (docs/performance.md).
+// batch writes sessions in transactions of several, each with a
+// full-text segment of the words of the entries it wrote: a transaction
+// per session would make a segment of each. Each transaction holds whole
+// sessions, so an interrupted refresh leaves the index as it was after
+// the last one committed. The words are gathered beside the writer (a
+// gatherer) as it writes the entries, and written out as a segment when
+// the transaction commits, in it.
 type batch struct {
-	ix       *Index
-	straight bool // entries' words written with them, not at commit
-	tx       *sql.Tx
-	bytes    int   // the text written in tx
-	first    int64 // the first entry written in tx to temp.pending (0: none)
-	began    time.Time
+	ix     *Index
+	tx     *sql.Tx
+	bytes  int // the text written in tx
+	began  time.Time
+	gather *gatherer // the words of the entries written in tx
+	wrote  bool      // a segment was written: merge
+	// merging hears the end of the merge running beside the writer,
+	// started after a transaction that wrote a segment (nil: none runs).
+	merging chan error
 }
 
 // batchText and batchTime bound a transaction: about 16 MB of text, or a
@@ -1108,13 +1100,7 @@ func (b *batch) begin(ctx context.Context) (*sql.Tx, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
-	if !b.straight {
-		if _, err := tx.ExecContext(ctx, `CREATE TEMP TABLE IF NOT EXISTS pending (id INTEGER PRIMARY KEY, text TEXT NOT NULL)`); err != nil {
-			tx.Rollback()
-			return nil, fmt.Errorf("index: %w", err)
-		}
-	}
-	b.tx, b.bytes, b.first, b.began = tx, 0, 0, time.Now()
+	b.tx, b.bytes, b.began, b.gather = tx, 0, time.Now(), startGatherer()
 	return tx, nil
 }
 
@@ -1130,27 +1116,78 @@ func (b *batch) commit() error {
 	if b.tx == nil {
 		return nil
 	}
-	if b.first != 0 {
-		if _, err := b.tx.Exec(`INSERT INTO entry_fts (rowid, text) SELECT id, text FROM temp.pending`); err != nil {
-			return fmt.Errorf("index: %w", err)
-		}
-		if _, err := b.tx.Exec(`DELETE FROM temp.pending`); err != nil {
-			return fmt.Errorf("index: %w", err)
+	words, err := b.gather.finish()
+	b.gather = nil
+	if err != nil {
+		return err
+	}
+	var seg string
+	if !words.empty() {
+		if seg, err = b.ix.addSegment(context.Background(), b.tx, words); err != nil {
+			return err
 		}
 	}
-	err := b.tx.Commit()
+	err = b.tx.Commit()
 	b.tx = nil
 	if err != nil {
+		if seg != "" {
+			os.Remove(seg)
+		}
 		return fmt.Errorf("index: %w", err)
+	}
+	if seg != "" {
+		b.wrote = true
+		return b.mergeBeside()
 	}
 	return nil
 }
 
+// mergeBeside starts merging the index's segments beside the writer,
+// unless a merge runs already; it reports how the last one ended.
+func (b *batch) mergeBeside() error {
+	if b.merging != nil {
+		select {
+		case err := <-b.merging:
+			b.merging = nil
+			if err != nil {
+				return err
+			}
+		default:
+			return nil
+		}
+	}
+	done := make(chan error, 1)
+	b.merging = done
+	go func() { done <- b.ix.mergeSegments(context.Background()) }()
+	return nil
+}
+
 func (b *batch) rollback() {
+	if b.gather != nil {
+		b.gather.finish()
+		b.gather = nil
+	}
 	if b.tx != nil {
 		b.tx.Rollback()
 		b.tx = nil
 	}
+}
+
+// merged merges the index's segments once a batch that wrote some is
+// done (see mergeSegments).
+func (b *batch) merged(ctx context.Context) error {
+	if b.merging != nil {
+		err := <-b.merging
+		b.merging = nil
+		if err != nil {
+			return err
+		}
+	}
+	if !b.wrote {
+		return nil
+	}
+	b.wrote = false
+	return b.ix.mergeSegments(ctx)
 }
 
 func (b *batch) drop(ctx context.Context, id int64) error {
@@ -1243,15 +1280,6 @@ func (b *batch) write(ctx context.Context, old int64, ref session.Ref, fp finger
 		return held{}, fmt.Errorf("index: %w", err)
 	}
 	defer stmt.Close()
-	q := `INSERT INTO temp.pending (id, text) VALUES (?, ?)`
-	if b.straight {
-		q = `INSERT INTO entry_fts (rowid, text) VALUES (?, ?)`
-	}
-	words, err := tx.PrepareContext(ctx, q)
-	if err != nil {
-		return held{}, fmt.Errorf("index: %w", err)
-	}
-	defer words.Close()
 	for _, r := range doc.rows[kept:] {
 		res, err := stmt.ExecContext(ctx, id, r.entry, unixNano(r.time), r.role, r.tool, r.model, r.packed)
 		if err != nil {
@@ -1261,12 +1289,7 @@ func (b *batch) write(ctx context.Context, old int64, ref session.Ref, fp finger
 		if err != nil {
 			return held{}, fmt.Errorf("index: %w", err)
 		}
-		if _, err := words.ExecContext(ctx, eid, r.wordsOf(ref.CLI)); err != nil {
-			return held{}, fmt.Errorf("index: %w", err)
-		}
-		if b.first == 0 && !b.straight {
-			b.first = eid
-		}
+		b.gather.add(eid, r.wordsOf(ref.CLI))
 		b.bytes += len(r.text)
 	}
 	var last int64

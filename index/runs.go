@@ -161,6 +161,9 @@ func (f *RunFeed) Flush(ctx context.Context) (err error) {
 		return fmt.Errorf("index: run %s: %w", f.run.ID, err)
 	}
 	f.dirty = false
+	if err := b.merged(ctx); err != nil {
+		return fmt.Errorf("index: run %s: %w", f.run.ID, err)
+	}
 	return nil
 }
 

@@ -3,7 +3,6 @@ package index_test
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -186,74 +185,63 @@ func TestRunFeedUpdates(t *testing.T) {
 	}
 }
 
-// TestUpgrade: an index of schema 7 (before runs) or 8 (before the
-// sessions' last and first entries) is upgraded in place, its sessions
-// kept, not rebuilt, and searched --since as a new one is.
-func TestUpgrade(t *testing.T) {
-	to8 := []string{`DROP INDEX sessions_last`, `ALTER TABLE sessions DROP COLUMN last`, `ALTER TABLE sessions DROP COLUMN first`,
-		`UPDATE meta SET value = '8' WHERE key = 'schema'`}
-	to7 := append(to8[:3:3], `DROP INDEX sessions_run`, `DROP TABLE dicts`, `ALTER TABLE sessions DROP COLUMN run`,
-		`UPDATE meta SET value = '7' WHERE key = 'schema'`)
-	for _, c := range []struct {
-		from  int
-		stmts []string
-	}{{7, to7}, {8, to8}} {
-		t.Run(fmt.Sprint(c.from), func(t *testing.T) {
-			ctx := context.Background()
-			home := t.TempDir()
-			claude := filepath.Join(home, "claude")
-			env := session.Env{Home: home, Vars: map[string]string{"CLAUDE_CONFIG_DIR": claude}}
-			writeClaude(t, claude, "77777777-0000-4000-8000-000000000001", "a capybara rested")
-			path := filepath.Join(home, "index.db")
-			ix, err := index.Open(ctx, path, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			refresh(t, ix, env)
-			hits := search(t, ix, index.Query{Text: "capybara"})
-			if len(hits) != 1 || hits[0].Time.IsZero() {
-				t.Fatalf("before the upgrade: %+v, want one hit with a time", hits)
-			}
-			at := hits[0].Time
-			ix.Close()
-			db, err := sql.Open("sqlite", "file:"+path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, stmt := range c.stmts {
-				if _, err := db.Exec(stmt); err != nil {
-					t.Fatalf("%s: %v", stmt, err)
-				}
-			}
-			db.Close()
+// TestOlderIndexRebuilt: an index of an earlier schema (10: words in
+// FTS5, not in segments of stead's own) is rebuilt, never misread: its
+// sessions are read again, and found as before, --since too.
+func TestOlderIndexRebuilt(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	claude := filepath.Join(home, "claude")
+	env := session.Env{Home: home, Vars: map[string]string{"CLAUDE_CONFIG_DIR": claude}}
+	writeClaude(t, claude, "77777777-0000-4000-8000-000000000001", "a capybara rested")
+	path := filepath.Join(home, "index.db")
+	ix, err := index.Open(ctx, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refresh(t, ix, env)
+	hits := search(t, ix, index.Query{Text: "capybara"})
+	if len(hits) != 1 || hits[0].Time.IsZero() {
+		t.Fatalf("before: %+v, want one hit with a time", hits)
+	}
+	at := hits[0].Time
+	ix.Close()
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{
+		`DROP TABLE segments`,
+		`CREATE VIRTUAL TABLE entry_fts USING fts5 (text, content = '', contentless_delete = 1)`,
+		`UPDATE meta SET value = '10' WHERE key = 'schema'`,
+	} {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	db.Close()
 
-			ix = openIndex(t, path)
-			if hits := search(t, ix, index.Query{Text: "capybara"}); len(hits) != 1 {
-				t.Errorf("after the upgrade: %d hits, want the one indexed before it", len(hits))
-			}
-			if hits := search(t, ix, index.Query{Text: "capybara", Since: at}); len(hits) != 1 {
-				t.Errorf("after the upgrade, since its time: %d hits, want the one", len(hits))
-			}
-			if hits := search(t, ix, index.Query{Text: "capybara", Since: at.Add(time.Nanosecond)}); len(hits) != 0 {
-				t.Errorf("after the upgrade, since after its time: %d hits, want none", len(hits))
-			}
-			res := refresh(t, ix, env)
-			if res.Unchanged != 1 || res.Added != 0 {
-				t.Errorf("the first refresh after the upgrade: %+v; want the session unchanged", res)
-			}
-			st, err := ix.Status(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if st.Schema != index.SchemaVersion || st.Sessions != 1 {
-				t.Errorf("status after the upgrade: %+v", st)
-			}
-			// Opened again, it is of this version: not upgraded twice.
-			again, err := index.Open(ctx, path, nil)
-			if err != nil {
-				t.Fatalf("opening the upgraded index again: %v", err)
-			}
-			again.Close()
-		})
+	ix = openIndex(t, path)
+	st, err := ix.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Schema != index.SchemaVersion || st.Sessions != 0 {
+		t.Errorf("status after opening the older index: %+v, want schema %d and no session", st, index.SchemaVersion)
+	}
+	if segs, _ := filepath.Glob(filepath.Join(path+"-segments", "*")); len(segs) != 0 {
+		t.Errorf("the older index's segment files are left: %v", segs)
+	}
+	if res := refresh(t, ix, env); res.Added != 1 {
+		t.Errorf("the first refresh after the rebuild: %+v; want the session added", res)
+	}
+	if hits := search(t, ix, index.Query{Text: "capybara"}); len(hits) != 1 {
+		t.Errorf("after the rebuild: %d hits, want the one", len(hits))
+	}
+	if hits := search(t, ix, index.Query{Text: "capybara", Since: at}); len(hits) != 1 {
+		t.Errorf("after the rebuild, since its time: %d hits, want the one", len(hits))
+	}
+	if hits := search(t, ix, index.Query{Text: "capybara", Since: at.Add(time.Nanosecond)}); len(hits) != 0 {
+		t.Errorf("after the rebuild, since after its time: %d hits, want none", len(hits))
 	}
 }

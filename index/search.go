@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -83,16 +84,32 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 // search is Search also saying the generation of the index it read (see
 // generation).
 func (ix *Index) search(ctx context.Context, q Query) ([]Hit, int64, error) {
-	match, terms, err := parseQuery(q.Text)
+	for tries := 1; ; tries++ {
+		hits, gen, err := ix.searchOnce(ctx, q)
+		if errors.Is(err, errSegmentsMoved) && tries < 5 {
+			continue
+		}
+		if errors.Is(err, errSegment) {
+			err = fmt.Errorf("%w: the full-text index is damaged (stead index --rebuild makes it again)", err)
+		}
+		return hits, gen, err
+	}
+}
+
+// searchOnce is search on the index as it is: errSegmentsMoved when a
+// segment it was to read was merged away meanwhile.
+func (ix *Index) searchOnce(ctx context.Context, q Query) ([]Hit, int64, error) {
+	p, err := parse(q.Text)
 	if err != nil {
 		return nil, 0, err
 	}
+	terms := p.terms()
 	limit := q.Limit
 	if limit <= 0 {
 		limit = 20
 	}
-	where := []string{"entry_fts MATCH ?"}
-	args := []any{filtered(match, q)}
+	var where []string
+	var args []any
 	in := func(col string, vals []string) {
 		if len(vals) == 0 {
 			return
@@ -120,36 +137,11 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Hit, int64, error) {
 	if !q.Since.IsZero() {
 		where = append(where, "e.time >= ?")
 		args = append(args, q.Since.UnixNano())
-		// The matches come newest first (by rowid), and those before the
-		// first entry of every session that reaches past Since cannot
-		// pass: FTS5 stops there instead of walking all that is older
-		// (all of it when no session does). On the 10,000-session
-		// corpus, `error --cli codex --role tool_result --since 7d`
-		// took 110 ms, then 21; `error --since 1d`, which nothing
-		// passes, 500 ms.
-		where = append(where, "entry_fts.rowid >= (SELECT coalesce(min(first), 9223372036854775807) FROM sessions WHERE last >= ?)")
-		args = append(args, q.Since.UnixNano())
 	}
 	if !q.Until.IsZero() {
 		where = append(where, "e.time < ?")
 		args = append(args, q.Until.UnixNano())
 	}
-	// A word found in more entries than Candidates is ranked among its
-	// Candidates most recent matches (entries are numbered in the order
-	// they were indexed, and a refresh indexes sessions oldest first), so
-	// that a common word costs no more than a rare one. The ranking is
-	// BM25's, computed here from the candidates' text: FTS5's bm25()
-	// first counts the entries holding each term by walking all of
-	// them, which for a word found in a million entries takes seconds
-	// (see rank).
-	from := "entry_fts JOIN entries e ON e.id = entry_fts.rowid"
-	if joinSessions {
-		from += " JOIN sessions s ON s.id = e.session"
-	}
-	stmt := `SELECT e.id, e.time, e.text FROM ` + from + `
-		WHERE ` + strings.Join(where, " AND ") + `
-		ORDER BY entry_fts.rowid DESC LIMIT ?`
-	args = append(args, Candidates)
 	// One read transaction: the hits are read from the snapshot their
 	// candidates came from, whatever a refresh beside it writes.
 	tx, err := ix.db.BeginTx(ctx, nil)
@@ -161,11 +153,41 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Hit, int64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	rows, err := tx.QueryContext(ctx, stmt, args...)
+	segs, closeSegs, err := ix.openSegments(ctx, tx)
 	if err != nil {
-		return nil, 0, fmt.Errorf("index: search: %w", err)
+		return nil, 0, err
 	}
-	// The candidates are counted for ranking as they come.
+	defer closeSegs()
+	var from int64
+	if !q.Since.IsZero() {
+		// The matches come newest first (by id), and those before the
+		// first entry of every session that reaches past Since cannot
+		// pass: the match stops there instead of walking all that is
+		// older (all of it when no session does). On the
+		// 10,000-session corpus, `error --cli codex --role tool_result
+		// --since 7d` took 110 ms, then 21; `error --since 1d`, which
+		// nothing passes, 500 ms.
+		err := tx.QueryRowContext(ctx, `SELECT coalesce(min(first), 9223372036854775807) FROM sessions WHERE last >= ?`, q.Since.UnixNano()).Scan(&from)
+		if err != nil {
+			return nil, 0, fmt.Errorf("index: search: %w", err)
+		}
+	}
+	fq := &ftQuery{p: p, all: filterWords(q)}
+	// A word found in more entries than Candidates is ranked among its
+	// Candidates most recent matches (entries are numbered in the order
+	// they were indexed, and a refresh indexes sessions oldest first), so
+	// that a common word costs no more than a rare one. The ranking is
+	// BM25's, computed here from the candidates' text (see rank). The
+	// matches are checked against the filters SQL checks (and against
+	// the entries the index still holds: a segment keeps the ids of
+	// entries dropped since it was written) newest first.
+	sel := `SELECT e.id, e.time, e.text FROM entries e`
+	if joinSessions {
+		// The entries first, by id: left to choose, SQLite walked every
+		// entry of the sessions of a --cli (an index of sessions begins
+		// with cli), 1.8 s for codex on the 10,000-session corpus.
+		sel += " CROSS JOIN sessions s ON s.id = e.session"
+	}
 	ps := patterns(terms)
 	var cnt *counter
 	if len(ps) > 0 {
@@ -173,32 +195,60 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Hit, int64, error) {
 		defer cnt.wait()
 	}
 	cands := make([]candidate, 0, Candidates) // as many as the counter has room for
-	for rows.Next() {
-		var c candidate
-		if err := rows.Scan(&c.id, &c.time, &c.packed); err != nil {
+	var ids []int64
+	for want := Candidates; ; want *= 8 {
+		matched, err := matchSegs(segs, fq, from, want)
+		if err != nil {
+			return nil, 0, err
+		}
+		// The ones not yet checked (the first len(ids) were).
+		fresh := matched[len(ids):]
+		ids = matched
+		for len(fresh) > 0 && len(cands) < cap(cands) {
+			n := min(len(fresh), 500)
+			chunk := fresh[:n]
+			fresh = fresh[n:]
+			cond := append([]string{"e.id IN (" + strings.TrimSuffix(strings.Repeat("?, ", len(chunk)), ", ") + ")"}, where...)
+			cargs := make([]any, 0, len(chunk)+len(args))
+			for _, id := range chunk {
+				cargs = append(cargs, id)
+			}
+			cargs = append(cargs, args...)
+			rows, err := tx.QueryContext(ctx, sel+" WHERE "+strings.Join(cond, " AND ")+" ORDER BY e.id DESC", cargs...)
+			if err != nil {
+				return nil, 0, fmt.Errorf("index: search: %w", err)
+			}
+			for rows.Next() {
+				var c candidate
+				if err := rows.Scan(&c.id, &c.time, &c.packed); err != nil {
+					rows.Close()
+					return nil, 0, fmt.Errorf("index: search: %w", err)
+				}
+				if len(cands) == cap(cands) {
+					break
+				}
+				cands = append(cands, c)
+				if cnt != nil {
+					cnt.add(len(cands)-1, c.packed)
+				}
+			}
 			rows.Close()
-			return nil, 0, fmt.Errorf("index: search: %w", err)
+			if err := rows.Err(); err != nil {
+				return nil, 0, fmt.Errorf("index: search: %w", err)
+			}
 		}
-		if len(cands) == cap(cands) {
-			break // the statement's LIMIT
+		if len(cands) == cap(cands) || len(matched) < want {
+			break
 		}
-		cands = append(cands, c)
-		if cnt != nil {
-			cnt.add(len(cands)-1, c.packed)
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, 0, fmt.Errorf("index: search: %w", err)
 	}
 	if len(cands) == 0 {
 		return nil, gen, nil
 	}
 	var all []candidate // all the matches of the query's one term
-	if len(where) == 1 && len(ps) == 1 && len(terms) == 1 {
+	if len(where) == 0 && len(fq.all) == 0 && len(ps) == 1 && len(terms) == 1 {
 		all = cands
 	}
-	df, total, err := entriesWith(ctx, tx, ps, all)
+	df, total, err := entriesWith(ctx, tx, segs, ps, all)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -233,30 +283,28 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Hit, int64, error) {
 	return hits, gen, nil
 }
 
-// filtered is match with the words (tags) of q's CLI, role and tool
-// filters required: FTS5 then finds only the entries that can pass them.
-func filtered(match string, q Query) string {
-	oneOf := func(kind string, vals []string) string {
+// filterWords are the words (tags) of q's CLI, role and tool filters,
+// in groups each of which a match must hold a word of: the segments then
+// find only the entries that can pass them (SQL checks them again).
+func filterWords(q Query) [][]string {
+	oneOf := func(kind string, vals []string) []string {
 		var alts []string
 		for _, v := range vals {
-			alts = append(alts, `"`+tag(kind, v)+`"`)
+			alts = append(alts, tag(kind, v))
 		}
-		return "(" + strings.Join(alts, " OR ") + ")"
+		return alts
 	}
-	var and []string
+	var all [][]string
 	if len(q.CLIs) > 0 {
-		and = append(and, oneOf("cli", q.CLIs))
+		all = append(all, oneOf("cli", q.CLIs))
 	}
 	if len(q.Roles) > 0 {
-		and = append(and, oneOf("role", q.Roles))
+		all = append(all, oneOf("role", q.Roles))
 	}
 	if t := tag("tool", q.Tool); q.Tool != "" && t != tagPrefix+"tool" {
-		and = append(and, `"`+t+`"`)
+		all = append(all, []string{t})
 	}
-	if len(and) == 0 {
-		return match
-	}
-	return "(" + match + ") AND " + strings.Join(and, " AND ")
+	return all
 }
 
 // SearchFresh searches the index brought up to date with the stores env

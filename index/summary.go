@@ -1,8 +1,6 @@
 package index
 
 import (
-	"context"
-	"database/sql"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -227,51 +225,6 @@ func decodeJSONSummary(data []byte) (session.Summary, error) {
 		sum.Borrowed[origin] = bu
 	}
 	return sum, nil
-}
-
-// binarySummaries rewrites the summaries tx's index holds in JSON in
-// binary, a few hundred sessions at a time. A summary that does not read
-// is left as it is: stats reads its session instead.
-func binarySummaries(ctx context.Context, tx *sql.Tx) error {
-	type stored struct {
-		id   int64
-		data []byte
-	}
-	for after := int64(0); ; {
-		rows, err := tx.QueryContext(ctx, `SELECT id, summary FROM sessions WHERE id > ? ORDER BY id LIMIT 500`, after)
-		if err != nil {
-			return err
-		}
-		var batch []stored
-		for rows.Next() {
-			var s stored
-			if err := rows.Scan(&s.id, &s.data); err != nil {
-				rows.Close()
-				return err
-			}
-			batch = append(batch, s)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		if len(batch) == 0 {
-			return nil
-		}
-		for _, s := range batch {
-			after = s.id
-			if len(s.data) == 0 || s.data[0] != '{' {
-				continue
-			}
-			sum, err := decodeJSONSummary(s.data)
-			if err != nil {
-				continue
-			}
-			if _, err := tx.ExecContext(ctx, `UPDATE sessions SET summary = ? WHERE id = ?`, encodeSummary(sum), s.id); err != nil {
-				return err
-			}
-		}
-	}
 }
 
 func sortedKeys[K ~string, V any](m map[K]V) []K {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -42,10 +41,8 @@ every CLI's store (inotify, Linux only) and reads what changes.`,
 			ctx := cmd.Context()
 			path := index.DefaultPath(f.Env)
 			if rebuild {
-				for _, p := range []string{path, path + "-wal", path + "-shm"} {
-					if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
-						return err
-					}
+				if err := index.Remove(path); err != nil {
+					return err
 				}
 			}
 			if watch {

@@ -1,0 +1,371 @@
+package index
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// segExt ends a segment file's name.
+const segExt = ".seg"
+
+// segmentsDir is the folder of the full-text segments of the index at
+// path.
+func segmentsDir(path string) string { return path + "-segments" }
+
+// newSegName is a new segment file's name: random, so that two
+// processes writing to one index never pick the same.
+func newSegName() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:]) + segExt
+}
+
+// strayAge is how old a segment file that no row names must be to be
+// removed: younger, it may be one a transaction of another process is
+// about to commit.
+const strayAge = 10 * time.Minute
+
+// dropStraySegments removes the segment files no row of the segments
+// table names (a transaction rolled back, a process killed), once they
+// are strayAge old.
+func (ix *Index) dropStraySegments(ctx context.Context) error {
+	ents, err := os.ReadDir(ix.ftDir)
+	if err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	named, err := ix.segmentFiles(ctx, ix.db)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if !strings.HasSuffix(e.Name(), segExt) || slices.Contains(named, e.Name()) {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > strayAge {
+			os.Remove(filepath.Join(ix.ftDir, e.Name()))
+		}
+	}
+	return nil
+}
+
+// rowsQuerier runs a query of rows: a database or a transaction.
+type rowsQuerier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// segmentFiles names the segments' files.
+func (ix *Index) segmentFiles(ctx context.Context, q rowsQuerier) ([]string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT file FROM segments`)
+	if err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	defer rows.Close()
+	var files []string
+	for rows.Next() {
+		var f string
+		if err := rows.Scan(&f); err != nil {
+			return nil, fmt.Errorf("index: %w", err)
+		}
+		files = append(files, f)
+	}
+	return files, rows.Err()
+}
+
+// openSegments opens the segments q's snapshot of the index names; close
+// closes them.
+func (ix *Index) openSegments(ctx context.Context, q rowsQuerier) (segs []*segment, close func(), err error) {
+	files, err := ix.segmentFiles(ctx, q)
+	if err != nil {
+		return nil, nil, err
+	}
+	var opened []*os.File
+	close = func() {
+		for _, f := range opened {
+			f.Close()
+		}
+	}
+	for _, name := range files {
+		s, f, err := openSegment(filepath.Join(ix.ftDir, filepath.Base(name)))
+		if err != nil {
+			close()
+			if errors.Is(err, fs.ErrNotExist) {
+				// A merge removed it since q's snapshot was taken.
+				return nil, nil, fmt.Errorf("%w: %v", errSegmentsMoved, err)
+			}
+			return nil, nil, err
+		}
+		opened = append(opened, f)
+		segs = append(segs, s)
+	}
+	return segs, close, nil
+}
+
+// errSegmentsMoved is a search's error when a segment it was to read was
+// merged away meanwhile: the search runs again, on the index as it is.
+var errSegmentsMoved = errors.New("index: a full-text segment was merged meanwhile")
+
+// gatherer gathers the words of the entries a transaction writes into a
+// segment, on a goroutine of its own, beside the writer (an actor: the
+// builder is its alone).
+type gatherer struct {
+	in   chan ftDoc
+	done chan gathered
+}
+
+type ftDoc struct {
+	id   int64
+	text string
+}
+
+type gathered struct {
+	b   *ftBuilder
+	err error
+}
+
+// gatherQueue is how many entries the writer may be ahead of the
+// gatherer: at most MaxEntryText each.
+const gatherQueue = 256
+
+func startGatherer() *gatherer {
+	g := &gatherer{in: make(chan ftDoc, gatherQueue), done: make(chan gathered, 1)}
+	go func() {
+		b := newFTBuilder()
+		var err error
+		for d := range g.in {
+			if err == nil {
+				err = b.add(d.id, d.text)
+			}
+		}
+		g.done <- gathered{b, err}
+	}()
+	return g
+}
+
+func (g *gatherer) add(id int64, text string) { g.in <- ftDoc{id, text} }
+
+// finish waits for what was added to be gathered.
+func (g *gatherer) finish() (*ftBuilder, error) {
+	close(g.in)
+	r := <-g.done
+	return r.b, r.err
+}
+
+// addSegment writes b's segment into the index's folder and names it in
+// tx; the file is the caller's to remove should tx not commit.
+func (ix *Index) addSegment(ctx context.Context, tx *sql.Tx, b *ftBuilder) (path string, err error) {
+	name := newSegName()
+	path = filepath.Join(ix.ftDir, name)
+	if err := b.writeFile(path); err != nil {
+		return "", err
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		os.Remove(path)
+		return "", fmt.Errorf("index: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO segments (file, first, last, docs, bytes) VALUES (?, ?, ?, ?, ?)`,
+		name, b.first, b.last, b.docs, fi.Size()); err != nil {
+		os.Remove(path)
+		return "", fmt.Errorf("index: %w", err)
+	}
+	return path, nil
+}
+
+// Merging. A segment is of tier k when it holds less than mergeBase <<
+// (3*k) bytes; mergeAt segments of one tier are merged into one of the
+// next. A cold build's transactions each write a segment of a few MB:
+// eight of them make one of tier 2, eight of those one of tier 3. The
+// newest entries stay in small segments, which a search of a common word
+// reads first and often alone.
+const (
+	mergeBase = 1 << 20
+	mergeAt   = 8
+	// mergeMost: no merge makes a segment past this; the largest stay
+	// as they are.
+	mergeMost = 1 << 30
+)
+
+type segRow struct {
+	id          int64
+	file        string
+	first, last int64
+	docs, bytes int64
+}
+
+func tierOf(bytes int64) int {
+	t := 0
+	for bytes >= mergeBase<<(3*t) {
+		t++
+	}
+	return t
+}
+
+// mergeSegments merges segments while some tier holds mergeAt of them.
+func (ix *Index) mergeSegments(ctx context.Context) error {
+	for {
+		rows, err := ix.segmentRows(ctx)
+		if err != nil {
+			return err
+		}
+		tiers := map[int][]segRow{}
+		var pick []segRow
+		for _, r := range rows {
+			t := tierOf(r.bytes)
+			tiers[t] = append(tiers[t], r)
+			if len(tiers[t]) == mergeAt && r.bytes < mergeMost/mergeAt {
+				pick = tiers[t]
+				break
+			}
+		}
+		if pick == nil {
+			return nil
+		}
+		if err := ix.merge(ctx, pick); err != nil {
+			return err
+		}
+	}
+}
+
+// segmentRows are the segments, the newest (largest last) last.
+func (ix *Index) segmentRows(ctx context.Context) ([]segRow, error) {
+	rows, err := ix.db.QueryContext(ctx, `SELECT id, file, first, last, docs, bytes FROM segments ORDER BY last`)
+	if err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	defer rows.Close()
+	var out []segRow
+	for rows.Next() {
+		var r segRow
+		if err := rows.Scan(&r.id, &r.file, &r.first, &r.last, &r.docs, &r.bytes); err != nil {
+			return nil, fmt.Errorf("index: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// merge merges segments rows into one, leaving out the entries dropped
+// since they were written, and puts it in their place.
+func (ix *Index) merge(ctx context.Context, rows []segRow) error {
+	var segs []*segment
+	var files []*os.File
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
+	first, last, docs := rows[0].first, rows[0].last, int64(0)
+	for _, r := range rows {
+		s, f, err := openSegment(filepath.Join(ix.ftDir, filepath.Base(r.file)))
+		if err != nil {
+			return err
+		}
+		files = append(files, f)
+		segs = append(segs, s)
+		first, last, docs = min(first, r.first), max(last, r.last), docs+r.docs
+	}
+	// The entries dropped since are left out when they are more than
+	// an eighth of those the segments in the merge's span hold: until
+	// then they cost some room and no wrong answer (ids are never given
+	// again, and a search skips an id the entries no longer hold), and a
+	// merge that keeps every entry copies each term's postings as they
+	// are (mergeSegs), several times faster.
+	var live, held int64
+	if err := ix.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM entries WHERE id BETWEEN ?1 AND ?2),
+		(SELECT coalesce(sum(docs), 0) FROM segments WHERE last >= ?1 AND first <= ?2)`, first, last).Scan(&live, &held); err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	var keep func(int64) bool
+	if live < held-held/8 {
+		ids, err := entryIDs(ctx, ix.db, first, last)
+		if err != nil {
+			return err
+		}
+		set := make([]uint64, (last-first)/64+1)
+		for _, id := range ids {
+			set[(id-first)/64] |= 1 << ((id - first) % 64)
+		}
+		keep = func(id int64) bool {
+			return id >= first && id <= last && set[(id-first)/64]&(1<<((id-first)%64)) != 0
+		}
+		docs = min(docs, int64(len(ids)))
+	}
+	scratch, err := os.CreateTemp(ix.ftDir, ".dict-*")
+	if err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	defer func() {
+		scratch.Close()
+		os.Remove(scratch.Name())
+	}()
+	name := newSegName()
+	path := filepath.Join(ix.ftDir, name)
+	if err := writeSegFile(path, func(w io.Writer) error { return mergeSegs(w, scratch, segs, keep) }); err != nil {
+		return err
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		os.Remove(path)
+		return fmt.Errorf("index: %w", err)
+	}
+	tx, err := ix.db.BeginTx(ctx, nil)
+	if err != nil {
+		os.Remove(path)
+		return fmt.Errorf("index: %w", err)
+	}
+	defer tx.Rollback()
+	for _, r := range rows {
+		res, err := tx.ExecContext(ctx, `DELETE FROM segments WHERE id = ?`, r.id)
+		if err != nil {
+			os.Remove(path)
+			return fmt.Errorf("index: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			// Another process merged it meanwhile.
+			os.Remove(path)
+			return nil
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO segments (file, first, last, docs, bytes) VALUES (?, ?, ?, ?, ?)`,
+		name, first, last, docs, fi.Size()); err != nil {
+		os.Remove(path)
+		return fmt.Errorf("index: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		os.Remove(path)
+		return fmt.Errorf("index: %w", err)
+	}
+	for _, r := range rows {
+		os.Remove(filepath.Join(ix.ftDir, filepath.Base(r.file)))
+	}
+	return nil
+}
+
+// entryIDs are the ids of the entries from first to last, in order.
+func entryIDs(ctx context.Context, q rowsQuerier, first, last int64) ([]int64, error) {
+	rows, err := q.QueryContext(ctx, `SELECT id FROM entries WHERE id BETWEEN ? AND ? ORDER BY id`, first, last)
+	if err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("index: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
