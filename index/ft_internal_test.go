@@ -344,3 +344,40 @@ func TestDamagedSegment(t *testing.T) {
 		t.Errorf("searching a damaged index: %v; want an error saying how to make it whole", err)
 	}
 }
+
+// TestMergeRun: merges take neighbours, the smallest first, and leave the
+// largest alone.
+func TestMergeRun(t *testing.T) {
+	rows := func(sizes ...int64) []segRow {
+		var rs []segRow
+		for i, s := range sizes {
+			rs = append(rs, segRow{id: int64(i), bytes: s})
+		}
+		return rs
+	}
+	ids := func(rs []segRow) []int64 {
+		var out []int64
+		for _, r := range rs {
+			out = append(out, r.id)
+		}
+		return out
+	}
+	const mb = 1 << 20
+	for _, c := range []struct {
+		name  string
+		sizes []int64
+		want  []int64
+	}{
+		{"too few", []int64{mb, mb, mb, mb, mb, mb, mb}, nil},
+		{"eight small", []int64{5 * mb, 5 * mb, 5 * mb, 5 * mb, 5 * mb, 5 * mb, 5 * mb, 5 * mb}, []int64{0, 1, 2, 3, 4, 5, 6, 7}},
+		{"a largest one between", []int64{mb, mb, mb, mb, 200 * mb, mb, mb, mb, mb, mb}, nil},
+		{"a larger one between", []int64{mb, mb, mb, mb, 100 * mb, mb, mb, mb, mb, mb}, []int64{0, 1, 2, 3, 4, 5, 6, 7}},
+		{"the smallest first", []int64{9 * mb, 9 * mb, 9 * mb, 9 * mb, 9 * mb, 9 * mb, 9 * mb, 9 * mb, 1, 1, 1, 1, 1, 1, 1, 1}, []int64{8, 9, 10, 11, 12, 13, 14, 15}},
+		{"small ones among larger", []int64{9 * mb, 1, 9 * mb, 9 * mb, 9 * mb, 9 * mb, 9 * mb, 9 * mb}, []int64{0, 1, 2, 3, 4, 5, 6, 7}},
+		{"the largest left", []int64{200 * mb, 200 * mb, 200 * mb, 200 * mb, 200 * mb, 200 * mb, 200 * mb, 200 * mb}, nil},
+	} {
+		if got := ids(mergeRun(rows(c.sizes...))); !slices.Equal(got, c.want) {
+			t.Errorf("%s: merged %v, want %v", c.name, got, c.want)
+		}
+	}
+}

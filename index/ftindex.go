@@ -183,11 +183,14 @@ func (ix *Index) addSegment(ctx context.Context, tx *sql.Tx, b *ftBuilder) (path
 }
 
 // Merging. A segment is of tier k when it holds less than mergeBase <<
-// (3*k) bytes; mergeAt segments of one tier are merged into one of the
-// next. A cold build's transactions each write a segment of a few MB:
-// eight of them make one of tier 2, eight of those one of tier 3. The
-// newest entries stay in small segments, which a search of a common word
-// reads first and often alone.
+// (3*k) bytes. mergeAt segments next to each other (in the order of their
+// entries) of tier k or below are merged into one: the smallest first, so
+// that a cold build's segments of a few MB each make one of tier 2 from
+// eight, eight of those one of tier 3. Merging only neighbours keeps each
+// segment's entries a span no other segment's reach into, so that a merge
+// copies each word's postings as they are (mergeSegs). The newest entries
+// stay in small segments, which a search of a common word reads first and
+// often alone.
 const (
 	mergeBase = 1 << 20
 	mergeAt   = 8
@@ -211,30 +214,46 @@ func tierOf(bytes int64) int {
 	return t
 }
 
-// mergeSegments merges segments while some tier holds mergeAt of them.
+// mergeSegments merges segments while mergeAt neighbours can be (see
+// mergeRun).
 func (ix *Index) mergeSegments(ctx context.Context) error {
 	for {
 		rows, err := ix.segmentRows(ctx)
 		if err != nil {
 			return err
 		}
-		tiers := map[int][]segRow{}
-		var pick []segRow
-		for _, r := range rows {
-			t := tierOf(r.bytes)
-			tiers[t] = append(tiers[t], r)
-			if len(tiers[t]) == mergeAt && r.bytes < mergeMost/mergeAt {
-				pick = tiers[t]
-				break
-			}
-		}
-		if pick == nil {
+		run := mergeRun(rows)
+		if run == nil {
 			return nil
 		}
-		if err := ix.merge(ctx, pick); err != nil {
+		if err := ix.merge(ctx, run); err != nil {
 			return err
 		}
 	}
+}
+
+// mergeRun picks the segments to merge next from rows (in the order of
+// their entries): the first mergeAt neighbours all of tier t or below,
+// for the smallest t that has them; none past mergeMost/mergeAt. nil
+// when there are none.
+func mergeRun(rows []segRow) []segRow {
+	top := 0
+	for _, r := range rows {
+		top = max(top, tierOf(r.bytes))
+	}
+	for t := 0; t <= top; t++ {
+		n := 0
+		for i, r := range rows {
+			if tierOf(r.bytes) > t || r.bytes >= mergeMost/mergeAt {
+				n = 0
+				continue
+			}
+			if n++; n == mergeAt {
+				return rows[i+1-mergeAt : i+1]
+			}
+		}
+	}
+	return nil
 }
 
 // segmentRows are the segments, the newest (largest last) last.

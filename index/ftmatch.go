@@ -112,6 +112,9 @@ func termDocs(s *segment, t term) ([]int64, error) {
 	if len(ws) == 0 {
 		return nil, nil
 	}
+	if len(ws) == 1 {
+		return wordDocs(s, ws[0], t.prefix)
+	}
 	lists := make([][]plist, len(ws))
 	for j, w := range ws {
 		var err error
@@ -126,8 +129,8 @@ func termDocs(s *segment, t term) ([]int64, error) {
 	for _, l := range lists[1:] {
 		docs = intersect(docs, docsOf(l))
 	}
-	if len(ws) == 1 || len(docs) == 0 {
-		return docs, nil
+	if len(docs) == 0 {
+		return nil, nil
 	}
 	// A phrase: its words one after the other, somewhere in the text.
 	out := docs[:0]
@@ -141,6 +144,31 @@ func termDocs(s *segment, t term) ([]int64, error) {
 		}
 	}
 	return out, nil
+}
+
+// wordDocs are the documents of s that hold word w, or a word w starts
+// when prefix, in increasing order.
+func wordDocs(s *segment, w string, prefix bool) ([]int64, error) {
+	if !prefix {
+		st, ok, err := s.lookup(w)
+		if err != nil || !ok {
+			return nil, err
+		}
+		return s.docs(st)
+	}
+	var terms []segTerm
+	if err := s.prefixed(w, func(st segTerm) { terms = append(terms, st) }); err != nil {
+		return nil, err
+	}
+	var docs []int64
+	for _, st := range terms {
+		d, err := s.docs(st)
+		if err != nil {
+			return nil, err
+		}
+		docs = union(docs, d)
+	}
+	return docs, nil
 }
 
 // wordLists are the postings of word w in s, or of every word w starts

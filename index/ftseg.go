@@ -213,6 +213,29 @@ func (s *segment) postings(st segTerm) (plist, error) {
 	return p, nil
 }
 
+// docs reads a term's documents alone, in increasing order (not its
+// positions).
+func (s *segment) docs(st segTerm) ([]int64, error) {
+	b := make([]byte, st.docsLen)
+	if _, err := s.r.ReadAt(b, st.docs); err != nil {
+		return nil, fmt.Errorf("index: full text: %s: %w", s.name, err)
+	}
+	docs := make([]int64, 0, st.ndocs)
+	d := varints{b: b}
+	var doc int64
+	for range st.ndocs {
+		doc += int64(d.uint())
+		if d.uint() == 0 || d.err {
+			return nil, fmt.Errorf("index: full text: %s: term %q: %w", s.name, st.term, errSegment)
+		}
+		docs = append(docs, doc)
+	}
+	if len(d.b) != 0 {
+		return nil, fmt.Errorf("index: full text: %s: term %q: %w", s.name, st.term, errSegment)
+	}
+	return docs, nil
+}
+
 // plist is a term's postings decoded: its documents in increasing order,
 // and each one's positions (pos[at[i]:at[i+1]], as stored: the first as
 // it is, the others less the one before).

@@ -154,13 +154,13 @@ func rank(cands []candidate, c *counter, df []float64, total float64, now time.T
 }
 
 // entriesWith is, for each pattern, about how many entries hold it, and
-// how many entries the index holds. A term held by fewer than Candidates
-// entries is counted; for a commoner one the count is told from how far
-// back its Candidates most recent matches reach among the entries'
-// numbers (counting them all is what makes FTS5's bm25() slow; BM25 takes
-// the logarithm of the count, so an estimate off by half moves a score
-// by little). cands, when not nil, are the matches of the one pattern,
-// most recent first.
+// how many entries the index holds. A word's count is its segments'
+// (wordCount). A phrase held by fewer than Candidates entries is counted;
+// for a commoner one the count is told from how far back its Candidates
+// most recent matches reach among the entries' numbers (counting them all
+// is what made FTS5's bm25() slow; BM25 takes the logarithm of the count,
+// so an estimate off by half moves a score by little). cands, when not
+// nil, are the matches of the one pattern, most recent first.
 func entriesWith(ctx context.Context, tx *sql.Tx, segs []*segment, ps []pattern, cands []candidate) ([]float64, float64, error) {
 	var last sql.NullInt64
 	if err := tx.QueryRowContext(ctx, `SELECT max(id) FROM entries`).Scan(&last); err != nil {
@@ -184,11 +184,22 @@ func entriesWith(ctx context.Context, tx *sql.Tx, segs []*segment, ps []pattern,
 		return min(d, total)
 	}
 	df := make([]float64, len(ps))
-	if cands != nil && len(ps) == 1 {
-		df[0] = estimate(len(cands), cands[len(cands)-1].id)
-		return df, total, nil
-	}
 	for k, p := range ps {
+		if len(p.words) == 1 {
+			// A word's count is in each segment's dictionary: exact
+			// (but for the entries dropped since their segment was
+			// written), and read without walking its entries.
+			n, err := wordCount(segs, termWords(p.term)[0], p.prefix)
+			if err != nil {
+				return nil, 0, err
+			}
+			df[k] = min(float64(n), total)
+			continue
+		}
+		if cands != nil && len(ps) == 1 {
+			df[0] = estimate(len(cands), cands[len(cands)-1].id)
+			break
+		}
 		ids, err := matchSegs(segs, &ftQuery{p: parsed{alts: [][]term{{p.term}}}}, 0, Candidates)
 		if err != nil {
 			return nil, 0, err
@@ -200,4 +211,27 @@ func entriesWith(ctx context.Context, tx *sql.Tx, segs []*segment, ps []pattern,
 		df[k] = estimate(len(ids), oldest)
 	}
 	return df, total, nil
+}
+
+// wordCount is how many entries of segs hold word w (a word w starts,
+// when prefix: an entry with two such words counted twice), from their
+// dictionaries.
+func wordCount(segs []*segment, w string, prefix bool) (int, error) {
+	n := 0
+	for _, s := range segs {
+		if prefix {
+			if err := s.prefixed(w, func(st segTerm) { n += st.ndocs }); err != nil {
+				return 0, err
+			}
+			continue
+		}
+		st, ok, err := s.lookup(w)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			n += st.ndocs
+		}
+	}
+	return n, nil
 }
