@@ -63,7 +63,7 @@ func (d *indexed) weight() int64 {
 	var n int64
 	for i := range d.rows {
 		r := &d.rows[i]
-		n += int64(max(len(r.text), len(r.words)) + len(r.packed)) // text is in words when they are made
+		n += int64(len(r.text) + len(r.packed))
 	}
 	return n
 }

@@ -107,9 +107,11 @@ func TestSegmentsMatchLikeFTS5(t *testing.T) {
 		t.Fatal(err)
 	}
 	for id := int64(1); id <= n; id++ {
-		text := ftText(r)
-		texts = append(texts, text)
-		if _, err := tx.Exec(`INSERT INTO f (rowid, text) VALUES (?, ?)`, id, text); err != nil {
+		// A text, and words after it as the index gives an entry's
+		// tags (a second text, FTS5 had them after a line).
+		text, more := ftText(r), tags([]string{"codex", "claude"}[r.IntN(2)], []string{"user", "tool_result"}[r.IntN(2)], []string{"", "bash"}[r.IntN(2)])
+		texts = append(texts, text+"\n"+more)
+		if _, err := tx.Exec(`INSERT INTO f (rowid, text) VALUES (?, ?)`, id, text+"\n"+more); err != nil {
 			t.Fatal(err)
 		}
 		// Builders take turns (their documents interleave) and the
@@ -118,7 +120,7 @@ func TestSegmentsMatchLikeFTS5(t *testing.T) {
 		if id > n*2/3 {
 			b = builders[2]
 		}
-		if err := b.add(id, text); err != nil {
+		if err := b.add(id, text, more); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -170,7 +172,7 @@ func TestSegmentsMatchLikeFTS5(t *testing.T) {
 		}
 		q := &ftQuery{p: p}
 		if r.IntN(4) == 0 {
-			q.all = [][]string{{"steadxclicodex", "steadxroleuser"}}
+			q.all = [][]string{{"steadxclicodex", "steadxroleuser"}, {"steadxclicodex", "steadxroletoolresult"}}[r.IntN(2):][:1]
 			if r.IntN(2) == 0 {
 				q.all = append(q.all, []string{"steadxtoolbash"})
 			}
@@ -323,7 +325,7 @@ func TestDamagedSegment(t *testing.T) {
 	if _, err := tx.ExecContext(ctx, `INSERT INTO entries (session, entry, time, role, tool, model, text) VALUES (1, 'e1', 0, 'user', '', '', x'')`); err != nil {
 		t.Fatal(err)
 	}
-	b.gather.add(1, "a capybara rested")
+	b.gather.add(ftDoc{id: 1, text: "a capybara rested", cli: "claude", role: "user"})
 	if err := b.commit(); err != nil {
 		t.Fatal(err)
 	}

@@ -2,14 +2,16 @@ package index
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
+	"unicode/utf8"
 )
 
 // This file and ftseg.go, ftmatch.go, ftindex.go are stead's own
@@ -61,7 +63,12 @@ const ftMaxTerm = 128
 // ftBuilder gathers the words of documents given in increasing order of
 // their ids, for one segment. A builder is one goroutine's.
 type ftBuilder struct {
-	terms   map[string]int32 // a term's list
+	// The terms: their bytes one after the other in arena, found by
+	// their hash in slots (open addressing; a list's index plus one, 0
+	// for none).
+	slots   []int32
+	arena   []byte
+	seed    maphash.Seed
 	lists   []ftList
 	docs    int
 	first   int64
@@ -77,18 +84,23 @@ type ftList struct {
 	docs  []byte // as in the file: id less the previous, count
 	pos   []byte
 	last  int64 // the last document added (0: none yet)
+	hash  uint64
+	term  int32 // where its term starts in arena
+	n     int32 // its term's length
 	count int32 // the term's places in the current document
 	at    int32 // the last place written for the current document
 	ndocs int32
 }
 
 func newFTBuilder() *ftBuilder {
-	return &ftBuilder{terms: make(map[string]int32)}
+	return &ftBuilder{slots: make([]int32, 1<<12), seed: maphash.MakeSeed()}
 }
 
-// add adds document doc's text. Documents come in increasing order of
-// their ids; ids are positive.
-func (b *ftBuilder) add(doc int64, text string) error {
+// add adds document doc's words: those of its texts, one after the other
+// (a phrase may run from one into the next, as from a line into the
+// next). Documents come in increasing order of their ids; ids are
+// positive.
+func (b *ftBuilder) add(doc int64, texts ...string) error {
 	if doc <= b.last {
 		return fmt.Errorf("index: full text: document %d after %d", doc, b.last)
 	}
@@ -99,30 +111,53 @@ func (b *ftBuilder) add(doc int64, text string) error {
 	b.last = doc
 	b.tokens = b.tokens[:0]
 	b.touched = b.touched[:0]
-	for w, ok := nextWord(text, 0); ok; w, ok = nextWord(text, w.end) {
-		var (
-			id    int32
-			found bool
-		)
-		if t := text[w.start:w.end]; !w.wide && len(t) <= ftMaxTerm && isLowerASCII(t) {
-			if id, found = b.terms[t]; !found {
-				id = b.newTerm(strings.Clone(t))
-			}
-		} else {
-			b.fold = appendWord(b.fold[:0], text, w)
-			f := ftCut(b.fold)
-			if id, found = b.terms[string(f)]; !found {
-				id = b.newTerm(string(f))
-			}
-		}
-		l := &b.lists[id]
-		if l.count == 0 {
-			b.touched = append(b.touched, id)
-		}
-		l.count++
-		b.tokens = append(b.tokens, id)
+	for _, text := range texts {
+		b.words(text)
 	}
-	// Each term's document and count, then its places.
+	b.close(doc)
+	return nil
+}
+
+// words adds text's words to the current document's.
+func (b *ftBuilder) words(text string) {
+	i := 0
+	for i < len(text) {
+		// A run of ASCII letters and digits, lower-cased as it is read
+		// (most words), unless a letter beyond ASCII goes on with it.
+		if c := text[i]; c < utf8.RuneSelf {
+			if !wordByte[c] {
+				i++
+				continue
+			}
+			start, f := i, b.fold[:0]
+			for i < len(text) && wordByte[text[i]] {
+				c := text[i]
+				if 'A' <= c && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				f = append(f, c)
+				i++
+			}
+			b.fold = f
+			if i == len(text) || text[i] < utf8.RuneSelf {
+				b.token(ftCut(f))
+				continue
+			}
+			i = start
+		}
+		w, ok := nextWord(text, i)
+		if !ok {
+			break
+		}
+		b.fold = appendWord(b.fold[:0], text, w)
+		b.token(ftCut(b.fold))
+		i = w.end
+	}
+}
+
+// close writes the current document's postings: each term's document
+// and count, then its places.
+func (b *ftBuilder) close(doc int64) {
 	for _, id := range b.touched {
 		l := &b.lists[id]
 		n := len(l.docs)
@@ -147,27 +182,59 @@ func (b *ftBuilder) add(doc int64, text string) error {
 	for _, id := range b.touched {
 		b.lists[id].count = 0
 	}
-	return nil
 }
 
-// newTerm gives term, new to the builder, a list.
-func (b *ftBuilder) newTerm(t string) int32 {
-	id := int32(len(b.lists))
-	b.terms[t] = id
-	b.lists = append(b.lists, ftList{})
-	b.size += len(t) + 64
-	return id
+// token adds the current document's next word, t (folded).
+func (b *ftBuilder) token(t []byte) {
+	id := b.termID(t)
+	l := &b.lists[id]
+	if l.count == 0 {
+		b.touched = append(b.touched, id)
+	}
+	l.count++
+	b.tokens = append(b.tokens, id)
 }
 
-// isLowerASCII reports whether s has no upper-case ASCII letter (and so
-// is its own folding, when it is ASCII).
-func isLowerASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; 'A' <= c && c <= 'Z' {
-			return false
+// termID is term t's list, made when t is new.
+func (b *ftBuilder) termID(t []byte) int32 {
+	h := maphash.Bytes(b.seed, t)
+	mask := uint64(len(b.slots) - 1)
+	for k := h & mask; ; k = (k + 1) & mask {
+		s := b.slots[k]
+		if s == 0 {
+			id := int32(len(b.lists))
+			b.lists = append(b.lists, ftList{hash: h, term: int32(len(b.arena)), n: int32(len(t))})
+			b.arena = append(b.arena, t...)
+			b.slots[k] = id + 1
+			b.size += len(t) + 64
+			if len(b.lists)*4 > len(b.slots)*3 {
+				b.grow()
+			}
+			return id
+		}
+		if l := &b.lists[s-1]; l.hash == h && string(b.arena[l.term:l.term+l.n]) == string(t) {
+			return s - 1
 		}
 	}
-	return true
+}
+
+// grow doubles the slots.
+func (b *ftBuilder) grow() {
+	b.slots = make([]int32, 2*len(b.slots))
+	mask := uint64(len(b.slots) - 1)
+	for id := range b.lists {
+		k := b.lists[id].hash & mask
+		for b.slots[k] != 0 {
+			k = (k + 1) & mask
+		}
+		b.slots[k] = int32(id) + 1
+	}
+}
+
+// termOf is list id's term.
+func (b *ftBuilder) termOf(id int32) []byte {
+	l := &b.lists[id]
+	return b.arena[l.term : l.term+l.n]
 }
 
 // ftCut is term cut to ftMaxTerm bytes at a character's start.
@@ -187,16 +254,16 @@ func (b *ftBuilder) empty() bool { return b.docs == 0 }
 
 // write writes the builder's segment to w.
 func (b *ftBuilder) write(w io.Writer) error {
-	terms := make([]string, 0, len(b.terms))
-	for t := range b.terms {
-		terms = append(terms, t)
+	order := make([]int32, len(b.lists))
+	for i := range order {
+		order[i] = int32(i)
 	}
-	slices.Sort(terms)
+	slices.SortFunc(order, func(x, y int32) int { return bytes.Compare(b.termOf(x), b.termOf(y)) })
 	sw := newSegWriter(w, io.Discard)
 	sw.inline = true
-	for _, t := range terms {
-		l := &b.lists[b.terms[t]]
-		if err := sw.term(t, int(l.ndocs), l.docs, l.pos); err != nil {
+	for _, id := range order {
+		l := &b.lists[id]
+		if err := sw.term(string(b.termOf(id)), int(l.ndocs), l.docs, l.pos); err != nil {
 			return err
 		}
 	}

@@ -123,9 +123,13 @@ type gatherer struct {
 	done chan gathered
 }
 
+// ftDoc is an entry as the gatherer is given it: its text, and what its
+// tags are made of (the words of the filters a search requires beside
+// its own, see tags), which follow the text's words.
 type ftDoc struct {
-	id   int64
-	text string
+	id              int64
+	text            string
+	cli, role, tool string
 }
 
 type gathered struct {
@@ -144,7 +148,7 @@ func startGatherer() *gatherer {
 		var err error
 		for d := range g.in {
 			if err == nil {
-				err = b.add(d.id, d.text)
+				err = b.add(d.id, d.text, tags(d.cli, d.role, d.tool))
 			}
 		}
 		g.done <- gathered{b, err}
@@ -152,7 +156,7 @@ func startGatherer() *gatherer {
 	return g
 }
 
-func (g *gatherer) add(id int64, text string) { g.in <- ftDoc{id, text} }
+func (g *gatherer) add(d ftDoc) { g.in <- d }
 
 // finish waits for what was added to be gathered.
 func (g *gatherer) finish() (*ftBuilder, error) {

@@ -277,7 +277,6 @@ func (ix *Index) refresh(ctx context.Context, env session.Env, progress Progress
 			defer wg.Done()
 			for j := range work {
 				doc, appended, err := ix.readSafely(env, j.a, j.ref, j.fp, j.held, j.id != 0)
-				doc.withWords(j.ref.CLI)
 				d := done{j: j, doc: doc, appended: appended, weight: doc.weight()}
 				if err != nil {
 					d.warn = &session.Warning{Path: j.ref.Path, Message: fmt.Sprintf("not indexed: %v", err)}
@@ -753,36 +752,6 @@ type row struct {
 	entry, role, tool, model, text string
 	time                           time.Time
 	packed                         []byte // text as the entries table keeps it
-	// words is what the full-text index is given: the text, a line, then
-	// its tags. Made on the reading workers (withWords); "" when it was
-	// not, and the writer makes it.
-	words string
-}
-
-// withWords gives each of d's rows its words, its text pointing into
-// them: on the reading workers, so that the writer, which bounds a cold
-// build on its one core, does not copy each text again. A row that has
-// them keeps them (a growing file's rows are kept from read to read).
-func (d *indexed) withWords(cli string) {
-	if d == nil {
-		return
-	}
-	for i := range d.rows {
-		r := &d.rows[i]
-		if r.words == "" {
-			r.words = r.wordsOf(cli)
-			r.text = r.words[:len(r.text)]
-		}
-	}
-}
-
-// wordsOf is r's words, made when it has none: its text, a line, then
-// its tags.
-func (r *row) wordsOf(cli string) string {
-	if r.words != "" {
-		return r.words
-	}
-	return r.text + "\n" + tags(cli, r.role, r.tool)
 }
 
 // readSafely is readTail, a panic in the adapter's code (a session file
@@ -1289,7 +1258,7 @@ func (b *batch) write(ctx context.Context, old int64, ref session.Ref, fp finger
 		if err != nil {
 			return held{}, fmt.Errorf("index: %w", err)
 		}
-		b.gather.add(eid, r.wordsOf(ref.CLI))
+		b.gather.add(ftDoc{id: eid, text: r.text, cli: ref.CLI, role: r.role, tool: r.tool})
 		b.bytes += len(r.text)
 	}
 	var last int64
