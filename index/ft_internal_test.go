@@ -383,3 +383,94 @@ func TestMergeRun(t *testing.T) {
 		}
 	}
 }
+
+// TestMergesBesideTheWriter: segments written one transaction after the
+// other are merged beside the writer and put in place by its next
+// transaction; a search finds every entry, no file is left over, and a
+// merge whose segments another merge took first leaves nothing behind.
+func TestMergesBesideTheWriter(t *testing.T) {
+	ctx := context.Background()
+	ix, err := Open(ctx, filepath.Join(t.TempDir(), "index.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	b := &batch{ix: ix}
+	const n = 40
+	for k := 1; k <= n; k++ {
+		tx, err := b.begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO entries (session, entry, time, role, tool, model, text) VALUES (1, ?, 0, 'user', '', '', x'')`, fmt.Sprint(k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, _ := res.LastInsertId()
+		b.gather.add(ftDoc{id: id, text: fmt.Sprintf("capybara number%d", k), cli: "claude", role: "user"})
+		if err := b.commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.merged(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := ix.segmentRows(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) >= mergeAt {
+		t.Errorf("%d segments left after the merges, want fewer than %d", len(rows), mergeAt)
+	}
+	if err := checkSegments(ctx, ix); err != nil {
+		t.Fatal(err)
+	}
+	segs, closeSegs, err := ix.openSegments(ctx, ix.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeSegs()
+	p, _ := parse("capybara")
+	if got, err := matchSegs(segs, &ftQuery{p: p}, 0, 1000); err != nil || len(got) != n {
+		t.Errorf("capybara: %d entries, %v; want %d", len(got), err, n)
+	}
+	for k := 1; k <= n; k++ {
+		p, _ := parse(fmt.Sprintf("number%d", k))
+		if got, err := matchSegs(segs, &ftQuery{p: p}, 0, 10); err != nil || len(got) != 1 {
+			t.Errorf("number%d: %v, %v; want one entry", k, got, err)
+		}
+	}
+
+	// Two merges of the same segments: the second finds them gone.
+	if len(rows) < 2 {
+		t.Fatalf("%d segments: too few to merge", len(rows))
+	}
+	first, err := ix.mergeFile(ctx, rows[:2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := ix.mergeFile(ctx, rows[:2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range []*segMerge{first, second} {
+		tx, err := ix.db.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ok, err := m.swapIn(ctx, tx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok != (i == 0) {
+			t.Errorf("merge %d put in place: %v", i+1, ok)
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		m.settle(ok)
+	}
+	if err := checkSegments(ctx, ix); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -278,9 +278,43 @@ func (ix *Index) segmentRows(ctx context.Context) ([]segRow, error) {
 	return out, rows.Err()
 }
 
-// merge merges segments rows into one, leaving out the entries dropped
-// since they were written, and puts it in their place.
+// merge merges segments rows into one and puts it in their place, in a
+// transaction of its own.
 func (ix *Index) merge(ctx context.Context, rows []segRow) error {
+	m, err := ix.mergeFile(ctx, rows)
+	if err != nil {
+		return err
+	}
+	tx, err := ix.db.BeginTx(ctx, nil)
+	if err != nil {
+		m.settle(false)
+		return fmt.Errorf("index: %w", err)
+	}
+	defer tx.Rollback()
+	ok, err := m.swapIn(ctx, tx)
+	if err == nil && ok {
+		if err = tx.Commit(); err != nil {
+			err = fmt.Errorf("index: %w", err)
+		}
+	}
+	m.settle(err == nil && ok)
+	return err
+}
+
+// segMerge is a merge of segments written, not yet in their place.
+type segMerge struct {
+	ix          *Index
+	name        string
+	rows        []segRow // the segments it replaces
+	first, last int64
+	docs, bytes int64
+}
+
+// mergeFile merges segments rows into a new segment file, leaving out the
+// entries dropped since they were written when they are many. It reads
+// the index and writes nothing to it: it runs beside the writer, which
+// puts the merge in place (swapIn) in a transaction of its own.
+func (ix *Index) mergeFile(ctx context.Context, rows []segRow) (*segMerge, error) {
 	var segs []*segment
 	var files []*os.File
 	defer func() {
@@ -288,15 +322,15 @@ func (ix *Index) merge(ctx context.Context, rows []segRow) error {
 			f.Close()
 		}
 	}()
-	first, last, docs := rows[0].first, rows[0].last, int64(0)
+	m := &segMerge{ix: ix, rows: rows, first: rows[0].first, last: rows[0].last}
 	for _, r := range rows {
 		s, f, err := openSegment(filepath.Join(ix.ftDir, filepath.Base(r.file)))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		files = append(files, f)
 		segs = append(segs, s)
-		first, last, docs = min(first, r.first), max(last, r.last), docs+r.docs
+		m.first, m.last, m.docs = min(m.first, r.first), max(m.last, r.last), m.docs+r.docs
 	}
 	// The entries dropped since are left out when they are more than
 	// an eighth of those the segments in the merge's span hold: until
@@ -306,15 +340,16 @@ func (ix *Index) merge(ctx context.Context, rows []segRow) error {
 	// are (mergeSegs), several times faster.
 	var live, held int64
 	if err := ix.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM entries WHERE id BETWEEN ?1 AND ?2),
-		(SELECT coalesce(sum(docs), 0) FROM segments WHERE last >= ?1 AND first <= ?2)`, first, last).Scan(&live, &held); err != nil {
-		return fmt.Errorf("index: %w", err)
+		(SELECT coalesce(sum(docs), 0) FROM segments WHERE last >= ?1 AND first <= ?2)`, m.first, m.last).Scan(&live, &held); err != nil {
+		return nil, fmt.Errorf("index: %w", err)
 	}
 	var keep func(int64) bool
 	if live < held-held/8 {
-		ids, err := entryIDs(ctx, ix.db, first, last)
+		ids, err := entryIDs(ctx, ix.db, m.first, m.last)
 		if err != nil {
-			return err
+			return nil, err
 		}
+		first, last := m.first, m.last
 		set := make([]uint64, (last-first)/64+1)
 		for _, id := range ids {
 			set[(id-first)/64] |= 1 << ((id - first) % 64)
@@ -322,57 +357,75 @@ func (ix *Index) merge(ctx context.Context, rows []segRow) error {
 		keep = func(id int64) bool {
 			return id >= first && id <= last && set[(id-first)/64]&(1<<((id-first)%64)) != 0
 		}
-		docs = min(docs, int64(len(ids)))
+		m.docs = min(m.docs, int64(len(ids)))
 	}
 	scratch, err := os.CreateTemp(ix.ftDir, ".dict-*")
 	if err != nil {
-		return fmt.Errorf("index: %w", err)
+		return nil, fmt.Errorf("index: %w", err)
 	}
 	defer func() {
 		scratch.Close()
 		os.Remove(scratch.Name())
 	}()
-	name := newSegName()
-	path := filepath.Join(ix.ftDir, name)
+	m.name = newSegName()
+	path := filepath.Join(ix.ftDir, m.name)
 	if err := writeSegFile(path, func(w io.Writer) error { return mergeSegs(w, scratch, segs, keep) }); err != nil {
-		return err
+		return nil, err
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
 		os.Remove(path)
-		return fmt.Errorf("index: %w", err)
+		return nil, fmt.Errorf("index: %w", err)
 	}
-	tx, err := ix.db.BeginTx(ctx, nil)
+	m.bytes = fi.Size()
+	return m, nil
+}
+
+// swapIn puts the merge in its segments' place in tx; ok is false, and
+// tx as it was, when some of them are no longer there (another process
+// merged them meanwhile). Its first statement writes, so that in a
+// transaction of its own it waits for another writer to end instead of
+// failing (a transaction that read first cannot write once another one
+// wrote).
+func (m *segMerge) swapIn(ctx context.Context, tx *sql.Tx) (ok bool, err error) {
+	ids := make([]any, len(m.rows))
+	for i, r := range m.rows {
+		ids[i] = r.id
+	}
+	in := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(ids)), ", ") + ")"
+	if _, err := tx.ExecContext(ctx, `SAVEPOINT swap`); err != nil {
+		return false, fmt.Errorf("index: %w", err)
+	}
+	res, err := tx.ExecContext(ctx, `DELETE FROM segments WHERE id IN `+in, ids...)
 	if err != nil {
-		os.Remove(path)
-		return fmt.Errorf("index: %w", err)
+		return false, fmt.Errorf("index: %w", err)
 	}
-	defer tx.Rollback()
-	for _, r := range rows {
-		res, err := tx.ExecContext(ctx, `DELETE FROM segments WHERE id = ?`, r.id)
-		if err != nil {
-			os.Remove(path)
-			return fmt.Errorf("index: %w", err)
+	if n, err := res.RowsAffected(); err != nil || n != int64(len(ids)) {
+		if _, err := tx.ExecContext(ctx, `ROLLBACK TO swap; RELEASE swap`); err != nil {
+			return false, fmt.Errorf("index: %w", err)
 		}
-		if n, _ := res.RowsAffected(); n != 1 {
-			// Another process merged it meanwhile.
-			os.Remove(path)
-			return nil
-		}
+		return false, nil
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO segments (file, first, last, docs, bytes) VALUES (?, ?, ?, ?, ?)`,
-		name, first, last, docs, fi.Size()); err != nil {
-		os.Remove(path)
-		return fmt.Errorf("index: %w", err)
+		m.name, m.first, m.last, m.docs, m.bytes); err != nil {
+		return false, fmt.Errorf("index: %w", err)
 	}
-	if err := tx.Commit(); err != nil {
-		os.Remove(path)
-		return fmt.Errorf("index: %w", err)
+	if _, err := tx.ExecContext(ctx, `RELEASE swap`); err != nil {
+		return false, fmt.Errorf("index: %w", err)
 	}
-	for _, r := range rows {
-		os.Remove(filepath.Join(ix.ftDir, filepath.Base(r.file)))
+	return true, nil
+}
+
+// settle removes the files the merge left no one's: its segments' once
+// it is in their place (in a transaction committed), else its own.
+func (m *segMerge) settle(inPlace bool) {
+	if !inPlace {
+		os.Remove(filepath.Join(m.ix.ftDir, m.name))
+		return
 	}
-	return nil
+	for _, r := range m.rows {
+		os.Remove(filepath.Join(m.ix.ftDir, filepath.Base(r.file)))
+	}
 }
 
 // entryIDs are the ids of the entries from first to last, in order.

@@ -1050,8 +1050,19 @@ type batch struct {
 	gather *gatherer // the words of the entries written in tx
 	wrote  bool      // a segment was written: merge
 	// merging hears the end of the merge running beside the writer,
-	// started after a transaction that wrote a segment (nil: none runs).
-	merging chan error
+	// started after a transaction that wrote a segment (nil: none runs);
+	// its merge waits in ready for the next transaction to put it in
+	// place (the writer's: SQLite has one writer, and a transaction that
+	// read before another wrote cannot write).
+	merging chan mergeDone
+	ready   *segMerge
+}
+
+// mergeDone is how a merge beside the writer ended: nil when there was
+// nothing to merge.
+type mergeDone struct {
+	m   *segMerge
+	err error
 }
 
 // batchText and batchTime bound a transaction: about 16 MB of text, or a
@@ -1096,8 +1107,19 @@ func (b *batch) commit() error {
 			return err
 		}
 	}
+	m, swapped := b.ready, false
+	b.ready = nil
+	if m != nil {
+		if swapped, err = m.swapIn(context.Background(), b.tx); err != nil {
+			m.settle(false)
+			return err
+		}
+	}
 	err = b.tx.Commit()
 	b.tx = nil
+	if m != nil {
+		m.settle(err == nil && swapped)
+	}
 	if err != nil {
 		if seg != "" {
 			os.Remove(seg)
@@ -1116,18 +1138,29 @@ func (b *batch) commit() error {
 func (b *batch) mergeBeside() error {
 	if b.merging != nil {
 		select {
-		case err := <-b.merging:
+		case r := <-b.merging:
 			b.merging = nil
-			if err != nil {
-				return err
+			if r.err != nil {
+				return r.err
 			}
+			b.ready = r.m
 		default:
-			return nil
 		}
 	}
-	done := make(chan error, 1)
-	b.merging = done
-	go func() { done <- b.ix.mergeSegments(context.Background()) }()
+	if b.merging != nil || b.ready != nil {
+		return nil
+	}
+	ch := make(chan mergeDone, 1)
+	b.merging = ch
+	go func() {
+		var r mergeDone
+		rows, err := b.ix.segmentRows(context.Background())
+		if run := mergeRun(rows); err == nil && run != nil {
+			r.m, err = b.ix.mergeFile(context.Background(), run)
+		}
+		r.err = err
+		ch <- r
+	}()
 	return nil
 }
 
@@ -1146,8 +1179,28 @@ func (b *batch) rollback() {
 // done (see mergeSegments).
 func (b *batch) merged(ctx context.Context) error {
 	if b.merging != nil {
-		err := <-b.merging
+		r := <-b.merging
 		b.merging = nil
+		if r.err != nil {
+			return r.err
+		}
+		b.ready = r.m
+	}
+	if m := b.ready; m != nil {
+		b.ready = nil
+		tx, err := b.ix.db.BeginTx(ctx, nil)
+		if err != nil {
+			m.settle(false)
+			return fmt.Errorf("index: %w", err)
+		}
+		ok, err := m.swapIn(ctx, tx)
+		if err == nil && ok {
+			if err = tx.Commit(); err != nil {
+				err = fmt.Errorf("index: %w", err)
+			}
+		}
+		tx.Rollback()
+		m.settle(err == nil && ok)
 		if err != nil {
 			return err
 		}
