@@ -11,6 +11,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/stead-dev/stead/session"
 )
 
 // ftVocabulary is what the texts of TestSegmentsMatchLikeFTS5 are made
@@ -472,5 +475,53 @@ func TestMergesBesideTheWriter(t *testing.T) {
 	}
 	if err := checkSegments(ctx, ix); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestTwoWritersWait: a refresh's transaction that meets another's (two
+// processes, or a run's feed beside a watcher) waits for it to end and
+// then writes, instead of failing with SQLITE_BUSY_SNAPSHOT ("database is
+// locked (517)") because it read before the other committed.
+func TestTwoWritersWait(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "index.db")
+	ix1, err := Open(ctx, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix1.Close()
+	ix2, err := Open(ctx, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix2.Close()
+	doc := func(word string) *indexed {
+		return &indexed{rows: []row{{entry: "e1", role: "user", text: word, packed: packText(word)}}}
+	}
+	b1 := &batch{ix: ix1}
+	if _, err := b1.write(ctx, 0, session.Ref{CLI: "claude", ID: "one", Path: "/one"}, fingerprint{}, "", doc("capybara"), ""); err != nil {
+		t.Fatal(err)
+	}
+	errc := make(chan error, 1)
+	go func() {
+		b2 := &batch{ix: ix2}
+		defer b2.rollback()
+		if _, err := b2.write(ctx, 0, session.Ref{CLI: "claude", ID: "two", Path: "/two"}, fingerprint{}, "", doc("fossa"), ""); err != nil {
+			errc <- err
+			return
+		}
+		errc <- b2.commit()
+	}()
+	time.Sleep(300 * time.Millisecond)
+	if err := b1.commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-errc; err != nil {
+		t.Fatalf("the second writer: %v", err)
+	}
+	for _, w := range []string{"capybara", "fossa"} {
+		if hits, err := ix1.Search(ctx, Query{Text: w}); err != nil || len(hits) != 1 {
+			t.Errorf("%s: %d hits, %v; want 1", w, len(hits), err)
+		}
 	}
 }

@@ -1080,6 +1080,14 @@ func (b *batch) begin(ctx context.Context) (*sql.Tx, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
+	// The transaction writes first, so that it waits for another writer
+	// (another process's refresh, a run's feed beside a watcher) to end:
+	// one whose first statement reads (the session's row) fails instead,
+	// with SQLITE_BUSY_SNAPSHOT, when another commits before it writes.
+	if _, err := tx.ExecContext(ctx, `UPDATE meta SET value = value WHERE key = 'schema'`); err != nil {
+		tx.Rollback()
+		return nil, fmt.Errorf("index: %w", err)
+	}
 	b.tx, b.bytes, b.began, b.gather = tx, 0, time.Now(), startGatherer()
 	return tx, nil
 }
