@@ -146,18 +146,26 @@ func termDocs(s *segment, t term) ([]int64, error) {
 	return out, nil
 }
 
-// wordDocs are the documents of s that hold word w, or a word w starts
-// when prefix, in increasing order.
-func wordDocs(s *segment, w string, prefix bool) ([]int64, error) {
+// wordTerms are the terms of s that are word w, or that w starts when
+// prefix.
+func wordTerms(s *segment, w string, prefix bool) ([]segTerm, error) {
 	if !prefix {
 		st, ok, err := s.lookup(w)
 		if err != nil || !ok {
 			return nil, err
 		}
-		return s.docs(st)
+		return []segTerm{st}, nil
 	}
 	var terms []segTerm
-	if err := s.prefixed(w, func(st segTerm) { terms = append(terms, st) }); err != nil {
+	err := s.prefixed(w, func(st segTerm) { terms = append(terms, st) })
+	return terms, err
+}
+
+// wordDocs are the documents of s that hold word w, or a word w starts
+// when prefix, in increasing order.
+func wordDocs(s *segment, w string, prefix bool) ([]int64, error) {
+	terms, err := wordTerms(s, w, prefix)
+	if err != nil {
 		return nil, err
 	}
 	var docs []int64
@@ -174,17 +182,9 @@ func wordDocs(s *segment, w string, prefix bool) ([]int64, error) {
 // wordLists are the postings of word w in s, or of every word w starts
 // when prefix.
 func wordLists(s *segment, w string, prefix bool) ([]plist, error) {
-	var terms []segTerm
-	if prefix {
-		if err := s.prefixed(w, func(st segTerm) { terms = append(terms, st) }); err != nil {
-			return nil, err
-		}
-	} else {
-		st, ok, err := s.lookup(w)
-		if err != nil || !ok {
-			return nil, err
-		}
-		terms = append(terms, st)
+	terms, err := wordTerms(s, w, prefix)
+	if err != nil {
+		return nil, err
 	}
 	lists := make([]plist, 0, len(terms))
 	for _, st := range terms {

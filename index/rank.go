@@ -219,17 +219,11 @@ func entriesWith(ctx context.Context, tx *sql.Tx, segs []*segment, ps []pattern,
 func wordCount(segs []*segment, w string, prefix bool) (int, error) {
 	n := 0
 	for _, s := range segs {
-		if prefix {
-			if err := s.prefixed(w, func(st segTerm) { n += st.ndocs }); err != nil {
-				return 0, err
-			}
-			continue
-		}
-		st, ok, err := s.lookup(w)
+		terms, err := wordTerms(s, w, prefix)
 		if err != nil {
 			return 0, err
 		}
-		if ok {
+		for _, st := range terms {
 			n += st.ndocs
 		}
 	}
