@@ -257,3 +257,33 @@ func dirSize(dir string) int64 {
 	})
 	return n
 }
+
+// BenchmarkPack packs the corpus's entries' texts as a refresh does,
+// with a dictionary trained on them: packed-% is what the packed texts
+// keep of them.
+func BenchmarkPack(b *testing.B) {
+	texts, size := benchTexts(b)
+	ctx := context.Background()
+	ix, err := Open(ctx, filepath.Join(b.TempDir(), "index.db"), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	var samples [][]byte
+	for i := 0; i < len(texts) && len(samples) < 4000; i += max(1, len(texts)/4000) {
+		samples = append(samples, []byte(texts[i]))
+	}
+	if err := ix.dicts.train(ctx, samples); err != nil {
+		b.Fatal(err)
+	}
+	pk := ix.dicts.packer()
+	b.SetBytes(size)
+	var packed int64
+	for b.Loop() {
+		packed = 0
+		for _, t := range texts {
+			packed += int64(len(pk.pack(t)))
+		}
+	}
+	b.ReportMetric(100*float64(packed)/float64(size), "packed-%")
+}
