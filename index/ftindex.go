@@ -192,9 +192,8 @@ func (ix *Index) addSegment(ctx context.Context, tx *sql.Tx, b *ftBuilder) (path
 // that a cold build's segments of a few MB each make one of tier 2 from
 // eight, eight of those one of tier 3. Merging only neighbours keeps each
 // segment's entries a span no other segment's reach into, so that a merge
-// copies each word's postings as they are (mergeSegs). The newest entries
-// stay in small segments, which a search of a common word reads first and
-// often alone.
+// copies each word's postings as they are (mergeSegs). A search reads
+// segments newest first and stops once it has what it needs.
 const (
 	mergeBase = 1 << 20
 	mergeAt   = 8
