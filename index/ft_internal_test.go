@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
+	"log/slog"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -310,12 +311,14 @@ func checkSegments(ctx context.Context, ix *Index) error {
 }
 
 // TestDamagedSegment: a search of an index whose segment file was
-// damaged fails, saying so and what makes it whole again; it does not
-// answer as if the damaged part held nothing.
+// damaged makes the full-text index again from the entries' text, with a
+// warning, and answers as the whole index would; it does not answer as
+// if the damaged part held nothing.
 func TestDamagedSegment(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	ix, err := Open(ctx, filepath.Join(dir, "index.db"), nil)
+	var logged strings.Builder
+	ix, err := Open(ctx, filepath.Join(dir, "index.db"), slog.New(slog.NewTextHandler(&logged, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +328,11 @@ func TestDamagedSegment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO entries (session, entry, time, role, tool, model, text) VALUES (1, 'e1', 0, 'user', '', '', x'')`); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, cli, sid, path, size, mtime, inode, host, project, title, start, end, entries,
+		reftitle, messages, turns, parent, warnings, skipped, sumsize, summary) VALUES (1, 'claude', 's', '/s', 0, 0, 0, '', '', '', 0, 0, 1, '', 0, 0, '', '', 0, 0, '')`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO entries (session, entry, time, role, tool, model, text) VALUES (1, 'e1', 0, 'user', '', '', ?)`, packText("a capybara rested")); err != nil {
 		t.Fatal(err)
 	}
 	b.gather.add(ftDoc{id: 1, text: "a capybara rested", cli: "claude", role: "user"})
@@ -344,9 +351,18 @@ func TestDamagedSegment(t *testing.T) {
 	if err := os.WriteFile(path, data[:len(data)-3], 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err = ix.Search(ctx, Query{Text: "capybara"})
-	if err == nil || !strings.Contains(err.Error(), "stead index --rebuild") {
-		t.Errorf("searching a damaged index: %v; want an error saying how to make it whole", err)
+	hits, err := ix.Search(ctx, Query{Text: "capybara"})
+	if err != nil || len(hits) != 1 || hits[0].Entry != "e1" {
+		t.Fatalf("searching a damaged index: %+v, %v; want the entry found", hits, err)
+	}
+	if !strings.Contains(logged.String(), "damaged") {
+		t.Errorf("no warning of the damage; the log: %s", logged.String())
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("the damaged segment file is left: %v", err)
+	}
+	if err := checkSegments(ctx, ix); err != nil {
+		t.Error(err)
 	}
 }
 
@@ -522,6 +538,66 @@ func TestTwoWritersWait(t *testing.T) {
 	for _, w := range []string{"capybara", "fossa"} {
 		if hits, err := ix1.Search(ctx, Query{Text: w}); err != nil || len(hits) != 1 {
 			t.Errorf("%s: %d hits, %v; want 1", w, len(hits), err)
+		}
+	}
+}
+
+// TestDamagedSegmentMerged: a refresh whose merge meets a damaged segment
+// makes the full-text index again from the entries' text, and every
+// entry is found.
+func TestDamagedSegmentMerged(t *testing.T) {
+	ctx := context.Background()
+	ix, err := Open(ctx, filepath.Join(t.TempDir(), "index.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	for k := 1; k <= mergeAt; k++ {
+		// A session and its entry, and their segment, in a transaction
+		// of their own (no merge runs beside it).
+		tx, err := ix.db.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, cli, sid, path, size, mtime, inode, host, project, title, start, end, entries,
+			reftitle, messages, turns, parent, warnings, skipped, sumsize, summary) VALUES (?, 'claude', ?, ?, 0, 0, 0, '', '', '', 0, 0, 1, '', 0, 0, '', '', 0, 0, '')`,
+			k, fmt.Sprint(k), fmt.Sprint("/", k)); err != nil {
+			t.Fatal(err)
+		}
+		text := fmt.Sprintf("a capybara number%d", k)
+		res, err := tx.ExecContext(ctx, `INSERT INTO entries (session, entry, time, role, tool, model, text) VALUES (?, 'e', 0, 'user', '', '', ?)`, k, packText(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, _ := res.LastInsertId()
+		fb := newFTBuilder()
+		fb.add(id, text, tags("claude", "user", ""))
+		if _, err := ix.addSegment(ctx, tx, fb); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows, err := ix.segmentRows(ctx)
+	if err != nil || len(rows) != mergeAt {
+		t.Fatalf("%d segments, %v; want %d", len(rows), err, mergeAt)
+	}
+	path := filepath.Join(ix.ftDir, rows[3].file)
+	if err := os.WriteFile(path, []byte("not a segment"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b := &batch{ix: ix, wrote: true}
+	if err := b.merged(ctx); err != nil {
+		t.Fatalf("the refresh's merges: %v", err)
+	}
+	if err := checkSegments(ctx, ix); err != nil {
+		t.Fatal(err)
+	}
+	for k := 1; k <= mergeAt; k++ {
+		hits, err := ix.Search(ctx, Query{Text: fmt.Sprintf("capybara number%d", k)})
+		if err != nil || len(hits) != 1 {
+			t.Errorf("number%d: %d hits, %v; want 1", k, len(hits), err)
 		}
 	}
 }

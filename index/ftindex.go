@@ -444,3 +444,92 @@ func entryIDs(ctx context.Context, q rowsQuerier, first, last int64) ([]int64, e
 	}
 	return ids, rows.Err()
 }
+
+// healBatch is how much text healWords gathers into a segment.
+const healBatch = 64 << 20
+
+// healWords makes the full-text index again from the text the index
+// keeps of each entry, when a segment file is damaged (cause): the
+// sessions are not read again. A warning says so. It runs in one
+// transaction, which other writers wait for; a search meanwhile reads the
+// segments as they were.
+func (ix *Index) healWords(ctx context.Context, cause error) (err error) {
+	ix.log.Warn("index: the full-text index is damaged: making it again from the entries' text", "err", cause)
+	tx, err := ix.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	defer tx.Rollback()
+	// Writing first: the transaction waits for another writer.
+	if _, err := tx.ExecContext(ctx, `UPDATE meta SET value = value WHERE key = 'schema'`); err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	old, err := ix.segmentFiles(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM segments`); err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	var made []string
+	defer func() {
+		if err != nil {
+			for _, p := range made {
+				os.Remove(p)
+			}
+		}
+	}()
+	rows, err := tx.QueryContext(ctx, `SELECT e.id, s.cli, e.role, e.tool, e.text FROM entries e JOIN sessions s ON s.id = e.session ORDER BY e.id`)
+	if err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	defer rows.Close()
+	u := unpacker{dicts: ix.dicts}
+	b, text := newFTBuilder(), 0
+	flush := func() error {
+		if b.empty() {
+			return nil
+		}
+		p, err := ix.addSegment(ctx, tx, b)
+		if err != nil {
+			return err
+		}
+		made = append(made, p)
+		b, text = newFTBuilder(), 0
+		return nil
+	}
+	for rows.Next() {
+		var id int64
+		var cli, role, tool string
+		var packed []byte
+		if err := rows.Scan(&id, &cli, &role, &tool, &packed); err != nil {
+			return fmt.Errorf("index: %w", err)
+		}
+		t, err := u.unpack(packed)
+		if err != nil {
+			return err
+		}
+		if err := b.add(id, t, tags(cli, role, tool)); err != nil {
+			return err
+		}
+		if text += len(t); text >= healBatch {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	rows.Close()
+	if err := flush(); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	for _, f := range old {
+		os.Remove(filepath.Join(ix.ftDir, filepath.Base(f)))
+	}
+	return ix.mergeSegments(ctx)
+}

@@ -1056,6 +1056,10 @@ type batch struct {
 	// read before another wrote cannot write).
 	merging chan mergeDone
 	ready   *segMerge
+	// damaged is a merge's error when a segment it read was damaged:
+	// merging stops, and the full-text index is made again once the
+	// batch is done (see merged).
+	damaged error
 }
 
 // mergeDone is how a merge beside the writer ended: nil when there was
@@ -1148,14 +1152,16 @@ func (b *batch) mergeBeside() error {
 		select {
 		case r := <-b.merging:
 			b.merging = nil
-			if r.err != nil {
+			if errors.Is(r.err, errSegment) {
+				b.damaged = r.err
+			} else if r.err != nil {
 				return r.err
 			}
 			b.ready = r.m
 		default:
 		}
 	}
-	if b.merging != nil || b.ready != nil {
+	if b.merging != nil || b.ready != nil || b.damaged != nil {
 		return nil
 	}
 	ch := make(chan mergeDone, 1)
@@ -1189,10 +1195,20 @@ func (b *batch) merged(ctx context.Context) error {
 	if b.merging != nil {
 		r := <-b.merging
 		b.merging = nil
-		if r.err != nil {
+		if errors.Is(r.err, errSegment) {
+			b.damaged = r.err
+		} else if r.err != nil {
 			return r.err
 		}
 		b.ready = r.m
+	}
+	if err := b.damaged; err != nil {
+		b.damaged, b.wrote = nil, false
+		if b.ready != nil {
+			b.ready.settle(false)
+			b.ready = nil
+		}
+		return b.ix.healWords(ctx, err)
 	}
 	if m := b.ready; m != nil {
 		b.ready = nil
@@ -1217,7 +1233,11 @@ func (b *batch) merged(ctx context.Context) error {
 		return nil
 	}
 	b.wrote = false
-	return b.ix.mergeSegments(ctx)
+	err := b.ix.mergeSegments(ctx)
+	if errors.Is(err, errSegment) {
+		return b.ix.healWords(ctx, err)
+	}
+	return err
 }
 
 func (b *batch) drop(ctx context.Context, id int64) error {

@@ -84,13 +84,21 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 // search is Search also saying the generation of the index it read (see
 // generation).
 func (ix *Index) search(ctx context.Context, q Query) ([]Hit, int64, error) {
+	healed := false
 	for tries := 1; ; tries++ {
 		hits, gen, err := ix.searchOnce(ctx, q)
 		if errors.Is(err, errSegmentsMoved) && tries < 5 {
 			continue
 		}
-		if errors.Is(err, errSegment) {
-			err = fmt.Errorf("%w: the full-text index is damaged (stead index --rebuild makes it again)", err)
+		if errors.Is(err, errSegment) && !healed {
+			// A damaged segment: the full-text index is made again from
+			// the entries' text, with a warning, and the search runs
+			// again.
+			healed = true
+			if herr := ix.healWords(ctx, err); herr != nil {
+				return nil, 0, fmt.Errorf("%w; making the full-text index again: %v (stead index --rebuild makes the whole index again)", err, herr)
+			}
+			continue
 		}
 		return hits, gen, err
 	}
