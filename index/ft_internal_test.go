@@ -601,3 +601,56 @@ func TestDamagedSegmentMerged(t *testing.T) {
 		}
 	}
 }
+
+// TestStraySegmentsRemoved: opening the index removes the segment files
+// no row names and the half-written ones a killed process left, once
+// they are old enough to be no transaction's still; it keeps the rest.
+func TestStraySegmentsRemoved(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "index.db")
+	ix, err := Open(ctx, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &batch{ix: ix}
+	if _, err := b.write(ctx, 0, session.Ref{CLI: "claude", ID: "one", Path: "/one"}, fingerprint{}, "",
+		&indexed{rows: []row{{entry: "e1", role: "user", text: "capybara", packed: packText("capybara")}}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.commit(); err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	dir := segmentsDir(path)
+	old := time.Now().Add(-2 * strayAge)
+	for name, age := range map[string]time.Time{
+		"0123456789abcdef01234567.seg": old, // no row's
+		".seg-123":                     old, // half written
+		".dict-456":                    old,
+		"fedcba9876543210fedcba98.seg": time.Now(), // maybe a transaction's still
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, age, age); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ix, err = Open(ctx, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	var left []string
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		left = append(left, e.Name())
+	}
+	if len(left) != 2 || !slices.Contains(left, "fedcba9876543210fedcba98.seg") {
+		t.Errorf("left in the segments' folder: %v; want the index's segment and the young stray", left)
+	}
+	if hits, err := ix.Search(ctx, Query{Text: "capybara"}); err != nil || len(hits) != 1 {
+		t.Errorf("capybara: %d hits, %v; want 1", len(hits), err)
+	}
+}

@@ -37,8 +37,8 @@ func newSegName() string {
 const strayAge = 10 * time.Minute
 
 // dropStraySegments removes the segment files no row of the segments
-// table names (a transaction rolled back, a process killed), once they
-// are strayAge old.
+// table names (a transaction rolled back, a process killed), and those a
+// killed process left half written, once they are strayAge old.
 func (ix *Index) dropStraySegments(ctx context.Context) error {
 	ents, err := os.ReadDir(ix.ftDir)
 	if err != nil {
@@ -49,7 +49,11 @@ func (ix *Index) dropStraySegments(ctx context.Context) error {
 		return err
 	}
 	for _, e := range ents {
-		if !strings.HasSuffix(e.Name(), segExt) || slices.Contains(named, e.Name()) {
+		// A segment no row names, or a file a writer left half made
+		// (writeSegFile's, a merge's scratch dictionary).
+		stray := strings.HasSuffix(e.Name(), segExt) && !slices.Contains(named, e.Name()) ||
+			strings.HasPrefix(e.Name(), ".seg-") || strings.HasPrefix(e.Name(), ".dict-")
+		if !stray {
 			continue
 		}
 		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > strayAge {
