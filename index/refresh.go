@@ -1151,13 +1151,9 @@ func (b *batch) mergeBeside() error {
 	if b.merging != nil {
 		select {
 		case r := <-b.merging:
-			b.merging = nil
-			if errors.Is(r.err, errSegment) {
-				b.damaged = r.err
-			} else if r.err != nil {
-				return r.err
+			if err := b.heard(r); err != nil {
+				return err
 			}
-			b.ready = r.m
 		default:
 		}
 	}
@@ -1189,18 +1185,26 @@ func (b *batch) rollback() {
 	}
 }
 
+// heard takes in how the merge beside the writer ended: its merge to put
+// in place, or a damaged segment it met (see merged).
+func (b *batch) heard(r mergeDone) error {
+	b.merging = nil
+	if errors.Is(r.err, errSegment) {
+		b.damaged = r.err
+	} else if r.err != nil {
+		return r.err
+	}
+	b.ready = r.m
+	return nil
+}
+
 // merged merges the index's segments once a batch that wrote some is
 // done (see mergeSegments).
 func (b *batch) merged(ctx context.Context) error {
 	if b.merging != nil {
-		r := <-b.merging
-		b.merging = nil
-		if errors.Is(r.err, errSegment) {
-			b.damaged = r.err
-		} else if r.err != nil {
-			return r.err
+		if err := b.heard(<-b.merging); err != nil {
+			return err
 		}
-		b.ready = r.m
 	}
 	if err := b.damaged; err != nil {
 		b.damaged, b.wrote = nil, false
