@@ -76,7 +76,6 @@ type ftBuilder struct {
 	tokens  []int32 // the current document's words, as lists
 	touched []int32 // the lists the current document has words in
 	fold    []byte
-	size    int // roughly what the builder holds, in bytes
 }
 
 // ftList is one term's postings as the builder gathers them.
@@ -160,23 +159,19 @@ func (b *ftBuilder) words(text string) {
 func (b *ftBuilder) close(doc int64) {
 	for _, id := range b.touched {
 		l := &b.lists[id]
-		n := len(l.docs)
 		l.docs = binary.AppendUvarint(l.docs, uint64(doc-l.last))
 		l.docs = binary.AppendUvarint(l.docs, uint64(l.count))
-		b.size += len(l.docs) - n
 		l.last = doc
 		l.ndocs++
 		l.at = -1
 	}
 	for place, id := range b.tokens {
 		l := &b.lists[id]
-		n := len(l.pos)
 		if l.at < 0 {
 			l.pos = binary.AppendUvarint(l.pos, uint64(place))
 		} else {
 			l.pos = binary.AppendUvarint(l.pos, uint64(int32(place)-l.at))
 		}
-		b.size += len(l.pos) - n
 		l.at = int32(place)
 	}
 	for _, id := range b.touched {
@@ -206,7 +201,6 @@ func (b *ftBuilder) termID(t []byte) int32 {
 			b.lists = append(b.lists, ftList{hash: h, term: int32(len(b.arena)), n: int32(len(t))})
 			b.arena = append(b.arena, t...)
 			b.slots[k] = id + 1
-			b.size += len(t) + 64
 			if len(b.lists)*4 > len(b.slots)*3 {
 				b.grow()
 			}
@@ -259,15 +253,15 @@ func (b *ftBuilder) write(w io.Writer) error {
 		order[i] = int32(i)
 	}
 	slices.SortFunc(order, func(x, y int32) int { return bytes.Compare(b.termOf(x), b.termOf(y)) })
-	sw := newSegWriter(w, io.Discard)
-	sw.inline = true
+	var dict bytes.Buffer // a builder's is small
+	sw := &segWriter{w: w, dict: &dict}
 	for _, id := range order {
 		l := &b.lists[id]
 		if err := sw.term(string(b.termOf(id)), int(l.ndocs), l.docs, l.pos); err != nil {
 			return err
 		}
 	}
-	return sw.finish(int64(b.docs), b.first, b.last)
+	return sw.finish(func() (io.Reader, error) { return &dict, nil }, int64(b.docs), b.first, b.last)
 }
 
 // writeFile writes the builder's segment to a new file at path (made
@@ -310,28 +304,19 @@ func writeSegFile(path string, fill func(io.Writer) error) (err error) {
 
 // segWriter writes a segment's parts as its terms come, in order: the
 // postings to w; the dictionary, which follows them in the file, to dict
-// (a temporary file a merge copies after them), or kept in memory when
-// inline (a builder's, small).
+// (a buffer, or a merge's scratch file), copied after them by finish.
 type segWriter struct {
-	w, dict   io.Writer
-	inline    bool
-	mem       []byte // the dictionary, inline
-	off       int64  // the postings written
-	dictOff   int64  // the dictionary written
-	index     []byte
-	block     []byte
-	inBlock   int
-	prev      string
-	blockDict int64 // where the last block started in the dictionary
-	blockPost int64 // where its first term's postings start
-	blocks    int
-	lastDict  int64
-	lastPost  int64
-	err       error
-}
-
-func newSegWriter(w, dict io.Writer) *segWriter {
-	return &segWriter{w: w, dict: dict}
+	w, dict  io.Writer
+	off      int64 // the postings written
+	dictOff  int64 // the dictionary written
+	index    []byte
+	block    []byte
+	inBlock  int
+	prev     string
+	blocks   int
+	lastDict int64 // where the last block starts in the dictionary
+	lastPost int64 // where its first term's postings start
+	err      error
 }
 
 func (s *segWriter) write(p []byte) {
@@ -379,9 +364,7 @@ func (s *segWriter) flushBlock() {
 		return
 	}
 	head := binary.AppendUvarint(nil, uint64(s.inBlock))
-	if s.inline {
-		s.mem = append(append(s.mem, head...), s.block...)
-	} else if _, err := s.dict.Write(head); err != nil {
+	if _, err := s.dict.Write(head); err != nil {
 		s.err = err
 	} else if _, err := s.dict.Write(s.block); err != nil {
 		s.err = err
@@ -390,14 +373,28 @@ func (s *segWriter) flushBlock() {
 	s.block, s.inBlock = s.block[:0], 0
 }
 
-// finish writes the dictionary (inline), the index and the footer. A
-// segWriter that is not inline has its dictionary copied in by the
-// caller first (see mergeSegs).
-func (s *segWriter) finish(ndocs, first, last int64) error {
+// finish copies the dictionary after the postings, from what written
+// (called once the segWriter's dict is flushed) reads of it, then writes
+// the index and the footer.
+func (s *segWriter) finish(written func() (io.Reader, error), ndocs, first, last int64) error {
 	s.flushBlock()
+	if f, ok := s.dict.(interface{ Flush() error }); ok && s.err == nil {
+		s.err = f.Flush()
+	}
+	if s.err != nil {
+		return fmt.Errorf("index: full text: %w", s.err)
+	}
+	dict, err := written()
+	if err != nil {
+		return fmt.Errorf("index: full text: %w", err)
+	}
 	dictAt := s.off
-	if s.inline {
-		s.write(s.mem)
+	copied, err := io.Copy(s.w, dict)
+	if err != nil {
+		return fmt.Errorf("index: full text: %w", err)
+	}
+	if copied != s.dictOff {
+		return fmt.Errorf("index: full text: the dictionary's scratch holds %d bytes, not %d", copied, s.dictOff)
 	}
 	return s.tail(dictAt, ndocs, first, last)
 }

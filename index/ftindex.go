@@ -222,21 +222,31 @@ func tierOf(bytes int64) int {
 }
 
 // mergeSegments merges segments while mergeAt neighbours can be (see
-// mergeRun).
+// mergeRun), each merge put in place in a transaction of its own.
 func (ix *Index) mergeSegments(ctx context.Context) error {
 	for {
-		rows, err := ix.segmentRows(ctx)
-		if err != nil {
+		m, err := ix.nextMerge(ctx)
+		if err != nil || m == nil {
 			return err
 		}
-		run := mergeRun(rows)
-		if run == nil {
-			return nil
-		}
-		if err := ix.merge(ctx, run); err != nil {
+		if err := m.put(ctx); err != nil {
 			return err
 		}
 	}
+}
+
+// nextMerge writes the file of the next merge mergeRun picks; nil when
+// there is none.
+func (ix *Index) nextMerge(ctx context.Context) (*segMerge, error) {
+	rows, err := ix.segmentRows(ctx)
+	if err != nil {
+		return nil, err
+	}
+	run := mergeRun(rows)
+	if run == nil {
+		return nil, nil
+	}
+	return ix.mergeFile(ctx, run)
 }
 
 // mergeRun picks the segments to merge next from rows (in the order of
@@ -281,14 +291,10 @@ func (ix *Index) segmentRows(ctx context.Context) ([]segRow, error) {
 	return out, rows.Err()
 }
 
-// merge merges segments rows into one and puts it in their place, in a
-// transaction of its own.
-func (ix *Index) merge(ctx context.Context, rows []segRow) error {
-	m, err := ix.mergeFile(ctx, rows)
-	if err != nil {
-		return err
-	}
-	tx, err := ix.db.BeginTx(ctx, nil)
+// put puts the merge in its segments' place in a transaction of its own
+// (none, when another process merged them meanwhile).
+func (m *segMerge) put(ctx context.Context) error {
+	tx, err := m.ix.db.BeginTx(ctx, nil)
 	if err != nil {
 		m.settle(false)
 		return fmt.Errorf("index: %w", err)
@@ -483,7 +489,7 @@ func (ix *Index) healWords(ctx context.Context, cause error) (err error) {
 			}
 		}
 	}()
-	rows, err := tx.QueryContext(ctx, `SELECT e.id, s.cli, e.role, e.tool, e.text FROM entries e JOIN sessions s ON s.id = e.session ORDER BY e.id`)
+	rows, err := tx.QueryContext(ctx, `SELECT e.id, s.cli, e.role, e.tool, e.text FROM entries e CROSS JOIN sessions s ON s.id = e.session ORDER BY e.id`)
 	if err != nil {
 		return fmt.Errorf("index: %w", err)
 	}

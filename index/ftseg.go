@@ -334,8 +334,7 @@ func mergeSegs(w io.Writer, dict *os.File, segs []*segment, keep func(int64) boo
 		}
 	}
 	heap.Init(&its)
-	dw := bufio.NewWriterSize(dict, 256<<10)
-	sw := newSegWriter(w, dw)
+	sw := &segWriter{w: w, dict: bufio.NewWriterSize(dict, 256<<10)}
 	var (
 		first, last int64
 		docs, pos   []byte
@@ -373,25 +372,10 @@ func mergeSegs(w io.Writer, dict *os.File, segs []*segment, keep func(int64) boo
 			return err
 		}
 	}
-	sw.flushBlock()
-	if sw.err != nil {
-		return fmt.Errorf("index: full text: %w", sw.err)
-	}
-	if err := dw.Flush(); err != nil {
-		return fmt.Errorf("index: full text: %w", err)
-	}
-	dictAt := sw.off
-	if _, err := dict.Seek(0, io.SeekStart); err != nil {
-		return fmt.Errorf("index: full text: %w", err)
-	}
-	copied, err := io.Copy(w, dict)
-	if err != nil {
-		return fmt.Errorf("index: full text: %w", err)
-	}
-	if copied != sw.dictOff {
-		return fmt.Errorf("index: full text: the dictionary's scratch file holds %d bytes, not %d", copied, sw.dictOff)
-	}
-	return sw.tail(dictAt, ndocs, first, last)
+	return sw.finish(func() (io.Reader, error) {
+		_, err := dict.Seek(0, io.SeekStart)
+		return dict, err
+	}, ndocs, first, last)
 }
 
 // mergeTerm appends to docs and pos the postings of one term in parts

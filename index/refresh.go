@@ -1163,13 +1163,8 @@ func (b *batch) mergeBeside() error {
 	ch := make(chan mergeDone, 1)
 	b.merging = ch
 	go func() {
-		var r mergeDone
-		rows, err := b.ix.segmentRows(context.Background())
-		if run := mergeRun(rows); err == nil && run != nil {
-			r.m, err = b.ix.mergeFile(context.Background(), run)
-		}
-		r.err = err
-		ch <- r
+		m, err := b.ix.nextMerge(context.Background())
+		ch <- mergeDone{m, err}
 	}()
 	return nil
 }
@@ -1216,20 +1211,7 @@ func (b *batch) merged(ctx context.Context) error {
 	}
 	if m := b.ready; m != nil {
 		b.ready = nil
-		tx, err := b.ix.db.BeginTx(ctx, nil)
-		if err != nil {
-			m.settle(false)
-			return fmt.Errorf("index: %w", err)
-		}
-		ok, err := m.swapIn(ctx, tx)
-		if err == nil && ok {
-			if err = tx.Commit(); err != nil {
-				err = fmt.Errorf("index: %w", err)
-			}
-		}
-		tx.Rollback()
-		m.settle(err == nil && ok)
-		if err != nil {
+		if err := m.put(ctx); err != nil {
 			return err
 		}
 	}
